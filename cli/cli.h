@@ -1,0 +1,18 @@
+/* cli.h - the rtitsim command's subcommands and shared exit codes. */
+#ifndef RTIT_CLI_H
+#define RTIT_CLI_H
+
+/* Exit codes of every subcommand. */
+enum rtit_exit {
+	RTIT_EXIT_OK = 0,
+	RTIT_EXIT_USAGE = 1,	/* bad command line */
+	RTIT_EXIT_IO = 2,	/* a file could not be read or written */
+	RTIT_EXIT_DECODE = 3,	/* bad bytes: something was skipped */
+	RTIT_EXIT_INPUT = 4,	/* bad input file (scenario, ELF, ...) */
+	RTIT_EXIT_MISMATCH = 5	/* a check or verification failed */
+};
+
+int rtit_cmd_dump(int argc, char **argv);
+int rtit_cmd_demo(int argc, char **argv);
+
+#endif /* RTIT_CLI_H */

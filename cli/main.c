@@ -1,0 +1,41 @@
+/* main.c - the rtitsim command: dispatch to subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct cmd cmds[] = {
+	{ "dump", rtit_cmd_dump, "print the packets of a trace, one per line" },
+	{ "demo", rtit_cmd_demo, "dump a small built-in stream of each dialect" },
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: rtitsim COMMAND [ARGS]\n\ncommands:\n", out);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(out, "  %-8s %s\n", cmds[i].name, cmds[i].help);
+	fputs("\n'rtitsim COMMAND --help' describes one command.\n", out);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return RTIT_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return RTIT_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "rtitsim: unknown command '%s' (try 'rtitsim --help')\n", argv[1]);
+	return RTIT_EXIT_USAGE;
+}

@@ -1,0 +1,159 @@
+/*
+ * pktdec.c - streaming packet decoder with last-IP tracking and resync.
+ *
+ * Memory is one fixed buffer (rtit_pktdec_bufsize) whatever the stream
+ * length; a packet that straddles a refill is completed by moving the
+ * unread tail to the front.
+ */
+#include <string.h>
+
+#include "rtit/pktdec.h"
+
+/* Longest packet of either dialect (PT PSB, 16 bytes). */
+enum { max_packet = 16 };
+
+int rtit_pktdec_init(struct rtit_pktdec *d, const struct rtit_pktdec_cfg *cfg)
+{
+	if (!d || !cfg || (!cfg->read && !cfg->mem && cfg->mem_len))
+		return -RTIT_ERR_INVALID;
+	memset(d, 0, offsetof(struct rtit_pktdec, own));
+	d->cfg = *cfg;
+	rtit_pkt_ctx_init(&d->ctx, cfg->dialect, cfg->cycle_acc);
+	rtit_last_ip_init(&d->lip, cfg->dialect);
+	if (cfg->read) {
+		d->buf = d->own;
+	} else {
+		d->buf = cfg->mem;
+		d->len = cfg->mem_len;
+		d->eof = true;
+	}
+	return 0;
+}
+
+/* Makes at least @want unread bytes available unless the stream ends.
+ * Returns 0 or -RTIT_ERR_IO. */
+static int fill(struct rtit_pktdec *d, size_t want)
+{
+	if (d->eof || d->len - d->pos >= want)
+		return 0;
+	if (d->pos) {
+		memmove(d->own, d->own + d->pos, d->len - d->pos);
+		d->base += d->pos;
+		d->len -= d->pos;
+		d->pos = 0;
+	}
+	while (!d->eof && d->len < want) {
+		ssize_t n = d->cfg.read(d->cfg.opaque, d->own + d->len,
+					sizeof(d->own) - d->len);
+		if (n < 0)
+			return -RTIT_ERR_IO;
+		if (n == 0)
+			d->eof = true;
+		d->len += (size_t)n;
+	}
+	return 0;
+}
+
+static int fail(struct rtit_pktdec *d, int code, const char *why)
+{
+	d->err.code = code;
+	d->err.offset = rtit_pktdec_offset(d);
+	d->err.why = why;
+	d->nerrors++;
+	return code;
+}
+
+/* The last-IP register as the packet stream implies it (RTIT 3.3.7,
+ * 4.2.3.1, 4.2.5; PT 33.4.2.2, 33.3.8). */
+static void track_ip(struct rtit_pktdec *d, struct rtit_pktdec_item *it)
+{
+	const struct rtit_packet *p = &it->pkt;
+
+	switch (p->type) {
+	case RTIT_R_PSB:
+	case RTIT_PT_PSB:
+		rtit_last_ip_on_psb(&d->lip);
+		return;
+	case RTIT_R_FUP_BUFFOVF:
+		/* 4.2.5: valid bits cleared before the FUP.BuffOvf is built. */
+		rtit_last_ip_invalidate(&d->lip);
+		break;
+	default:
+		break;
+	}
+	if (!rtit_pkt_has_ip(p->type))
+		return;
+	it->last_ip = d->lip.ip;
+	it->last_ip_valid = d->lip.valid;
+	if (d->cfg.dialect == RTIT_DIALECT_PT && p->u.ip.ipc == 0) {
+		it->ip_status = 1;	/* Table 33-18: IP out of context */
+		return;
+	}
+	it->ip_status = rtit_last_ip_expand(&d->lip, &p->u.ip, &it->ip);
+	if (it->ip_status < 0)
+		return;
+	/* A-R7: FUP.BuffOvf does not load LAST_LIP unless configured. */
+	if (p->type != RTIT_R_FUP_BUFFOVF || d->cfg.buffovf_loads_lip)
+		rtit_last_ip_on_ip(&d->lip, it->ip);
+}
+
+int rtit_pktdec_next(struct rtit_pktdec *d, struct rtit_pktdec_item *it)
+{
+	const char *why = NULL;
+	int ret;
+
+	if (fill(d, max_packet) < 0)
+		return fail(d, -RTIT_ERR_IO, "read failed");
+	if (d->pos >= d->len)
+		return 0;
+	memset(it, 0, sizeof(*it));
+	ret = rtit_pkt_decode(&d->ctx, d->buf + d->pos, d->len - d->pos,
+			      &it->pkt, &why);
+	if (ret < 0) {
+		if (ret == -RTIT_ERR_EOS && !d->eof)
+			return fail(d, -RTIT_ERR_INTERNAL, "buffer refill short");
+		return fail(d, ret, why);
+	}
+	it->offset = rtit_pktdec_offset(d);
+	it->raw = d->buf + d->pos;
+	d->pos += (size_t)ret;
+	rtit_pkt_ctx_on_packet(&d->ctx, &it->pkt);
+	track_ip(d, it);
+	return 1;
+}
+
+int rtit_pktdec_resync(struct rtit_pktdec *d, bool at_or_after)
+{
+	size_t psb = rtit_psb_size(d->cfg.dialect);
+	size_t from = at_or_after ? 0 : 1;
+
+	for (;;) {
+		long at;
+
+		if (fill(d, psb + 1) < 0)
+			return fail(d, -RTIT_ERR_IO, "read failed");
+		at = rtit_sync_forward(d->cfg.dialect, d->buf + d->pos,
+				       d->len - d->pos, from);
+		if (at >= 0) {
+			d->skipped += (uint64_t)at;
+			d->pos += (size_t)at;
+			rtit_pkt_ctx_on_sync(&d->ctx);
+			/* Until the PSB is decoded no IP is known. */
+			rtit_last_ip_invalidate(&d->lip);
+			return 1;
+		}
+		/* Keep the last psb-1 bytes: a PSB may start there. */
+		size_t avail = d->len - d->pos;
+		if (d->eof) {
+			d->skipped += avail;
+			d->pos = d->len;
+			return 0;
+		}
+		if (avail >= psb) {
+			size_t drop = avail - (psb - 1);
+			d->skipped += drop;
+			d->pos += drop;
+			from = 0;
+		}
+	}
+}

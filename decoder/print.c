@@ -1,0 +1,193 @@
+/*
+ * print.c - packets as text and JSON.  The text explains itself: IP
+ * packets say which bits were sent and where the rest came from.
+ */
+#include <inttypes.h>
+
+#include "rtit/print.h"
+
+static void print_tnt(FILE *out, const struct rtit_pkt_tnt *t)
+{
+	fprintf(out, "%u bit%s ", t->nbits, t->nbits == 1 ? "" : "s");
+	for (int i = t->nbits - 1; i >= 0; i--)
+		fputc((t->bits >> i) & 1 ? 'T' : 'N', out);
+	fputs(" (oldest first)", out);
+}
+
+static void print_ip(FILE *out, enum rtit_dialect dialect,
+		     const struct rtit_pktdec_item *it)
+{
+	const struct rtit_pkt_ip *ip = &it->pkt.u.ip;
+	struct rtit_ip_explain ex;
+
+	if (rtit_ip_explain(dialect, ip, &ex) < 0) {
+		fputs("ip=<reserved compression>", out);
+		return;
+	}
+	if (ex.suppressed) {
+		fputs("ip=suppressed [IPBytes=000b]", out);
+		return;
+	}
+	if (it->ip_status < 0)
+		fprintf(out, "ip=? [0x%0*" PRIx64 " sent, IP[%u:0]; upper bits from an unknown last IP]",
+			(int)ex.sent_bits / 4, ip->payload, ex.sent_bits - 1);
+	else
+		fprintf(out, "ip=0x%016" PRIx64 " ", it->ip);
+	if (it->ip_status < 0)
+		return;
+	if (dialect == RTIT_DIALECT_RTIT)
+		fprintf(out, "[CNT=%u Zext=%u: sent LIP[%u:0]", ip->ipc, ip->zext, ex.sent_bits - 1);
+	else
+		fprintf(out, "[IPBytes=%u%u%ub: sent IP[%u:0]", (ip->ipc >> 2) & 1,
+			(ip->ipc >> 1) & 1, ip->ipc & 1, ex.sent_bits - 1);
+	if (ex.from_last)
+		fprintf(out, ", IP[%u:%u] from last IP 0x%016" PRIx64,
+			dialect == RTIT_DIALECT_RTIT ? 47u : 63u, ex.sent_bits,
+			it->last_ip);
+	else if (ex.zext)
+		fprintf(out, ", LIP[47:%u]=0", ex.sent_bits);
+	if (ex.sext)
+		fputs(", bit 47 sign-extended", out);
+	fputc(']', out);
+}
+
+void rtit_print_fields(FILE *out, enum rtit_dialect dialect,
+		       const struct rtit_pktdec_item *it)
+{
+	const struct rtit_packet *p = &it->pkt;
+
+	if (rtit_pkt_has_ip(p->type)) {
+		print_ip(out, dialect, it);
+		return;
+	}
+	switch (p->type) {
+	case RTIT_R_TNT:
+	case RTIT_PT_TNT8:
+	case RTIT_PT_TNT64:
+		print_tnt(out, &p->u.tnt);
+		if (p->type == RTIT_R_TNT && p->u.tnt.nbits == 6)
+			fputs(" full", out);
+		break;
+	case RTIT_R_PIP:
+		fprintf(out, "cr3=0x%010" PRIx64 " cr0.pg=%u", p->u.pip.cr3, p->u.pip.pg);
+		break;
+	case RTIT_PT_PIP:
+		fprintf(out, "cr3=0x%016" PRIx64 " nr=%u", p->u.pip.cr3, p->u.pip.nr);
+		break;
+	case RTIT_R_MTC:
+		fprintf(out, "ctc=0x%02x range=%u (TSC[%u:%u])", p->u.mtc.ctc, p->u.mtc.rng,
+			14 + 2 * p->u.mtc.rng, 7 + 2 * p->u.mtc.rng);
+		break;
+	case RTIT_PT_MTC:
+		fprintf(out, "ctc=0x%02x", p->u.mtc.ctc);
+		break;
+	case RTIT_R_STS:
+		fprintf(out, "acbr=%u ecbr=%u tsc=0x%010" PRIx64, p->u.sts.acbr,
+			p->u.sts.ecbr, p->u.sts.tsc);
+		break;
+	case RTIT_R_CCP:
+	case RTIT_PT_CYC:
+		fprintf(out, "cycles=%" PRIu64, p->u.cyc.value);
+		break;
+	case RTIT_PT_MODE_EXEC: {
+		unsigned b = p->u.mode.bits;
+		const char *m = (b & 3) == 1 ? "64-bit" : (b & 3) == 2 ? "32-bit" :
+				(b & 3) == 0 ? "16-bit" : "reserved";
+		fprintf(out, "%s cs.l=%u cs.d=%u if=%u", m, b & 1, (b >> 1) & 1, (b >> 2) & 1);
+		break;
+	}
+	case RTIT_PT_MODE_TSX:
+		fprintf(out, "intx=%u abrt=%u", p->u.mode.bits & 1, (p->u.mode.bits >> 1) & 1);
+		break;
+	case RTIT_PT_CBR:
+		fprintf(out, "ratio=%u", p->u.cbr);
+		break;
+	case RTIT_PT_TSC:
+		fprintf(out, "tsc=0x%014" PRIx64, p->u.tsc);
+		break;
+	case RTIT_PT_TMA:
+		fprintf(out, "ctc=0x%04x fc=0x%03x", p->u.tma.ctc, p->u.tma.fc);
+		break;
+	case RTIT_PT_VMCS:
+		fprintf(out, "vmcs=0x%013" PRIx64 "%s", p->u.vmcs,
+			p->u.vmcs == 0xffffffffff000ull ? " (no current VMCS)" : "");
+		break;
+	case RTIT_PT_MNT:
+		fprintf(out, "payload=0x%016" PRIx64, p->u.mnt);
+		break;
+	case RTIT_PT_PTW:
+		fprintf(out, "payload=0x%0*" PRIx64 " ip=%u", p->u.ptw.plsz ? 16 : 8,
+			p->u.ptw.payload, p->u.ptw.ip);
+		break;
+	case RTIT_PT_EXSTOP:
+	case RTIT_PT_BEP:
+		fprintf(out, "ip=%u", p->u.ip_bit);
+		break;
+	case RTIT_PT_MWAIT:
+		fprintf(out, "hints=0x%02x ext=%u", p->u.mwait.hints & 0xff, p->u.mwait.ext & 3);
+		break;
+	case RTIT_PT_PWRE:
+		fprintf(out, "c-state=%u sub=%u hw=%u", p->u.pwre.state, p->u.pwre.sub_state, p->u.pwre.hw);
+		break;
+	case RTIT_PT_PWRX:
+		fprintf(out, "last=%u deepest=%u wake=0x%x", p->u.pwrx.last, p->u.pwrx.deepest, p->u.pwrx.wake);
+		break;
+	case RTIT_PT_BBP:
+		fprintf(out, "type=0x%02x items=%u bytes", p->u.bbp.type, p->u.bbp.sz ? 4 : 8);
+		break;
+	case RTIT_PT_BIP:
+		fprintf(out, "id=0x%02x value=0x%016" PRIx64, p->u.bip.id, p->u.bip.value);
+		break;
+	case RTIT_PT_CFE:
+		fprintf(out, "type=0x%02x vector=0x%02x ip=%u", p->u.cfe.type, p->u.cfe.vector, p->u.cfe.ip);
+		break;
+	case RTIT_PT_EVD:
+		fprintf(out, "type=0x%02x payload=0x%016" PRIx64, p->u.evd.type, p->u.evd.payload);
+		break;
+	default:
+		break;
+	}
+}
+
+void rtit_print_line(FILE *out, enum rtit_dialect dialect,
+		     const struct rtit_pktdec_item *it)
+{
+	int col = 0;
+
+	fprintf(out, "%08" PRIx64 "  ", it->offset);
+	for (unsigned i = 0; i < it->pkt.size; i++)
+		col += fprintf(out, "%02x ", it->raw[i]);
+	fprintf(out, "%*s %-11s ", 48 - col, "", rtit_pkt_name(it->pkt.type));
+	rtit_print_fields(out, dialect, it);
+	fputc('\n', out);
+}
+
+void rtit_print_json(FILE *out, enum rtit_dialect dialect,
+		     const struct rtit_pktdec_item *it)
+{
+	const struct rtit_packet *p = &it->pkt;
+
+	fprintf(out, "{\"offset\":%" PRIu64 ",\"bytes\":\"", it->offset);
+	for (unsigned i = 0; i < p->size; i++)
+		fprintf(out, "%02x", it->raw[i]);
+	fprintf(out, "\",\"type\":\"%s\"", rtit_pkt_name(p->type));
+	if (rtit_pkt_has_ip(p->type)) {
+		fprintf(out, ",\"ipc\":%u", p->u.ip.ipc);
+		if (dialect == RTIT_DIALECT_RTIT)
+			fprintf(out, ",\"zext\":%s", p->u.ip.zext ? "true" : "false");
+		fprintf(out, ",\"payload\":\"0x%" PRIx64 "\"", p->u.ip.payload);
+		if (it->ip_status == 0)
+			fprintf(out, ",\"ip\":\"0x%016" PRIx64 "\"", it->ip);
+		else if (it->ip_status == 1)
+			fputs(",\"ip\":\"suppressed\"", out);
+		else
+			fputs(",\"ip\":null", out);
+		if (it->last_ip_valid)
+			fprintf(out, ",\"last_ip\":\"0x%016" PRIx64 "\"", it->last_ip);
+	}
+	/* The readable fields too, so JSON users need not decode them. */
+	fputs(",\"fields\":\"", out);
+	if (!rtit_pkt_has_ip(p->type))
+		rtit_print_fields(out, dialect, it);
+	fputs("\"}\n", out);
+}

@@ -1,0 +1,44 @@
+/* bits.h - little-endian load/store and bit helpers shared by the layers. */
+#ifndef RTIT_BITS_H
+#define RTIT_BITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Loads @n (0..8) bytes little-endian. */
+static inline uint64_t rtit_le_load(const uint8_t *p, size_t n)
+{
+	uint64_t v = 0;
+	for (size_t i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/* Stores the low @n (0..8) bytes of @v little-endian. */
+static inline void rtit_le_store(uint8_t *p, uint64_t v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Mask of the low @n bits, n in 0..64. */
+static inline uint64_t rtit_mask(unsigned n)
+{
+	return n >= 64 ? ~0ull : (1ull << n) - 1;
+}
+
+/* Sign-extends bit @n-1 of @v. */
+static inline uint64_t rtit_sext(uint64_t v, unsigned n)
+{
+	uint64_t m = 1ull << (n - 1);
+	v &= rtit_mask(n);
+	return (v ^ m) - m;
+}
+
+/* Index of the most significant set bit; @v must not be 0. */
+static inline unsigned rtit_msb(uint64_t v)
+{
+	return 63u - (unsigned)__builtin_clzll(v);
+}
+
+#endif /* RTIT_BITS_H */
