@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# test_dump.sh RTITSIM - the dump command's output, errors and exit codes.
+set -u
+R=$1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+check() {  # check NAME CONDITION...
+	local name=$1; shift
+	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $name"; fi
+}
+
+# RTIT 2.5.1 Table 3 stream (PACKETS.md 4.1 bytes).
+printf '\xc0\x00\x00\x00\x00\x00\x00\x00\x00\x84\x02\x01\x8c\x05\x01\xb4\x83\x09' > "$T/t3.bin"
+out=$("$R" dump "$T/t3.bin"); rc=$?
+check "clean dump exits 0" test $rc -eq 0
+check "PSB line" grep -q '^00000000  c0 00 00 00 00 00 00 00 00 .* PSB' <<<"$out"
+check "FUP.PGE with full IP and explanation" grep -q '^00000009  84 02 01 .*FUP.PGE .*ip=0x0000000000000102 \[CNT=0 Zext=1' <<<"$out"
+check "TIP line" grep -q '^0000000f  b4 83 09 .*TIP .*ip=0x0000000000000983' <<<"$out"
+check "one line per packet" test "$(wc -l <<<"$out")" -eq 4
+
+# Same from standard input, and as JSON.
+out2=$("$R" dump - < "$T/t3.bin")
+check "stdin gives the same" test "$out" = "$out2"
+js=$("$R" dump --json "$T/t3.bin")
+check "json line" grep -q '^{"offset":9,"bytes":"840201","type":"FUP.PGE","ipc":0,"zext":true,"payload":"0x102","ip":"0x0000000000000102"' <<<"$js"
+
+# Bad bytes: error with offset, resync at the PSB, exit 3, summary on stderr.
+printf '\xb4\x83\x09\xe0\x11\xc0\x00\x00\x00\x00\x00\x00\x00\x00\xb4\x45\x03\xb5\x45' > "$T/bad.bin"
+out=$("$R" dump "$T/bad.bin" 2>"$T/err"); rc=$?
+check "bad bytes exit 3" test $rc -eq 3
+check "error names offset and rule" grep -q '^00000003  error at byte 0xe0: reserved or unknown opcode: .*RTIT Figure 2.*skipped 2 bytes' <<<"$out"
+check "decoding resumes at the PSB" grep -q '^00000005  c0 00' <<<"$out"
+check "truncated last packet reported" grep -q '^00000011  error at byte 0xb5: truncated packet' <<<"$out"
+check "stderr summary" grep -q 'bad.bin: 2 decode error(s), 4 byte(s) skipped' "$T/err"
+
+# Intel PT dialect.
+printf '\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x23\x6d\x00\x00\x00\x81\xff\xff\x2d\x10\x00' > "$T/pt.bin"
+out=$("$R" dump --dialect pt "$T/pt.bin"); rc=$?
+check "pt exit 0" test $rc -eq 0
+check "pt TIP from last IP" grep -q 'TIP .*ip=0xffffffff81000010 \[IPBytes=001b: sent IP\[15:0\], IP\[63:16\] from last IP 0xffffffff81000000' <<<"$out"
+
+# --sync skips leading junk without an error.
+printf '\x55\x66' | cat - "$T/pt.bin" > "$T/pt2.bin"
+out=$("$R" dump --dialect pt --sync "$T/pt2.bin"); rc=$?
+check "--sync exit 0" test $rc -eq 0
+check "--sync starts at the PSB" grep -q '^00000002  02 82' <<<"$out"
+
+# Cycle-accurate RTIT.
+printf '\xb4\x83\x09\x15' > "$T/ca.bin"
+out=$("$R" dump --cycle-accurate "$T/ca.bin"); rc=$?
+check "cycle-accurate CCP" grep -q '^00000003  15 .*CCP .*cycles=5' <<<"$out"
+
+# Usage and I/O errors.
+"$R" dump "$T/missing.bin" 2>"$T/err"; rc=$?
+check "missing file exit 2" test $rc -eq 2
+check "missing file named" grep -q "missing.bin: cannot open" "$T/err"
+"$R" dump --dialect arm "$T/t3.bin" 2>/dev/null; check "bad dialect exit 1" test $? -eq 1
+"$R" dump --bogus "$T/t3.bin" 2>/dev/null; check "bad option exit 1" test $? -eq 1
+"$R" nosuchcmd 2>/dev/null; check "bad command exit 1" test $? -eq 1
+
+# Constant memory: a 16 MiB stream of TNTs through a pipe.
+peak=$( { head -c 16777216 /dev/zero | tr '\0' '\015' | /usr/bin/time -f '%M' "$R" dump - >/dev/null; } 2>&1 | tail -1)
+check "16 MiB dump in under 16 MiB RSS (got ${peak} KiB)" test "${peak:-999999}" -lt 16384
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
