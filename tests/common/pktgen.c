@@ -195,8 +195,12 @@ static uint64_t random_ip(struct pktgen *g)
 		ip = 0xffffffff80000000ull | (x & 0x7fffffff);
 	else if (k < 90)	/* small */
 		ip = (k & 1) ? (x & 0xffff) : (x & 0xffffffff);
-	else if (g->o.dialect == RTIT_DIALECT_PT)
+	else if (g->o.dialect == RTIT_DIALECT_PT && k < 95)
 		ip = x;		/* anything, usually non-canonical */
+	else if (g->o.dialect == RTIT_DIALECT_PT)
+		/* IP[63:48] of the last IP, the rest random: usually not a
+		 * sign-extended 48-bit value, so IPBytes 100b (Table 33-18). */
+		ip = (g->lip.ip & 0xffff000000000000ull) | (x & 0x0000ffffffffffffull);
 	else
 		ip = x & 0x0000ffffffffffffull;
 	if (g->o.dialect == RTIT_DIALECT_RTIT)
@@ -214,6 +218,7 @@ static void make_ip(struct pktgen *g, struct rtit_packet *pkt,
 	uint64_t ip;
 
 	if (g->o.dialect == RTIT_DIALECT_PT &&
+	    !(pkt->type == RTIT_PT_TIP_PGE && g->o.pge_has_ip) &&
 	    pktgen_rng_chance(&g->rng, g->o.mix == PKTGEN_MIX_REALISTIC ? 1 : 8, 100)) {
 		/* Table 33-18 IPBytes 000b: suppressed, LastIP unchanged. */
 		pkt->u.ip.ipc = 0;

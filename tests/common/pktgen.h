@@ -62,6 +62,9 @@ struct pktgen_opts {
 	size_t psb_every;	/* a PSB about every N bytes; 0 = only the first */
 	enum pktgen_mix mix;
 	uint64_t seed;
+	/* PT: never suppress the IP of a TIP.PGE (libipt's query decoder
+	 * rejects a TIP.PGE with IPBytes 000b as -pte_bad_packet). */
+	bool pge_has_ip;
 };
 
 /* What the generator knows about one packet it emitted. */

@@ -39,16 +39,16 @@ static int write_seed(const char *dir, const struct seed *s)
 int main(int argc, char **argv)
 {
 	const struct seed seeds[] = {
-		{ "rtit_uniform.bin", { RTIT_DIALECT_RTIT, false, 0, 256, PKTGEN_MIX_UNIFORM, 1 }, 1024 },
-		{ "rtit_realistic.bin", { RTIT_DIALECT_RTIT, false, 0, 512, PKTGEN_MIX_REALISTIC, 2 }, 2048 },
-		{ "rtit_cyc_uniform.bin", { RTIT_DIALECT_RTIT, true, 0, 256, PKTGEN_MIX_UNIFORM, 3 }, 1024 },
-		{ "rtit_cyc_realistic.bin", { RTIT_DIALECT_RTIT, true, 0, 512, PKTGEN_MIX_REALISTIC, 4 }, 2048 },
-		{ "rtit_short.bin", { RTIT_DIALECT_RTIT, true, 0, 0, PKTGEN_MIX_UNIFORM, 5 }, 64 },
-		{ "pt_uniform.bin", { RTIT_DIALECT_PT, false, 0, 256, PKTGEN_MIX_UNIFORM, 6 }, 1024 },
-		{ "pt_uniform2.bin", { RTIT_DIALECT_PT, false, 0, 1024, PKTGEN_MIX_UNIFORM, 7 }, 3072 },
-		{ "pt_realistic.bin", { RTIT_DIALECT_PT, false, 0, 512, PKTGEN_MIX_REALISTIC, 8 }, 2048 },
-		{ "pt_libipt.bin", { RTIT_DIALECT_PT, false, 0, 512, PKTGEN_MIX_UNIFORM, 9 }, 1024 },
-		{ "pt_short.bin", { RTIT_DIALECT_PT, false, 0, 0, PKTGEN_MIX_UNIFORM, 10 }, 64 },
+		{ "rtit_uniform.bin", { .dialect = RTIT_DIALECT_RTIT, .cycle_acc = false, .psb_every = 256, .mix = PKTGEN_MIX_UNIFORM, .seed = 1 }, 1024 },
+		{ "rtit_realistic.bin", { .dialect = RTIT_DIALECT_RTIT, .cycle_acc = false, .psb_every = 512, .mix = PKTGEN_MIX_REALISTIC, .seed = 2 }, 2048 },
+		{ "rtit_cyc_uniform.bin", { .dialect = RTIT_DIALECT_RTIT, .cycle_acc = true, .psb_every = 256, .mix = PKTGEN_MIX_UNIFORM, .seed = 3 }, 1024 },
+		{ "rtit_cyc_realistic.bin", { .dialect = RTIT_DIALECT_RTIT, .cycle_acc = true, .psb_every = 512, .mix = PKTGEN_MIX_REALISTIC, .seed = 4 }, 2048 },
+		{ "rtit_short.bin", { .dialect = RTIT_DIALECT_RTIT, .cycle_acc = true, .psb_every = 0, .mix = PKTGEN_MIX_UNIFORM, .seed = 5 }, 64 },
+		{ "pt_uniform.bin", { .dialect = RTIT_DIALECT_PT, .cycle_acc = false, .psb_every = 256, .mix = PKTGEN_MIX_UNIFORM, .seed = 6 }, 1024 },
+		{ "pt_uniform2.bin", { .dialect = RTIT_DIALECT_PT, .cycle_acc = false, .psb_every = 1024, .mix = PKTGEN_MIX_UNIFORM, .seed = 7 }, 3072 },
+		{ "pt_realistic.bin", { .dialect = RTIT_DIALECT_PT, .cycle_acc = false, .psb_every = 512, .mix = PKTGEN_MIX_REALISTIC, .seed = 8 }, 2048 },
+		{ "pt_libipt.bin", { .dialect = RTIT_DIALECT_PT, .cycle_acc = false, .psb_every = 512, .mix = PKTGEN_MIX_UNIFORM, .seed = 9 }, 1024 },
+		{ "pt_short.bin", { .dialect = RTIT_DIALECT_PT, .cycle_acc = false, .psb_every = 0, .mix = PKTGEN_MIX_UNIFORM, .seed = 10 }, 64 },
 	};
 	int rc = 0;
 
