@@ -300,8 +300,9 @@ static void make_fields(struct pktgen *g, struct rtit_packet *p)
 		break;
 	}
 	case RTIT_PT_CYC: {
-		/* Mostly short values; sometimes up to 64 bits. */
-		unsigned bits = pktgen_rng_chance(&g->rng, 1, 8)
+		/* Mostly short values; sometimes up to 64 bits (not in the
+		 * realistic mix: cycle counts between packets are small). */
+		unsigned bits = g->o.mix != PKTGEN_MIX_REALISTIC && pktgen_rng_chance(&g->rng, 1, 8)
 			? (unsigned)pktgen_rng_below(&g->rng, 65)
 			: (unsigned)pktgen_rng_below(&g->rng, 13);
 		unsigned min = 1;
