@@ -15,6 +15,8 @@
  *   ip_reconstruction  PSB, PSBEND, TIPs: pt_qry_indirect_branch's IP
  *                      equals rtit_pktdec's item.ip (Table 33-18).
  *   ip_events          TIP.PGE / TIP.PGD as ptev_enabled / ptev_disabled.
+ *   mutated_streams    valid streams with flipped/replaced bytes or cut
+ *                      short, walked by both up to the first error.
  *
  * Disagreements found (each documented at its predicate below):
  *   D1  cut PSB (02 82 followed by fewer than 14 bytes, not the PSB
@@ -355,12 +357,13 @@ struct tally {
 	char first_bad[8][200];
 };
 
-static void compare_one(const uint8_t *buf, size_t len, struct tally *ty)
+/* Files one comparison: our result @a (@o) and libipt's @b (@t) on @buf
+ * (@len bytes).  Returns true when both agree. */
+static bool tally_outcome(const uint8_t *buf, size_t len, int a, const struct rtit_packet *op,
+			  int b, const struct pt_packet *tp, struct tally *ty)
 {
-	struct rtit_packet o;
-	struct pt_packet t;
-	int a = ours_decode(buf, len, &o);
-	int b = ipt_decode_one(buf, len, &t);
+	const struct rtit_packet o = *op;
+	const struct pt_packet t = *tp;
 	bool same;
 	const char *why = NULL;
 
@@ -373,14 +376,14 @@ static void compare_one(const uint8_t *buf, size_t len, struct tally *ty)
 		same = false;
 	if (same) {
 		ty->agree++;
-		return;
+		return true;
 	}
 	{
 		int k = known_disagreement(buf, len, a, b);
 		if (k >= 0) {
 			ty->known++;
 			ty->per_known[k]++;
-			return;
+			return false;
 		}
 	}
 	if (ty->bad < 8) {
@@ -396,6 +399,17 @@ static void compare_one(const uint8_t *buf, size_t len, struct tally *ty)
 			 why ? why : "-", tb);
 	}
 	ty->bad++;
+	return false;
+}
+
+static void compare_one(const uint8_t *buf, size_t len, struct tally *ty)
+{
+	struct rtit_packet o;
+	struct pt_packet t;
+	int a = ours_decode(buf, len, &o);
+	int b = ipt_decode_one(buf, len, &t);
+
+	tally_outcome(buf, len, a, &o, b, &t, ty);
 }
 
 /* Tries @prefix (plen bytes) with several fills, whole and cut at every
@@ -479,6 +493,62 @@ Test(libipt, ext_two_bytes)
 	report("02 b1 b2", &ty);
 }
 
+/* Valid streams with a few bytes flipped or replaced, or cut: both decoders
+ * walk them packet by packet up to the first error or disagreement, which
+ * must be the same error or a documented disagreement. */
+Test(libipt, mutated_streams)
+{
+	static struct tally ty;
+	struct pktgen_rng r;
+	unsigned walked = 0;
+
+	pktgen_rng_seed(&r, 0x3a7);
+	for (uint64_t seed = 1; seed <= 400; seed++) {
+		struct pktgen_opts o = {
+			.dialect = RTIT_DIALECT_PT,
+			.mask = pktgen_pt_libipt(),
+			.psb_every = 512,
+			.mix = seed & 1 ? PKTGEN_MIX_REALISTIC : PKTGEN_MIX_UNIFORM,
+			.seed = 0x77 + seed,
+		};
+		size_t len, off = 0;
+		uint8_t *buf = pktgen_stream(&o, 1024, &len, NULL, NULL);
+		int nmut = 1 + (int)pktgen_rng_below(&r, 4);
+		struct pt_packet_decoder *dec;
+		struct rtit_pkt_ctx ctx;
+
+		for (int m = 0; m < nmut; m++) {
+			size_t at = (size_t)pktgen_rng_below(&r, len);
+			switch (pktgen_rng_below(&r, 3)) {
+			case 0: buf[at] ^= (uint8_t)(1u << pktgen_rng_below(&r, 8)); break;
+			case 1: buf[at] = (uint8_t)pktgen_rng_next(&r); break;
+			default: len = at > 0 ? at : 1; break;
+			}
+		}
+		dec = ipt_pkt_decoder(buf, len);
+		rtit_pkt_ctx_init(&ctx, RTIT_DIALECT_PT, false);
+		while (off < len) {
+			struct rtit_packet op;
+			struct pt_packet tp;
+			int a, b;
+
+			memset(&op, 0, sizeof(op));
+			memset(&tp, 0, sizeof(tp));
+			a = rtit_pkt_decode(&ctx, buf + off, len - off, &op, NULL);
+			b = pt_pkt_next(dec, &tp, sizeof(tp));
+			if (!tally_outcome(buf + off, len - off, a, &op, b, &tp, &ty) || a < 0)
+				break;
+			rtit_pkt_ctx_on_packet(&ctx, &op);
+			off += (size_t)a;
+			walked++;
+		}
+		pt_pkt_free_decoder(dec);
+		free(buf);
+	}
+	cr_log_info("mutated streams: %u packets walked", walked);
+	report("mutated streams", &ty);
+}
+
 /* ---- IP reconstruction through the query decoder --------------------------- */
 
 static struct pt_query_decoder *ipt_qry_decoder(const uint8_t *buf, size_t len)
@@ -502,7 +572,7 @@ static struct pt_query_decoder *ipt_qry_decoder(const uint8_t *buf, size_t len)
  * plus forced forms: see check_ipc_coverage) and decoded by rtit_pktdec;
  * every TIP (and with @events, TIP.PGE / TIP.PGD) must give libipt's IP.
  */
-static void ip_stream(uint64_t seed, bool events, unsigned *ipc_seen)
+static void ip_stream(uint64_t seed, bool events, unsigned *ipc_seen, unsigned *nevents)
 {
 	struct pktgen_opts o = {
 		.dialect = RTIT_DIALECT_PT,
@@ -564,6 +634,7 @@ static void ip_stream(uint64_t seed, bool events, unsigned *ipc_seen)
 				  ": libipt has no event pending for %s", seed, it.offset,
 				  rtit_pkt_name(t));
 			memset(&ev, 0, sizeof(ev));
+			(*nevents)++;
 			st = pt_qry_event(q, &ev, sizeof(ev));
 			cr_assert(st >= 0, "seed %" PRIu64 " offset %" PRIu64 " [%s]: pt_qry_event: %s",
 				  seed, it.offset, h, pt_errstr(pt_errcode(st)));
@@ -600,10 +671,10 @@ static void check_ipc_coverage(const unsigned *seen, bool events)
 
 Test(libipt, ip_reconstruction)
 {
-	unsigned seen[8] = { 0 };
+	unsigned seen[8] = { 0 }, nev = 0;
 
 	for (uint64_t seed = 0; seed < 200; seed++)
-		ip_stream(seed, false, seen);
+		ip_stream(seed, false, seen, &nev);
 	check_ipc_coverage(seen, false);
 	cr_log_info("IPBytes seen: 000b %u 001b %u 010b %u 011b %u 100b %u 110b %u",
 		    seen[0], seen[1], seen[2], seen[3], seen[4], seen[6]);
@@ -611,9 +682,11 @@ Test(libipt, ip_reconstruction)
 
 Test(libipt, ip_events)
 {
-	unsigned seen[8] = { 0 };
+	unsigned seen[8] = { 0 }, nev = 0;
 
 	for (uint64_t seed = 0; seed < 200; seed++)
-		ip_stream(seed, true, seen);
+		ip_stream(seed, true, seen, &nev);
 	check_ipc_coverage(seen, true);
+	cr_assert(nev > 1000, "only %u TIP.PGE/TIP.PGD events", nev);
+	cr_log_info("events: %u TIP.PGE/TIP.PGD checked through pt_qry_event", nev);
 }
