@@ -1,0 +1,853 @@
+/*
+ * rtit_model.c - the RTIT trace block: records in, packet bytes out.
+ *
+ * The reference is RTIT Table 19 (4.3.1, which packets an operation sends
+ * for each PacketEn before/after, in the order listed), Table 17 (which
+ * enables gate which packets), Table 1 (which IP each packet carries), and
+ * chapter 4 for each packet.  The structure follows PACKETS.md 1.16.
+ */
+#include <string.h>
+
+#include "rtit/rtit_encoder.h"
+#include "rtit/msr_rtit.h"
+#include "rtit/opcodes_rtit.h"
+#include "rtit/bits.h"
+#include "rtit/rtit_state.h"
+
+/* ---------------------------------------------------------------- enables */
+
+bool rtit_r_trigger_en(const struct rtit_r_model *m)
+{
+	/* 2.1.1: TriggerEn = Trace_En && TraceActive. */
+	return (m->ctl & RTIT_CTL_TRACE_EN) && (m->ctl & RTIT_CTL_TRACE_ACTIVE);
+}
+
+bool rtit_r_context_en(const struct rtit_r_model *m)
+{
+	/* 2.1.2: CPL, CR3 match (CR3[35:5], Table 10), SMM, VMX root. */
+	if (!(m->ctl & RTIT_CTL_OS) && m->cpl == 0)
+		return false;
+	if (!(m->ctl & RTIT_CTL_USER) && m->cpl > 0)
+		return false;
+	if ((m->ctl & RTIT_CTL_CR3EN) &&
+	    (m->cr3 & RTIT_CR3_MATCH_MASK) != (m->cr3_match & RTIT_CR3_MATCH_MASK))
+		return false;
+	return !m->in_smm && !m->in_vmx_root;
+}
+
+bool rtit_r_packet_en(const struct rtit_r_model *m)
+{
+	return rtit_r_trigger_en(m) && rtit_r_context_en(m) && m->filter_en;
+}
+
+static bool ctl(const struct rtit_r_model *m, uint64_t bit) { return (m->ctl & bit) != 0; }
+
+/* Table 17: STS, MTC and FUP.PCC with LESS_PKTS set need PacketEn; with it
+ * clear, STS/MTC need TriggerEn and FUP.PCC TriggerEn && ContextEn. */
+static bool gate_sts_mtc(const struct rtit_r_model *m)
+{
+	return ctl(m, RTIT_CTL_LESS_PKTS) ? rtit_r_packet_en(m) : rtit_r_trigger_en(m);
+}
+
+static bool gate_pcc(const struct rtit_r_model *m)
+{
+	return ctl(m, RTIT_CTL_LESS_PKTS) ? rtit_r_packet_en(m) :
+	       rtit_r_trigger_en(m) && rtit_r_context_en(m);
+}
+
+/* Table 17, last two rows, as printed (A-R13) unless configured swapped. */
+static bool gate_cycles(const struct rtit_r_model *m)
+{
+	bool less = ctl(m, RTIT_CTL_LESS_PKTS);
+	if (!m->p.cntp_gate_as_printed)
+		less = !less;
+	return less ? rtit_r_trigger_en(m) && rtit_r_context_en(m) : rtit_r_packet_en(m);
+}
+
+/* ----------------------------------------------------------------- errata */
+
+/* Whether erratum @e fires at this chance (deterministic). */
+static bool erratum(struct rtit_r_model *m, int e)
+{
+	const struct rtit_erratum *er = &m->p.errata[e];
+	bool fire = false;
+
+	switch (er->mode) {
+	case RTIT_ERRATUM_ALWAYS:
+		fire = true;
+		break;
+	case RTIT_ERRATUM_EVERY:
+		fire = er->n <= 1 || ++m->errata_count[e] % er->n == 0;
+		break;
+	case RTIT_ERRATUM_SEEDED:
+		/* splitmix64 over (seed, erratum, chance number) */
+		{
+			uint64_t z = er->seed + 0x9e3779b97f4a7c15ull * (++m->errata_count[e] + 64u * (unsigned)e);
+			z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+			z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+			z ^= z >> 31;
+			fire = er->n <= 1 || z % er->n == 0;
+		}
+		break;
+	default:
+		break;
+	}
+	if (fire)
+		m->stats.errata_fired[e]++;
+	return fire;
+}
+
+/* ----------------------------------------------------------------- output */
+
+static void sink_write(struct rtit_r_model *m, const uint8_t *b, size_t n)
+{
+	if (!m->err && m->sink.write)
+		m->err = m->sink.write(m->sink.opaque, b, n);
+	m->stats.bytes += n;
+}
+
+/* The output stage.  E8 (Appendix E): packets right after a PSB may
+ * precede older packets; modelled by holding the bytes written since the
+ * last PSB for up to 21 packets and, when the erratum fires, moving the
+ * newest packet in front of the one before it. */
+static void out_bytes(struct rtit_r_model *m, const uint8_t *b, size_t n, bool psb)
+{
+	if (!m->p.errata[RTIT_E8].mode) {
+		sink_write(m, b, n);
+		return;
+	}
+	if (psb || m->e8_window <= 0 || m->e8len + n > sizeof(m->e8buf)) {
+		sink_write(m, m->e8buf, m->e8len);
+		m->e8len = 0;
+		if (!psb) {
+			sink_write(m, b, n);
+			return;
+		}
+	}
+	memcpy(m->e8buf + m->e8len, b, n);
+	m->e8len += n;
+	if (psb) {
+		m->e8_window = m->p.errata[RTIT_E8].arg ? (int)m->p.errata[RTIT_E8].arg : 21;
+		return;
+	}
+	m->e8_window--;
+}
+
+/* ---------------------------------------------------------------- packets */
+
+static void emit_psb(struct rtit_r_model *m, bool by_counter, const char *why);
+
+static void note(struct rtit_r_model *m, const struct rtit_packet *p, const uint8_t *b,
+		 size_t n, const char *why)
+{
+	if (m->sink.on_packet) {
+		struct rtit_enc_note nt = {
+			.pkt = p, .bytes = b, .len = n, .offset = m->stats.bytes,
+			.rec = m->cur, .why = why,
+		};
+		m->sink.on_packet(m->sink.opaque, &nt);
+	}
+}
+
+/* The internal buffer could not take a packet (4.2.5). */
+static void on_overflow(struct rtit_r_model *m, const struct rtit_packet *p)
+{
+	m->buff_ovf = true;
+	m->stats.overflows++;
+	m->stats.dropped_packets++;
+	/* 4.2.5: a full TNT that caused the overflow is not dropped; it is
+	 * sent before the FUP.BuffOvf.  Put its bits back. */
+	if (p->type == RTIT_R_TNT && p->u.tnt.nbits == rtit_r_tnt_max_bits)
+		m->tnt.v = (uint8_t)((1u << rtit_r_tnt_max_bits) | p->u.tnt.bits);
+}
+
+/*
+ * Sends one packet (and its CCP in cycle-accurate mode, 4.2.15) through
+ * the internal buffer.  @ip is the full IP of an IP packet.  Returns true
+ * when it was sent.
+ */
+static bool send(struct rtit_r_model *m, struct rtit_packet *p, uint64_t ip, const char *why)
+{
+	struct rtit_pkt_ctx c;
+	uint8_t b[rtit_r_ip_max_size + rtit_r_ccp_max_size];
+	int n, k = 0;
+
+	if (m->buff_ovf) {
+		m->stats.dropped_packets++;
+		return false;
+	}
+	/* 4.2.15: CCPs follow only in cycle-accurate mode. */
+	m->ctx.cycle_acc = ctl(m, RTIT_CTL_CYCLE_ACC);
+	c = m->ctx;
+	n = rtit_pkt_encode(&c, p, b, sizeof(b));
+	if (n < 0) {
+		if (!m->err)
+			m->err = n;
+		return false;
+	}
+	rtit_pkt_ctx_on_packet(&c, p);
+	struct rtit_packet ccp = { .type = RTIT_R_CCP };
+	if (c.expect_ccp) {
+		/* 4.2.14: the cycles since the last CCP; E6 sends one less. */
+		uint32_t v = m->cntp.v;
+		if (v && erratum(m, RTIT_E6))
+			v--;
+		ccp.u.cyc.value = v;
+		k = rtit_pkt_encode(&c, &ccp, b + n, sizeof(b) - (size_t)n);
+		if (k < 0) {
+			if (!m->err)
+				m->err = k;
+			return false;
+		}
+		rtit_pkt_ctx_on_packet(&c, &ccp);
+	}
+	if (!rtit_ibuf_fits(&m->ibuf, (uint64_t)(n + k))) {
+		on_overflow(m, p);
+		return false;
+	}
+	/* Accepted. */
+	m->ctx = c;
+	if (k) {
+		rtit_cntp_on_ccp(&m->cntp);
+		m->ccps_this_insn++;
+	}
+	rtit_ibuf_on_packet(&m->ibuf, (uint64_t)(n + k));
+	p->size = (uint8_t)n;
+	note(m, p, b, (size_t)n, why);
+	if (k) {
+		ccp.size = (uint8_t)k;
+		note(m, &ccp, b + n, (size_t)k, "cycle count after the packet (4.2.15)");
+	}
+	out_bytes(m, b, (size_t)(n + k), false);
+	m->stats.packets++;
+
+	/* 4.2.3.1: LAST_LIP takes the full LIP of every FUP and TIP; not a
+	 * FUP.BuffOvf (A-R7). */
+	if (rtit_pkt_has_ip(p->type) &&
+	    (p->type != RTIT_R_FUP_BUFFOVF || m->p.buffovf_loads_lip))
+		rtit_last_ip_on_ip(&m->lastlip, ip);
+
+	/* 3.3.9: the PSB clear of LAST_LIP/LAST_CALL_NLIP takes effect up to
+	 * psb_clear_delay packets later (A-R9). */
+	if (m->psb_clear_countdown > 0 && --m->psb_clear_countdown == 0) {
+		rtit_last_ip_on_psb(&m->lastlip);
+		rtit_retc_clear(&m->retc);
+	}
+
+	/* 3.3.9: count the bytes (CCP included, A-R10b); PSB when the
+	 * monitored bit sets.  E3 delays the PSB by one packet. */
+	bool due = rtit_pktcnt_on_packet(&m->pktcnt, (unsigned)(n + k));
+	if (m->psb_due_after_next) {
+		m->psb_due_after_next = false;
+		emit_psb(m, true, "PSB delayed by one packet (erratum E3)");
+	}
+	if (due) {
+		if (erratum(m, RTIT_E3))
+			m->psb_due_after_next = true;
+		else
+			emit_psb(m, true, "Pkt_Cnt reached the bit Pkt_Mask selects (3.3.9)");
+	}
+	return true;
+}
+
+static void emit_psb(struct rtit_r_model *m, bool by_counter, const char *why)
+{
+	struct rtit_packet p = { .type = RTIT_R_PSB };
+	uint8_t b[rtit_r_psb_size];
+	int n;
+
+	if (m->buff_ovf) {
+		m->stats.dropped_packets++;
+		return;
+	}
+	n = rtit_pkt_encode(&m->ctx, &p, b, sizeof(b));
+	if (n < 0 || !rtit_ibuf_fits(&m->ibuf, (uint64_t)n)) {
+		if (n > 0)
+			on_overflow(m, &p);
+		return;
+	}
+	rtit_pkt_ctx_on_packet(&m->ctx, &p);
+	rtit_ibuf_on_packet(&m->ibuf, (uint64_t)n);
+	p.size = (uint8_t)n;
+	note(m, &p, b, (size_t)n, why);
+	out_bytes(m, b, (size_t)n, true);
+	m->stats.packets++;
+	m->stats.psbs++;
+	(void)rtit_pktcnt_on_packet(&m->pktcnt, (unsigned)n);
+	/* 3.3.7/3.3.14: a PSB clears LAST_LIP and LAST_CALL_NLIP. */
+	if (by_counter && m->p.psb_clear_delay) {
+		m->psb_clear_countdown = m->p.psb_clear_delay;
+	} else {
+		rtit_last_ip_on_psb(&m->lastlip);
+		rtit_retc_clear(&m->retc);
+	}
+}
+
+/* 4.2.2: a FUP, TIP or PIP forces out a partial TNT first (A-R11). */
+static void flush_tnt(struct rtit_r_model *m)
+{
+	struct rtit_packet p = { 0 };
+	struct rtit_tnt save = m->tnt;
+
+	if (m->buff_ovf || !rtit_tnt_take(&m->tnt, &p))
+		return;
+	if (!send(m, &p, 0, p.u.tnt.nbits == rtit_r_tnt_max_bits ?
+		  "full TNT sent before the next packet" :
+		  "partial TNT forced out by a FUP, TIP or PIP (4.2.2)"))
+		if (!m->buff_ovf)
+			m->tnt = save;
+}
+
+static void emit_ip(struct rtit_r_model *m, enum rtit_pkt_type t, uint64_t ip, const char *why)
+{
+	struct rtit_packet p = { .type = t };
+
+	if (m->buff_ovf) {
+		m->stats.dropped_packets++;
+		if (t == RTIT_R_TIP)
+			m->tip_during_ovf = true;
+		return;
+	}
+	flush_tnt(m);
+	if (m->buff_ovf)
+		return;
+	rtit_last_ip_choose(&m->lastlip, ip, &p.u.ip);
+	send(m, &p, ip, why);
+}
+
+/* A conditional branch or compressed RET (4.2.2): its bit, and a full TNT
+ * when it is the sixth. */
+static void tnt_bit(struct rtit_r_model *m, bool taken, const char *why)
+{
+	struct rtit_packet p = { 0 };
+
+	if (m->buff_ovf)
+		return;		/* 4.2.5 b: no TNT update during overflow */
+	if (rtit_tnt_full(&m->tnt))
+		flush_tnt(m);	/* a full value restored by software */
+	if (rtit_tnt_on_branch(&m->tnt, taken)) {
+		rtit_tnt_take(&m->tnt, &p);
+		send(m, &p, 0, why);
+	}
+}
+
+static void emit_simple(struct rtit_r_model *m, struct rtit_packet *p, const char *why)
+{
+	if (p->type == RTIT_R_PIP)
+		flush_tnt(m);
+	send(m, p, 0, why);
+}
+
+static void emit_sts(struct rtit_r_model *m, uint64_t tsc, const char *why)
+{
+	struct rtit_packet p = { .type = RTIT_R_STS };
+
+	p.u.sts.acbr = m->p.acbr & 0x3f;
+	p.u.sts.ecbr = m->p.ecbr & 0x3f;
+	p.u.sts.tsc = tsc & rtit_mask(rtit_r_sts_tsc_bits);
+	send(m, &p, 0, why);
+}
+
+/* ------------------------------------------------------------------ time */
+
+static unsigned mtc_shift(const struct rtit_r_model *m)
+{
+	return RTIT_R_MTC_SHIFT((m->ctl & RTIT_CTL_MTC_RANGE_MASK) >> RTIT_CTL_MTC_RANGE_SHIFT);
+}
+
+static uint8_t mtc_bits(const struct rtit_r_model *m, uint64_t tsc)
+{
+	return (uint8_t)(tsc >> mtc_shift(m));
+}
+
+/* Cycles and TSC up to record @r: CNTP (Table 17 gating), the buffer
+ * drain, RTIT_OFFSET, and MTC when the watched TSC bits change (4.2.12). */
+static void on_time(struct rtit_r_model *m, const struct rtit_sim_rec *r)
+{
+	uint64_t dc;
+
+	if (!m->have_time) {
+		m->have_time = true;
+		m->last_cycles = r->cycles;
+		m->last_tsc = r->tsc;
+		m->mtc_bits = mtc_bits(m, r->tsc);
+		return;
+	}
+	dc = r->cycles - m->last_cycles;
+	m->last_cycles = r->cycles;
+	m->last_tsc = r->tsc;
+	if (m->asleep)
+		return;
+	if (gate_cycles(m))
+		rtit_cntp_on_cycles(&m->cntp, dc);
+	uint64_t before = m->ibuf.fill;
+	rtit_ibuf_on_cycles(&m->ibuf, dc);
+	(void)before;
+	if (ctl(m, RTIT_CTL_MTC_EN) && gate_sts_mtc(m)) {
+		uint8_t bits = mtc_bits(m, r->tsc);
+		bool first = m->mtc_first;
+		if (bits != m->mtc_bits) {
+			struct rtit_packet p = { .type = RTIT_R_MTC };
+			m->mtc_first = false;
+			/* E7: the first MTC after enable may come at the wrong
+			 * time; modelled as one TSC-bit step late. */
+			if (first && erratum(m, RTIT_E7) && (uint8_t)(bits - m->mtc_bits) == 1)
+				return;
+			p.u.mtc.ctc = bits;
+			p.u.mtc.rng = (uint8_t)((m->ctl & RTIT_CTL_MTC_RANGE_MASK) >> RTIT_CTL_MTC_RANGE_SHIFT);
+			m->mtc_bits = bits;
+			/* 4.2.5: MTCs during an overflow are dropped. */
+			send(m, &p, 0, "MTC: the watched TSC bits changed (4.2.12)");
+		}
+	} else {
+		m->mtc_bits = mtc_bits(m, r->tsc);
+	}
+}
+
+/* ------------------------------------------------------------ enables */
+
+static bool range_enter_leave(const struct rtit_r_model *m, int range, bool taken,
+			      uint64_t next, int *ev)
+{
+	uint64_t base = m->lip[range], limit = m->lip[range + 2];
+	*ev = rtit_range_on_retire(base, limit, taken, next);
+	return *ev != 0;
+}
+
+/* 3.3.5: FilterEn after an instruction or event whose next IP is @next,
+ * reached by a taken transfer or sequentially.  Frozen unless Trace_En and
+ * ContextEn (2.1.3, A-R32). */
+static void filter_on_retire(struct rtit_r_model *m, bool taken, uint64_t next)
+{
+	unsigned id = (unsigned)(m->events & RTIT_EVENTS_FILTER_MASK);
+	int ev;
+
+	if (!ctl(m, RTIT_CTL_TRACE_EN) || !rtit_r_context_en(m))
+		return;
+	switch (id) {
+	case RTIT_EVID_RANGE0:
+	case RTIT_EVID_RANGE1:
+		if (range_enter_leave(m, (int)id, taken, next, &ev))
+			m->in_range[id] = ev > 0;
+		m->filter_en = m->in_range[id];
+		break;
+	case RTIT_EVID_RANGE01:
+		for (int i = 0; i < 2; i++)
+			if (range_enter_leave(m, i, taken, next, &ev))
+				m->in_range[i] = ev > 0;
+		m->filter_en = m->in_range[0] || m->in_range[1];
+		break;
+	case RTIT_EVID_ALWAYS_ON:
+		m->filter_en = true;
+		break;
+	default:	/* always off, and the reserved IDs (docs/decisions.md) */
+		m->filter_en = false;
+		break;
+	}
+}
+
+/* 3.3.5, 4.2.11: does this instruction trigger a TraceStop?  Same range
+ * detector; needs TriggerEn and ContextEn. */
+static bool stop_on_retire(struct rtit_r_model *m, bool taken, uint64_t next)
+{
+	unsigned id = (unsigned)((m->events >> RTIT_EVENTS_STOP_SHIFT) & 7);
+	bool hit = false;
+	int ev;
+
+	if (!rtit_r_trigger_en(m) || !rtit_r_context_en(m))
+		return false;
+	switch (id) {
+	case RTIT_EVID_RANGE0:
+	case RTIT_EVID_RANGE1:
+	case RTIT_EVID_RANGE01:
+		for (int i = 0; i < 2; i++) {
+			if (id != RTIT_EVID_RANGE01 && (unsigned)i != id)
+				continue;
+			if (!range_enter_leave(m, i, taken, next, &ev))
+				continue;
+			if (ev > 0 && !m->stop_in_range[i])
+				hit = true;
+			m->stop_in_range[i] = ev > 0;
+		}
+		break;
+	case RTIT_EVID_ALWAYS_ON:	/* A-R30: at the first boundary */
+		hit = true;
+		break;
+	default:
+		break;
+	}
+	return hit;
+}
+
+/* 4.2.11: the TraceStop action. */
+static void trace_stop(struct rtit_r_model *m)
+{
+	struct rtit_packet p = { .type = RTIT_R_TRACESTOP };
+
+	if (m->buff_ovf) {
+		/* 4.2.5: held pending; E4: the packet slips out and
+		 * TraceActive is not cleared. */
+		if (erratum(m, RTIT_E4)) {
+			uint8_t b[1];
+			if (rtit_pkt_encode(&m->ctx, &p, b, 1) == 1) {
+				p.size = 1;
+				note(m, &p, b, 1, "TraceStop during overflow, erratum E4: TraceActive stays set");
+				out_bytes(m, b, 1, false);
+			}
+			return;
+		}
+		m->pending_stop = true;
+		return;
+	}
+	m->ctl &= ~RTIT_CTL_TRACE_ACTIVE;
+	m->filter_en = false;
+	/* The TNT buffer is not drained (4.2.2, 4.2.11); no CCP follows. */
+	send(m, &p, 0, "TraceStop: the IP entered the TraceStop range (4.2.11)");
+}
+
+/* ------------------------------------------------------ one operation */
+
+/* What kind of operation a record is, for Table 19. */
+struct op {
+	bool insn, cond, taken, near_call, ret, indirect, far, mov_cr3, pg_change;
+	bool ctx_off;		/* SMI, VM exit (rows 36/37) */
+	bool ctx_on;		/* RSM, VM entry (row 38) */
+	uint64_t nlip, next, fip;
+};
+
+static void classify(const struct rtit_r_model *m, const struct rtit_sim_rec *r, struct op *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->taken = r->flags & RTIT_SIM_F_TAKEN;
+	o->next = r->next_ip;
+	if (r->kind == RTIT_SIM_INSN) {
+		o->insn = true;
+		o->nlip = r->ip + r->len;
+		o->fip = o->nlip;	/* Table 1: far instructions send NLIP */
+		switch (r->cls) {
+		case RTIT_IC_COND: o->cond = true; break;
+		case RTIT_IC_DIRECT_JMP: o->taken = true; break;
+		case RTIT_IC_DIRECT_CALL: o->taken = true; o->near_call = true; break;
+		case RTIT_IC_INDIRECT_JMP: o->taken = true; o->indirect = true; break;
+		case RTIT_IC_INDIRECT_CALL: o->taken = true; o->indirect = true; o->near_call = true; break;
+		case RTIT_IC_RET: o->taken = true; o->ret = true; break;
+		case RTIT_IC_FAR_JMP: case RTIT_IC_FAR_CALL: case RTIT_IC_FAR_RET:
+		case RTIT_IC_IRET: case RTIT_IC_INT: case RTIT_IC_SYSCALL:
+		case RTIT_IC_SYSRET: case RTIT_IC_SYSENTER: case RTIT_IC_SYSEXIT:
+			o->taken = true;
+			o->far = true;
+			break;
+		case RTIT_IC_MOV_CR3: o->mov_cr3 = true; break;
+		case RTIT_IC_MOV_CR0:
+			o->pg_change = ((r->flags & RTIT_SIM_F_CR0_PG) != 0) != m->cr0_pg;
+			break;
+		default: break;
+		}
+		if (!o->taken)
+			o->next = o->nlip;
+		return;
+	}
+	/* Events: ip is the IP saved for the interrupted flow (Table 1). */
+	o->nlip = r->ip;
+	o->fip = r->ip;
+	o->taken = true;
+	switch (r->cls) {
+	case RTIT_EV_EXCEPTION: case RTIT_EV_EXT_INTERRUPT: case RTIT_EV_NMI:
+		o->far = true;
+		break;
+	case RTIT_EV_SMI: case RTIT_EV_VMEXIT:
+		o->ctx_off = true;
+		break;
+	case RTIT_EV_RSM: case RTIT_EV_VMENTRY:
+		o->ctx_on = true;
+		break;
+	default:
+		break;
+	}
+}
+
+/* The natural clearing of an overflow (4.2.5), after instruction X. */
+static void overflow_clear(struct rtit_r_model *m, uint64_t ip)
+{
+	struct rtit_packet p = { 0 };
+
+	m->buff_ovf = false;
+	rtit_last_ip_invalidate(&m->lastlip);
+	rtit_retc_clear(&m->retc);
+	/* Pre-overflow TNT bits (a delayed full TNT carries a CCP taken now). */
+	if (rtit_tnt_take(&m->tnt, &p))
+		send(m, &p, 0, "TNT bits from before the overflow (4.2.5)");
+	emit_ip(m, RTIT_R_FUP_BUFFOVF, ip, "FUP.BuffOvf: the overflow cleared naturally (4.2.5)");
+	if (m->tip_during_ovf && erratum(m, RTIT_E5))
+		emit_ip(m, RTIT_R_TIP, ip, "spurious TIP after FUP.BuffOvf (erratum E5)");
+	m->tip_during_ovf = false;
+	if (m->pending_stop) {
+		m->pending_stop = false;
+		trace_stop(m);
+	}
+}
+
+static void on_op(struct rtit_r_model *m, const struct rtit_sim_rec *r)
+{
+	struct op o;
+	bool clear_ovf = false, pcc_due = false, wrmsr_done = false;
+
+	classify(m, r, &o);
+	on_time(m, r);
+	m->ccps_this_insn = 0;
+
+	if (o.insn) {
+		/* 4.2.5: the overflow clears when the buffer is empty and an
+		 * instruction starts with TriggerEn && ContextEn; that
+		 * instruction's own packets are still lost and the FUP.BuffOvf
+		 * carries where execution goes on (docs/decisions.md D14). */
+		if (m->buff_ovf && rtit_ibuf_empty(&m->ibuf) && rtit_r_trigger_en(m) &&
+		    rtit_r_context_en(m))
+			clear_ovf = true;
+		/* 4.2.6: FUP.PCC decided at the start of the instruction. */
+		pcc_due = ctl(m, RTIT_CTL_CYCLE_ACC) && rtit_cntp_msb(&m->cntp) &&
+			  gate_pcc(m) && !m->buff_ovf;
+		if (r->cls == RTIT_IC_WRMSR && m->wrmsr_done && m->wrmsr_ip == r->ip)
+			wrmsr_done = true;
+	}
+	m->wrmsr_done = false;
+
+	bool trig0 = rtit_r_trigger_en(m), ctx0 = rtit_r_context_en(m);
+	bool filt0 = m->filter_en;
+	bool pe0 = trig0 && ctx0 && filt0;
+
+	/* Architectural state after the operation. */
+	m->cpl = r->cpl;
+	m->cr3 = r->cr3;
+	m->cr0_pg = (r->flags & RTIT_SIM_F_CR0_PG) != 0;
+	if (o.ctx_off)
+		(r->cls == RTIT_EV_SMI ? (m->in_smm = true) : (m->in_vmx_root = true));
+	if (o.ctx_on)
+		(r->cls == RTIT_EV_RSM ? (m->in_smm = false) : (m->in_vmx_root = false));
+
+	filter_on_retire(m, o.taken, o.next);
+	bool stop = stop_on_retire(m, o.taken, o.next);
+	bool ctx1 = rtit_r_context_en(m);
+	bool pe1 = rtit_r_trigger_en(m) && ctx1 && m->filter_en && !stop;
+	bool trig_cleared = stop && !m->buff_ovf;
+
+	if (wrmsr_done) {
+		/* The WRMSR's enable changes were handled when it wrote. */
+		pe0 = pe1;
+	}
+
+	/* ---- Table 19, in the order of its rows' packet lists ---- */
+	if (pe0 && o.cond)
+		tnt_bit(m, o.taken, "full TNT: the sixth conditional branch (Table 19 rows 13/17)");
+	if (pe0 && o.near_call && ctl(m, RTIT_CTL_CMPRS_RET) && !m->buff_ovf)
+		rtit_retc_on_call(&m->retc, o.nlip);	/* 4.2.3.2 */
+
+	bool ret_compressed = false;
+	if (pe0 && o.ret && ctl(m, RTIT_CTL_CMPRS_RET) && rtit_retc_on_ret(&m->retc, o.next)) {
+		ret_compressed = true;
+		tnt_bit(m, true, "full TNT: a compressed RET was the sixth bit (4.2.3.2)");
+	}
+
+	/* MOV CR3 / CR0.PG (4.2.10; rows 39-44): PIP, then STS. */
+	if (o.mov_cr3 || o.pg_change) {
+		if (rtit_r_trigger_en(m) && ctx1 && !ctl(m, RTIT_CTL_CR3EN)) {
+			struct rtit_packet p = { .type = RTIT_R_PIP };
+			p.u.pip.cr3 = m->cr3 & rtit_mask(40);
+			p.u.pip.pg = m->cr0_pg;
+			emit_simple(m, &p, o.mov_cr3 ? "PIP: MOV to CR3 (4.2.10, Table 19 rows 39-44)" :
+						       "PIP: CR0.PG changed (4.2.10)");
+		}
+		if (o.mov_cr3 && ctl(m, RTIT_CTL_STS_ON_CR3) && ctl(m, RTIT_CTL_STS_EN) &&
+		    gate_sts_mtc(m))
+			emit_sts(m, r->tsc, "STS: MOV CR3 with STS_on_CR3 (4.2.10)");
+	}
+
+	if (o.far) {
+		/* Rows 27-33: far transfers, exceptions, interrupts.  E1: a
+		 * FUP.FAR address inside the instruction. */
+		uint64_t fip = o.fip;
+		if (o.insn && pe0 && pe1 && r->len > 1 && erratum(m, RTIT_E1)) {
+			unsigned k = m->p.errata[RTIT_E1].arg ? m->p.errata[RTIT_E1].arg : 1;
+			fip = r->ip + (k < r->len ? k : r->len - 1u);
+		}
+		if (pe0 && pe1) {
+			emit_ip(m, RTIT_R_FUP_FAR, fip, "FUP.FAR: far transfer, IP per Table 1 (Table 19 rows 27/28)");
+			emit_ip(m, RTIT_R_TIP, o.next, "TIP: far transfer target (Table 19 rows 27/28)");
+		} else if (pe0 && ctx1 && !trig_cleared) {
+			emit_ip(m, RTIT_R_FUP_PGD, o.fip, "FUP.PGD replaces FUP.FAR: left the filter region (Table 19 rows 30/31)");
+			emit_ip(m, RTIT_R_TIP, o.next, "TIP: far transfer target (Table 19 rows 30/31)");
+		} else if (pe0 && (!trig_cleared || m->p.pgd_on_trigger_clear)) {
+			emit_ip(m, RTIT_R_FUP_PGD, o.fip, "FUP.PGD: ContextEn cleared by the far transfer (Table 19 rows 32/33)");
+		}
+	} else if (o.ctx_off) {
+		if (pe0)
+			emit_ip(m, RTIT_R_FUP_PGD, o.fip, "FUP.PGD: SMI or VM exit, the saved IP (Table 19 rows 36/37)");
+	} else if (pe0 && (o.indirect || (o.ret && !ret_compressed))) {
+		/* Rows 21-25: TIP, then FUP.PGD when leaving. */
+		emit_ip(m, RTIT_R_TIP, o.next, "TIP: near indirect branch or uncompressed RET (Table 19 rows 21-25)");
+		if (!pe1 && (!trig_cleared || m->p.pgd_on_trigger_clear))
+			emit_ip(m, RTIT_R_FUP_PGD, o.nlip, "FUP.PGD after the TIP: left the region (Table 19 rows 24/25)");
+	} else if (pe0 && !pe1 && (!trig_cleared || m->p.pgd_on_trigger_clear)) {
+		/* Rows 3/4, 8/9, 15, 19, 43/44; the TNT goes first. */
+		emit_ip(m, RTIT_R_FUP_PGD, o.nlip, "FUP.PGD with NLIP: PacketEn cleared (Table 19 rows 3/4, 8/9, 15/19, 43/44)");
+	}
+
+	if (!pe0 && pe1)
+		emit_ip(m, RTIT_R_FUP_PGE, o.next,
+			o.taken ? "FUP.PGE with BLIP: PacketEn set (Table 19 rows 10, 26, 34/35, 38)" :
+				  "FUP.PGE with NLIP: PacketEn set (Table 19 rows 5, 42)");
+
+	/* E2: an extra FUP.PGD while PacketEn stays 0, when FilterEn fell
+	 * or a TraceStop hit, and ContextEn rose. */
+	if (!pe0 && !pe1 && ((filt0 && !m->filter_en) || stop) && !ctx0 && ctx1 &&
+	    erratum(m, RTIT_E2))
+		emit_ip(m, RTIT_R_FUP_PGD, o.nlip, "extra FUP.PGD (erratum E2)");
+
+	if (stop)
+		trace_stop(m);
+
+	/* 4.2.6: FUP.PCC unless another CCP went out in this instruction. */
+	if (pcc_due && !m->ccps_this_insn)
+		emit_ip(m, RTIT_R_FUP_PCC, o.nlip, "FUP.PCC: CNTP bit 21 set at the start of the instruction (4.2.6)");
+
+	if (clear_ovf)
+		overflow_clear(m, o.next);
+
+	(void)trig0;
+}
+
+static void on_event_other(struct rtit_r_model *m, const struct rtit_sim_rec *r)
+{
+	on_time(m, r);
+	switch (r->cls) {
+	case RTIT_EV_FREQ_CHANGE:
+		m->p.acbr = m->p.ecbr = (uint8_t)r->value;
+		if (ctl(m, RTIT_CTL_STS_EN) && gate_sts_mtc(m))
+			emit_sts(m, r->tsc, "STS: core frequency changed (4.2.13)");
+		break;
+	case RTIT_EV_SLEEP:
+		/* App. B: C4 and deeper drain the buffer before entry. */
+		if (r->vector >= 4)
+			rtit_ibuf_on_drain(&m->ibuf);
+		m->asleep = true;
+		break;
+	case RTIT_EV_WAKE:
+		m->asleep = false;
+		m->mtc_bits = mtc_bits(m, r->tsc);
+		if (ctl(m, RTIT_CTL_STS_EN) && gate_sts_mtc(m))
+			emit_sts(m, r->tsc, "STS: wake from a sleep state (4.2.13)");
+		break;
+	default:
+		break;
+	}
+}
+
+void rtit_r_model_on_enable_change(struct rtit_r_model *m, bool trig0, bool pe0,
+				   uint64_t nlip);
+
+void rtit_r_model_on_rec(struct rtit_r_model *m, const struct rtit_sim_rec *r)
+{
+	m->cur = r;
+	if (m->deferred_enable) {
+		m->deferred_enable = false;
+		if (!m->have_time) {
+			m->last_tsc = r->tsc;
+			m->last_cycles = r->cycles;
+			m->have_time = true;
+		}
+		rtit_r_model_on_enable_change(m, m->deferred_trig0, m->deferred_pe0, r->ip);
+	}
+	if (r->kind == RTIT_SIM_INSN) {
+		on_op(m, r);
+	} else {
+		switch (r->cls) {
+		case RTIT_EV_EXCEPTION: case RTIT_EV_EXT_INTERRUPT: case RTIT_EV_NMI:
+		case RTIT_EV_SMI: case RTIT_EV_VMEXIT: case RTIT_EV_RSM: case RTIT_EV_VMENTRY:
+			on_op(m, r);
+			break;
+		default:
+			on_event_other(m, r);
+			break;
+		}
+	}
+	m->cur = NULL;
+}
+
+void rtit_r_model_on_batch(const struct rtit_sim_rec *recs, size_t n, void *opaque)
+{
+	struct rtit_r_model *m = opaque;
+	for (size_t i = 0; i < n; i++)
+		rtit_r_model_on_rec(m, &recs[i]);
+}
+
+int rtit_r_model_finish(struct rtit_r_model *m)
+{
+	sink_write(m, m->e8buf, m->e8len);
+	m->e8len = 0;
+	return m->err;
+}
+
+/* ------------------------------------------------ MSR side effects, init */
+
+/* A WRMSR changed the enables (3.3.2): PSB when TriggerEn rises, then
+ * FUP.PGE (A-R35); FUP.PGD when PacketEn falls, not when TriggerEn fell
+ * (A-R20).  The IP is the NLIP of the WRMSR (Table 1). */
+void rtit_r_model_on_enable_change(struct rtit_r_model *m, bool trig0, bool pe0,
+				   uint64_t nlip)
+{
+	bool trig1, pe1;
+
+	/* Table 7: "always on/off" need no IP to evaluate. */
+	if (ctl(m, RTIT_CTL_TRACE_EN) && rtit_r_context_en(m)) {
+		unsigned id = (unsigned)(m->events & RTIT_EVENTS_FILTER_MASK);
+		if (id == RTIT_EVID_ALWAYS_ON)
+			m->filter_en = true;
+		else if (id == RTIT_EVID_ALWAYS_OFF)
+			m->filter_en = false;
+	}
+	trig1 = rtit_r_trigger_en(m);
+	pe1 = rtit_r_packet_en(m);
+
+	if (!trig0 && trig1) {
+		emit_psb(m, false, "PSB: TriggerEn 0->1 by WRMSR RTIT_CTL (3.3.2)");
+		m->mtc_first = true;
+		m->mtc_bits = mtc_bits(m, m->last_tsc);
+	}
+	if (pe0 && !pe1 && (trig1 || m->p.pgd_on_trigger_clear))
+		emit_ip(m, RTIT_R_FUP_PGD, nlip, "FUP.PGD: a WRMSR cleared PacketEn (3.3.2, 4.2.8)");
+	if (!pe0 && pe1)
+		emit_ip(m, RTIT_R_FUP_PGE, nlip, "FUP.PGE with the WRMSR's NLIP (3.3.2, 4.2.7)");
+}
+
+int rtit_r_model_init(struct rtit_r_model *m, const struct rtit_r_params *p,
+		      const struct rtit_enc_sink *sink)
+{
+	if (!m || !p || !sink)
+		return -RTIT_ERR_INVALID;
+	if (p->psb_clear_delay > 4 || (p->buffer_bytes && !p->drain_den))
+		return -RTIT_ERR_BAD_CONFIG;
+	memset(m, 0, sizeof(*m));
+	m->p = *p;
+	m->sink = *sink;
+	rtit_pkt_ctx_init(&m->ctx, RTIT_DIALECT_RTIT, true);
+	/* Reset values, RTIT 3.3. */
+	m->base = RTIT_BASE_RESET;
+	m->limit = RTIT_LIMIT_RESET;
+	m->pktcnt.cnt = (uint16_t)(RTIT_PKT_CNT_RESET & RTIT_PKT_CNT_MASK);
+	m->pktcnt.mask = (uint8_t)(RTIT_PKT_CNT_RESET >> RTIT_PKT_MASK_SHIFT);
+	rtit_tnt_init(&m->tnt);
+	rtit_last_ip_init(&m->lastlip, RTIT_DIALECT_RTIT);
+	rtit_retc_clear(&m->retc);
+	m->ibuf.cap = p->buffer_bytes;
+	m->ibuf.num = p->drain_num;
+	m->ibuf.den = p->drain_den;
+	m->cr0_pg = true;
+	return 0;
+}
+
+void rtit_r_model_set_platform(struct rtit_r_model *m, uint8_t cpl, uint64_t cr3, bool cr0_pg)
+{
+	m->cpl = cpl;
+	m->cr3 = cr3;
+	m->cr0_pg = cr0_pg;
+}

@@ -1,0 +1,127 @@
+/* rtit_params.c - RTIT model parameters: defaults and "param KEY = VALUE". */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtit/rtit_encoder.h"
+
+void rtit_r_params_default(struct rtit_r_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->drain_num = 1;
+	p->drain_den = 1;
+	p->cntp_gate_as_printed = true;	/* A-R13 */
+	p->acbr = p->ecbr = 16;
+}
+
+static int bad(char *err, size_t n, const char *key, const char *value, const char *want)
+{
+	snprintf(err, n, "parameter %s: '%s' is not %s", key, value, want);
+	return -RTIT_ERR_BAD_CONFIG;
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return errno || end == s || *end || s[0] == '-' ? -1 : 0;
+}
+
+static int parse_bool(const char *s, bool *b)
+{
+	if (!strcmp(s, "1") || !strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on"))
+		*b = true;
+	else if (!strcmp(s, "0") || !strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off"))
+		*b = false;
+	else
+		return -1;
+	return 0;
+}
+
+/* off | always | every:N | seed:N:SEED, optionally ",arg=K". */
+static int parse_erratum(const char *s, struct rtit_erratum *e)
+{
+	char buf[128], *arg;
+	unsigned long long a = 0, b = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	memset(e, 0, sizeof(*e));
+	arg = strstr(buf, ",arg=");
+	if (arg) {
+		uint64_t v;
+		*arg = 0;
+		if (parse_u64(arg + 5, &v) || v > UINT32_MAX)
+			return -1;
+		e->arg = (uint32_t)v;
+	}
+	if (!strcmp(buf, "off"))
+		return 0;
+	if (!strcmp(buf, "always") || !strcmp(buf, "on")) {
+		e->mode = RTIT_ERRATUM_ALWAYS;
+		return 0;
+	}
+	if (sscanf(buf, "every:%llu", &a) == 1 && a > 0 && a <= UINT32_MAX) {
+		e->mode = RTIT_ERRATUM_EVERY;
+		e->n = (uint32_t)a;
+		return 0;
+	}
+	if (sscanf(buf, "seed:%llu:%llu", &a, &b) == 2 && a > 0 && a <= UINT32_MAX) {
+		e->mode = RTIT_ERRATUM_SEEDED;
+		e->n = (uint32_t)a;
+		e->seed = b;
+		return 0;
+	}
+	return -1;
+}
+
+int rtit_r_param_set(struct rtit_r_params *p, const char *key, const char *value,
+		     char *err, size_t errlen)
+{
+	uint64_t v;
+
+	if (!strcmp(key, "buffer_bytes")) {
+		if (parse_u64(value, &v))
+			return bad(err, errlen, key, value, "a byte count");
+		p->buffer_bytes = v;
+	} else if (!strcmp(key, "drain")) {
+		unsigned long long a, b = 1;
+		char tail;
+		int n = sscanf(value, "%llu/%llu%c", &a, &b, &tail);
+		if ((n != 1 && n != 2) || !b)
+			return bad(err, errlen, key, value, "bytes per cycle as N or N/D");
+		p->drain_num = a;
+		p->drain_den = b;
+	} else if (!strcmp(key, "psb_clear_delay")) {
+		if (parse_u64(value, &v) || v > 4)
+			return bad(err, errlen, key, value, "0 to 4 packets (RTIT 3.3.9)");
+		p->psb_clear_delay = (uint8_t)v;
+	} else if (!strcmp(key, "pgd_on_trigger_clear")) {
+		if (parse_bool(value, &p->pgd_on_trigger_clear))
+			return bad(err, errlen, key, value, "a boolean");
+	} else if (!strcmp(key, "buffovf_loads_lip")) {
+		if (parse_bool(value, &p->buffovf_loads_lip))
+			return bad(err, errlen, key, value, "a boolean");
+	} else if (!strcmp(key, "cntp_gate_as_printed")) {
+		if (parse_bool(value, &p->cntp_gate_as_printed))
+			return bad(err, errlen, key, value, "a boolean");
+	} else if (!strcmp(key, "ratio")) {
+		unsigned a, b;
+		int n = sscanf(value, "%u/%u", &a, &b);
+		if (n < 1 || a > 63 || (n == 2 && b > 63))
+			return bad(err, errlen, key, value, "a core:bus ratio 0-63 (or ACBR/ECBR)");
+		p->acbr = (uint8_t)a;
+		p->ecbr = (uint8_t)(n == 2 ? b : a);
+	} else if (key[0] == 'e' && key[1] >= '1' && key[1] <= '8' && !key[2]) {
+		if (parse_erratum(value, &p->errata[key[1] - '0']))
+			return bad(err, errlen, key, value, "off, always, every:N or seed:N:SEED [,arg=K]");
+	} else {
+		snprintf(err, errlen, "unknown RTIT parameter '%s' (see docs/encoder-rtit.md)", key);
+		return -RTIT_ERR_BAD_CONFIG;
+	}
+	return 0;
+}
