@@ -607,6 +607,11 @@ static void on_op(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 		/* 4.2.6: FUP.PCC decided at the start of the instruction. */
 		pcc_due = ctl(m, RTIT_CTL_CYCLE_ACC) && rtit_cntp_msb(&m->cntp) &&
 			  gate_pcc(m) && !m->buff_ovf;
+		/* A WRMSR to an RTIT register was applied before its record
+		 * (the simulator calls msr_write as it executes): its start
+		 * state is gone, so it is not a FUP.PCC boundary. */
+		if (r->cls == RTIT_IC_WRMSR && r->msr >= RTIT_MSR_FIRST && r->msr <= RTIT_MSR_LAST)
+			pcc_due = false;
 		if (r->cls == RTIT_IC_WRMSR && m->wrmsr_done && m->wrmsr_ip == r->ip)
 			wrmsr_done = true;
 	}
