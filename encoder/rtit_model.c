@@ -99,38 +99,156 @@ static bool erratum(struct rtit_r_model *m, int e)
 
 /* ----------------------------------------------------------------- output */
 
-static void sink_write(struct rtit_r_model *m, const uint8_t *b, size_t n)
+enum stage_kind { STAGE_PKT, STAGE_PSB, STAGE_STOP };
+
+static void mem_write(struct rtit_r_model *m, uint64_t phys, const uint8_t *b, size_t n)
 {
-	if (!m->err && m->sink.write)
-		m->err = m->sink.write(m->sink.opaque, b, n);
-	m->stats.bytes += n;
+	if (!m->err && m->sink.write_mem && n)
+		m->err = m->sink.write_mem(m->sink.opaque, phys, b, n);
 }
 
-/* The output stage.  E8 (Appendix E): packets right after a PSB may
- * precede older packets; modelled by holding the bytes written since the
- * last PSB for up to 21 packets and, when the erratum fires, moving the
- * newest packet in front of the one before it. */
-static void out_bytes(struct rtit_r_model *m, const uint8_t *b, size_t n, bool psb)
+/* 3.3.11: the mask value; the region is [0, mask] (A-R24). */
+static uint64_t region_mask(const struct rtit_r_model *m) { return m->limit | RTIT_LIMIT_LOW; }
+
+static uint64_t region_phys(const struct rtit_r_model *m, uint64_t off)
 {
-	if (!m->p.errata[RTIT_E8].mode) {
-		sink_write(m, b, n);
+	uint64_t mask = region_mask(m);
+	return (m->base & ~mask) + (off & mask);
+}
+
+static void line_flush(struct rtit_r_model *m)
+{
+	struct rtit_outq *q = &m->outq;
+	if (q->line_fill)
+		mem_write(m, region_phys(m, q->line_off), q->line, q->line_fill);
+	q->line_fill = 0;
+}
+
+static void offset_advance(struct rtit_r_model *m, uint64_t n)
+{
+	uint64_t size = region_mask(m) + 1;
+	m->offset = (m->offset + n) % size;
+}
+
+/* Bytes reach memory: the trace file gets them in order; the region gets
+ * them line by line at RTIT_OFFSET (2.3.2: 64-byte lines). */
+static void deliver(struct rtit_r_model *m, const uint8_t *b, size_t n, bool stop)
+{
+	struct rtit_outq *q = &m->outq;
+
+	if (!m->err && m->sink.write && n)
+		m->err = m->sink.write(m->sink.opaque, b, n);
+	m->stats.bytes += n;
+	if (!m->sink.write_mem) {
+		offset_advance(m, n);
 		return;
 	}
-	if (psb || m->e8_window <= 0 || m->e8len + n > sizeof(m->e8buf)) {
-		sink_write(m, m->e8buf, m->e8len);
-		m->e8len = 0;
-		if (!psb) {
-			sink_write(m, b, n);
-			return;
+	for (size_t i = 0; i < n; i++) {
+		if (stop && !ctl(m, RTIT_CTL_DEST)) {
+			/* 3.3.2: Dest=0 forces the TraceStop write's address
+			 * bits [7:0] to 0xC0. */
+			line_flush(m);
+			mem_write(m, (region_phys(m, m->offset) & ~0xffull) | 0xc0, b + i, 1);
+		} else {
+			if (!q->line_fill)
+				q->line_off = m->offset;
+			q->line[q->line_fill++] = b[i];
 		}
+		offset_advance(m, 1);
+		if (q->line_fill && m->offset % rtit_line_size == 0)
+			line_flush(m);
 	}
-	memcpy(m->e8buf + m->e8len, b, n);
-	m->e8len += n;
-	if (psb) {
+}
+
+/* @k bytes leave the internal buffer. */
+static void drain_bytes(struct rtit_r_model *m, uint64_t k)
+{
+	struct rtit_outq *q = &m->outq;
+
+	if (k > q->in - q->out)
+		k = q->in - q->out;
+	while (k) {
+		size_t at = (size_t)(q->out % rtit_outq_size);
+		size_t n = rtit_outq_size - at;
+		bool stop = false;
+		if (n > k)
+			n = (size_t)k;
+		if (q->nstops) {
+			if (q->stops[0] == q->out) {
+				n = 1;
+				stop = true;
+				memmove(q->stops, q->stops + 1, --q->nstops * sizeof(q->stops[0]));
+			} else if (q->stops[0] - q->out < n) {
+				n = (size_t)(q->stops[0] - q->out);
+			}
+		}
+		deliver(m, q->ring + at, n, stop);
+		q->out += n;
+		k -= n;
+	}
+}
+
+/* Bytes enter the internal buffer (after the E8 stage). */
+static void accept(struct rtit_r_model *m, const uint8_t *b, size_t n, bool stop)
+{
+	struct rtit_outq *q = &m->outq;
+
+	if (!m->ibuf.cap) {		/* unlimited: straight to memory */
+		deliver(m, b, n, stop);
+		return;
+	}
+	if (stop && q->nstops < rtit_outq_stops)
+		q->stops[q->nstops++] = q->in;
+	for (size_t i = 0; i < n; i++)
+		q->ring[(q->in + i) % rtit_outq_size] = b[i];
+	q->in += n;
+}
+
+static void e8_release(struct rtit_r_model *m)
+{
+	accept(m, m->e8buf, m->e8len, false);
+	m->e8len = 0;
+	m->e8n = 0;
+}
+
+/* The output stage.  E8 (Appendix E): packets in the (up to) 21 after a
+ * PSB may precede older packets; modelled by holding them and, when the
+ * erratum fires, putting a packet before the one held before it. */
+static void stage(struct rtit_r_model *m, const uint8_t *b, size_t n, enum stage_kind kind)
+{
+	if (!m->p.errata[RTIT_E8].mode) {
+		accept(m, b, n, kind == STAGE_STOP);
+		return;
+	}
+	if (kind == STAGE_PSB) {
+		e8_release(m);
+		accept(m, b, n, false);
 		m->e8_window = m->p.errata[RTIT_E8].arg ? (int)m->p.errata[RTIT_E8].arg : 21;
 		return;
 	}
+	if (kind == STAGE_STOP || m->e8_window <= 0 || m->e8len + n > sizeof(m->e8buf) ||
+	    m->e8n + 1 >= sizeof(m->e8start) / sizeof(m->e8start[0])) {
+		e8_release(m);
+		accept(m, b, n, kind == STAGE_STOP);
+		return;
+	}
 	m->e8_window--;
+	if (m->e8n && erratum(m, RTIT_E8)) {
+		size_t prev = m->e8start[m->e8n - 1];
+		memmove(m->e8buf + prev + n, m->e8buf + prev, m->e8len - prev);
+		memcpy(m->e8buf + prev, b, n);
+		m->e8start[m->e8n++] = (uint16_t)(prev + n);
+	} else {
+		m->e8start[m->e8n++] = (uint16_t)m->e8len;
+		memcpy(m->e8buf + m->e8len, b, n);
+	}
+	m->e8len += n;
+}
+
+void rtit_r_model_drain(struct rtit_r_model *m)
+{
+	drain_bytes(m, rtit_ibuf_on_drain(&m->ibuf));
+	line_flush(m);
 }
 
 /* ---------------------------------------------------------------- packets */
@@ -218,7 +336,7 @@ static bool send(struct rtit_r_model *m, struct rtit_packet *p, uint64_t ip, con
 		ccp.size = (uint8_t)k;
 		note(m, &ccp, b + n, (size_t)k, "cycle count after the packet (4.2.15)");
 	}
-	out_bytes(m, b, (size_t)(n + k), false);
+	stage(m, b, (size_t)(n + k), p->type == RTIT_R_TRACESTOP ? STAGE_STOP : STAGE_PKT);
 	m->stats.packets++;
 
 	/* 4.2.3.1: LAST_LIP takes the full LIP of every FUP and TIP; not a
@@ -270,7 +388,7 @@ static void emit_psb(struct rtit_r_model *m, bool by_counter, const char *why)
 	rtit_ibuf_on_packet(&m->ibuf, (uint64_t)n);
 	p.size = (uint8_t)n;
 	note(m, &p, b, (size_t)n, why);
-	out_bytes(m, b, (size_t)n, true);
+	stage(m, b, (size_t)n, STAGE_PSB);
 	m->stats.packets++;
 	m->stats.psbs++;
 	(void)rtit_pktcnt_on_packet(&m->pktcnt, (unsigned)n);
@@ -380,9 +498,7 @@ static void on_time(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 		return;
 	if (gate_cycles(m))
 		rtit_cntp_on_cycles(&m->cntp, dc);
-	uint64_t before = m->ibuf.fill;
-	rtit_ibuf_on_cycles(&m->ibuf, dc);
-	(void)before;
+	drain_bytes(m, rtit_ibuf_on_cycles(&m->ibuf, dc));
 	if (ctl(m, RTIT_CTL_MTC_EN) && gate_sts_mtc(m)) {
 		uint8_t bits = mtc_bits(m, r->tsc);
 		bool first = m->mtc_first;
@@ -492,7 +608,7 @@ static void trace_stop(struct rtit_r_model *m)
 			if (rtit_pkt_encode(&m->ctx, &p, b, 1) == 1) {
 				p.size = 1;
 				note(m, &p, b, 1, "TraceStop during overflow, erratum E4: TraceActive stays set");
-				out_bytes(m, b, 1, false);
+				stage(m, b, 1, STAGE_STOP);
 			}
 			return;
 		}
@@ -733,7 +849,7 @@ static void on_event_other(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 	case RTIT_EV_SLEEP:
 		/* App. B: C4 and deeper drain the buffer before entry. */
 		if (r->vector >= 4)
-			rtit_ibuf_on_drain(&m->ibuf);
+			rtit_r_model_drain(m);
 		m->asleep = true;
 		break;
 	case RTIT_EV_WAKE:
@@ -787,8 +903,8 @@ void rtit_r_model_on_batch(const struct rtit_sim_rec *recs, size_t n, void *opaq
 
 int rtit_r_model_finish(struct rtit_r_model *m)
 {
-	sink_write(m, m->e8buf, m->e8len);
-	m->e8len = 0;
+	e8_release(m);
+	rtit_r_model_drain(m);
 	return m->err;
 }
 
@@ -829,7 +945,8 @@ int rtit_r_model_init(struct rtit_r_model *m, const struct rtit_r_params *p,
 {
 	if (!m || !p || !sink)
 		return -RTIT_ERR_INVALID;
-	if (p->psb_clear_delay > 4 || (p->buffer_bytes && !p->drain_den))
+	if (p->psb_clear_delay > 4 || (p->buffer_bytes && !p->drain_den) ||
+	    p->buffer_bytes > rtit_outq_size)
 		return -RTIT_ERR_BAD_CONFIG;
 	memset(m, 0, sizeof(*m));
 	m->p = *p;

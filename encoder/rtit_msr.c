@@ -104,7 +104,7 @@ int rtit_r_model_msr_write(void *opaque, uint32_t msr, uint64_t v,
 			return GP;
 		m->ctl = v;
 		/* 3.3.2: a write to RTIT_CTL drains the buffer. */
-		rtit_ibuf_on_drain(&m->ibuf);
+		rtit_r_model_drain(m);
 		break;
 	case RTIT_MSR_STATUS:
 		if (v & RTIT_STATUS_RSVD)

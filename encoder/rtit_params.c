@@ -85,8 +85,8 @@ int rtit_r_param_set(struct rtit_r_params *p, const char *key, const char *value
 	uint64_t v;
 
 	if (!strcmp(key, "buffer_bytes")) {
-		if (parse_u64(value, &v))
-			return bad(err, errlen, key, value, "a byte count");
+		if (parse_u64(value, &v) || v > 65536)
+			return bad(err, errlen, key, value, "a byte count up to 65536 (0: unlimited)");
 		p->buffer_bytes = v;
 	} else if (!strcmp(key, "drain")) {
 		unsigned long long a, b = 1;

@@ -79,6 +79,9 @@ struct rtit_enc_note {
 struct rtit_enc_sink {
 	/* The trace bytes in the order they reach memory (unwrapped). */
 	int (*write)(void *opaque, const uint8_t *bytes, size_t n);
+	/* Optional: the writes to the output region, as the hardware makes
+	 * them: 64-byte lines, partial lines on a drain, physical address. */
+	int (*write_mem)(void *opaque, uint64_t phys, const uint8_t *bytes, size_t n);
 	/* Optional: each packet with its cause. */
 	void (*on_packet)(void *opaque, const struct rtit_enc_note *note);
 	void *opaque;
@@ -130,10 +133,14 @@ struct rtit_r_model {
 	uint64_t errata_count[RTIT_NERRATA], rng;
 	const struct rtit_sim_rec *cur;
 	int err;			/* first sink error */
-	/* E8: the last packets, for reordering at the output stage */
+	/* E8: packets held after a PSB, for reordering (Appendix E) */
 	uint8_t e8buf[512];
+	uint16_t e8start[24];		/* packet starts in e8buf */
+	unsigned e8n;
 	size_t e8len;
 	int e8_window;
+	bool e8_stop_held;		/* a TraceStop byte is in e8buf */
+	struct rtit_outq outq;		/* last: large */
 };
 
 /* Initialises @m at reset (RTIT 3.3 reset values).  Returns 0 or
@@ -156,7 +163,11 @@ int rtit_r_model_msr_read(void *opaque, uint32_t msr, uint64_t *value,
 /* One record (what on_batch does for each). */
 void rtit_r_model_on_rec(struct rtit_r_model *m, const struct rtit_sim_rec *r);
 
-/* The end of the run: writes out what is held (E8 window).  Returns 0 or
+/* A drain (as WRMSR RTIT_CTL does, 3.3.2): every byte still in the
+ * internal buffer is written, the last line partially. */
+void rtit_r_model_drain(struct rtit_r_model *m);
+
+/* The end of the run: drains and writes out what is held.  Returns 0 or
  * the first sink error. */
 int rtit_r_model_finish(struct rtit_r_model *m);
 

@@ -121,20 +121,24 @@ struct rtit_ibuf {
 	uint64_t num, den, frac;
 };
 
-static inline void rtit_ibuf_on_cycles(struct rtit_ibuf *b, uint64_t cycles)
+/* @cycles core cycles passed: returns how many bytes drained. */
+static inline uint64_t rtit_ibuf_on_cycles(struct rtit_ibuf *b, uint64_t cycles)
 {
-	uint64_t q;
+	uint64_t q, out;
 
 	if (!b->cap || !b->den) {
+		out = b->fill;
 		b->fill = 0;
-		return;
+		return out;
 	}
 	q = cycles * b->num + b->frac;
 	b->frac = q % b->den;
 	q /= b->den;
-	b->fill = q >= b->fill ? 0 : b->fill - q;
+	out = q >= b->fill ? b->fill : q;
+	b->fill -= out;
 	if (!b->fill)
 		b->frac = 0;
+	return out;
 }
 
 static inline bool rtit_ibuf_fits(const struct rtit_ibuf *b, uint64_t len)
@@ -148,8 +152,15 @@ static inline void rtit_ibuf_on_packet(struct rtit_ibuf *b, uint64_t len)
 		b->fill += len;
 }
 
-/* A drain (WRMSR RTIT_CTL, 3.3.2; C4/C6 entry): everything is written. */
-static inline void rtit_ibuf_on_drain(struct rtit_ibuf *b) { b->fill = 0; b->frac = 0; }
+/* A drain (WRMSR RTIT_CTL, 3.3.2; C4/C6 entry): everything is written.
+ * Returns how many bytes that was. */
+static inline uint64_t rtit_ibuf_on_drain(struct rtit_ibuf *b)
+{
+	uint64_t out = b->fill;
+	b->fill = 0;
+	b->frac = 0;
+	return out;
+}
 
 static inline bool rtit_ibuf_empty(const struct rtit_ibuf *b) { return b->fill == 0; }
 
@@ -169,5 +180,24 @@ static inline int rtit_range_on_retire(uint64_t base, uint64_t limit, bool taken
 		return -1;
 	return 0;
 }
+
+/* ---- Output region (2.3, 3.3.10-3.3.12) ----
+ * Bytes leave the internal buffer into the region at
+ * (RTIT_BASE_ADDR & ~mask) + (RTIT_OFFSET & mask) (A-R24), in 64-byte
+ * lines; the offset wraps to 0 after it reaches the mask value.  The
+ * queue holds the bytes still in the internal buffer (at most
+ * rtit_outq_size), and the stream positions of TraceStop packets, whose
+ * write Dest=0 sends to 0xC0 of its line (3.3.2, A-R39). */
+enum { rtit_outq_size = 1 << 16, rtit_line_size = 64, rtit_outq_stops = 16 };
+
+struct rtit_outq {
+	uint8_t ring[rtit_outq_size];
+	uint64_t in, out;		/* stream positions: accepted, drained */
+	uint64_t stops[rtit_outq_stops];
+	unsigned nstops;
+	uint8_t line[rtit_line_size];
+	unsigned line_fill;
+	uint64_t line_off;		/* region offset of line[0] */
+};
 
 #endif /* RTIT_ENCODER_RTIT_STATE_H */

@@ -205,8 +205,7 @@ Test(examples, rtit_overflow)
 	h.p.buffer_bytes = 24;
 	h.p.drain_num = 1;
 	h.p.drain_den = 4;		/* a quarter byte per cycle */
-	size_t n = start_all(CTL_ON, 0x1000);	/* PSB + PGE = 12 bytes */
-	n = h.n;
+	start_all(CTL_ON, 0x1000);	/* PSB + PGE = 12 bytes */
 	hx_insn(&h, RTIT_IC_COND, 0x1002, 2, 0x1010, true);
 	hx_insn(&h, RTIT_IC_FAR_JMP, 0x1010, 5, 0x1100, true);	/* T, FUP.FAR, TIP: 19 */
 	hx_insn(&h, RTIT_IC_FAR_JMP, 0x1100, 5, 0x1200, true);	/* FUP.FAR 22, TIP 25 > 24 */
@@ -217,18 +216,116 @@ Test(examples, rtit_overflow)
 	hx_insn(&h, RTIT_IC_COND, 0x1300, 2, 0x1310, false);	/* lost: no TNT update */
 	for (int i = 0; i < 200; i++)			/* drains: 200 cycles */
 		hx_op(&h, 0x1310, 2);
-	/* The clear happens at the start of the next instruction; its IP
-	 * (0x1312) goes out as FUP.BuffOvf with Zext (LAST_LIP cleared). */
-	hx_expect(&h, n, 0x03, 0xbc, 0x15, 0x10, 0xb4, 0x00, 0x11,
-		  0xbc, 0x05, 0x11,
-		  0x94, 0x12, 0x13);
 	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_MSR_STATUS, &v, NULL), 0);
 	cr_expect(!(v & RTIT_STATUS_BUFF_OVF));
-	/* A-R7: the BuffOvf did not load LAST_LIP: the next TIP is sent
-	 * with Zext, not compressed against 0x1312. */
-	n = h.n;
 	hx_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1312, 2, 0x1320, true);
-	hx_expect(&h, n, 0xb4, 0x20, 0x13);
+	cr_assert_eq(rtit_r_model_finish(&h.m), 0);
+	/* The clear happens at the start of an instruction once the buffer is
+	 * empty; FUP.BuffOvf carries where execution goes on (0x1312), with
+	 * Zext (LAST_LIP cleared first).  A-R7: the BuffOvf did not load
+	 * LAST_LIP, so the last TIP is sent with Zext, not matched. */
+	hx_expect(&h, 0, PSB_BYTES, 0x84, 0x00, 0x10,
+		  0x03, 0xbc, 0x15, 0x10, 0xb4, 0x00, 0x11,
+		  0xbc, 0x05, 0x11,
+		  0x94, 0x12, 0x13,
+		  0xb4, 0x20, 0x13);
+}
+
+/* 4.2.5: a full TNT that causes the overflow is delayed, not dropped, and
+ * goes out before the FUP.BuffOvf with a cycle count taken then; the
+ * FUP.BuffOvf's own count is then 0. */
+Test(examples, rtit_overflow_delayed_full_tnt)
+{
+	hx_init(&h);
+	h.p.buffer_bytes = 14;
+	h.p.drain_num = 1;
+	h.p.drain_den = 8;
+	start_all(CTL_ON | RTIT_CTL_CYCLE_ACC, 0x1000);	/* PSB 9 + PGE 3 + CCP 1 */
+	for (int i = 0; i < 6; i++)
+		hx_insn(&h, RTIT_IC_COND, 0x1002, 2, 0x1002, true);	/* 7F + CCP: 15 > 14 */
+	cr_expect_eq(h.m.stats.overflows, 1);
+	for (int i = 0; i < 200; i++)
+		hx_op(&h, 0x1002, 2);
+	cr_assert_eq(rtit_r_model_finish(&h.m), 0);
+	/* PSB, PGE + CCP, then 7F + a 2-byte CCP (the ~100 cycles until the
+	 * buffer drained at 1/8 byte per cycle), FUP.BuffOvf 0x1004 + CCP 0. */
+	cr_assert_eq(h.n, 20, "%zu bytes", h.n);
+	const uint8_t *t = h.out + h.n - 7;
+	cr_expect_eq(t[0], 0x7f, "the delayed full TNT");
+	cr_expect_eq(t[1] & 3, 2, "a 2-byte cycle count: the time at the drain");
+	cr_expect_geq((t[1] >> 2) | t[2] << 6, 13 * 8 - 8, "cycles until the drain");
+	cr_expect_eq(t[3], 0x94, "FUP.BuffOvf");
+	cr_expect_eq(t[4] | t[5] << 8, 0x1004);
+	cr_expect_eq(t[6], 0x01, "the BuffOvf's cycle count is 0 (how a decoder tells)");
+}
+
+/* 2.3, 3.3.10-3.3.12: the output region, in 64-byte lines, wrapping at
+ * the mask; RTIT_OFFSET readable after a drain; Dest=0 sends the
+ * TraceStop write to 0xC0 of its line (3.3.2). */
+struct memw { uint64_t phys; size_t n; uint8_t b[64]; };
+static struct memw writes[64];
+static unsigned nwrites;
+
+static int mem_sink(void *opaque, uint64_t phys, const uint8_t *b, size_t n)
+{
+	(void)opaque;
+	cr_assert_lt(nwrites, 64);
+	cr_assert_leq(n, 64);
+	writes[nwrites].phys = phys;
+	writes[nwrites].n = n;
+	memcpy(writes[nwrites].b, b, n);
+	nwrites++;
+	return 0;
+}
+
+Test(examples, rtit_output_region)
+{
+	struct rtit_enc_sink s = { .write = hx_write, .write_mem = mem_sink, .opaque = &h };
+	uint64_t v;
+
+	hx_init(&h);
+	nwrites = 0;
+	cr_assert_eq(rtit_r_model_init(&h.m, &h.p, &s), 0);
+	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_MSR_CTL, &v, NULL), 0);
+	hx_msr(&h, RTIT_MSR_BASE_ADDR, 0x12340000);
+	hx_msr(&h, RTIT_MSR_LIMIT_MASK, 0x7f);		/* 128-byte region */
+	hx_msr(&h, RTIT_MSR_OFFSET, 0x30);
+	hx_msr(&h, RTIT_MSR_EVENTS, ALL);
+	hx_msr(&h, RTIT_MSR_CTL, CTL_ON | RTIT_CTL_DEST);
+	hx_op(&h, 0x1000, 2);			/* PSB + FUP.PGE: 12 bytes */
+	for (int i = 0; i < 40; i++)		/* TIPs: 3 bytes each */
+		hx_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1000, 2, 0x1000 + (uint64_t)(i & 1) * 0x10, true);
+	/* 132 bytes from offset 0x30: a line ends at 0x40 (16 bytes), the
+	 * next at 0x80 (64), which wraps to 0; the last 52 bytes are a
+	 * partial line written by the drain. */
+	cr_assert_eq(rtit_r_model_msr_write(&h.m, RTIT_MSR_CTL, CTL_ON | RTIT_CTL_DEST, NULL), 0);
+	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_MSR_OFFSET, &v, NULL), 0);
+	cr_expect_eq(v, (0x30 + 132) % 128, "RTIT_OFFSET after the drain: 0x%llx", (unsigned long long)v);
+	cr_assert_eq(nwrites, 3);
+	cr_expect(writes[0].phys == 0x12340030 && writes[0].n == 16);
+	cr_expect(writes[1].phys == 0x12340040 && writes[1].n == 64);
+	cr_expect(writes[2].phys == 0x12340000 && writes[2].n == 52,
+		  "wrapped to offset 0, a partial line on the drain (%zu bytes)", writes[2].n);
+	cr_expect_arr_eq(writes[0].b, h.out, 16, "the same bytes as the trace");
+
+	/* Dest=0: the TraceStop byte goes to 0xC0 of its line. */
+	hx_init(&h);
+	nwrites = 0;
+	cr_assert_eq(rtit_r_model_init(&h.m, &h.p, &s), 0);
+	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_MSR_CTL, &v, NULL), 0);
+	hx_msr(&h, RTIT_MSR_BASE_ADDR, 0x12340000);
+	hx_msr(&h, RTIT_MSR_LIMIT_MASK, 0xfff);
+	hx_msr(&h, RTIT_MSR_LIP1, 0x8000);
+	hx_msr(&h, RTIT_MSR_LIP3, 0x9000);
+	hx_msr(&h, RTIT_MSR_EVENTS, EV(RTIT_EVID_ALWAYS_ON, RTIT_EVID_RANGE1));
+	hx_msr(&h, RTIT_MSR_CTL, CTL_ON);
+	hx_op(&h, 0x1000, 2);
+	hx_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1002, 2, 0x8000, true);	/* TIP, TraceSTOP */
+	cr_assert_eq(rtit_r_model_finish(&h.m), 0);
+	cr_assert_eq(nwrites, 2);
+	cr_expect(writes[0].phys == 0x12340000 && writes[0].n == 15, "PSB, PGE, TIP");
+	cr_expect(writes[1].phys == 0x123400c0 && writes[1].n == 1 && writes[1].b[0] == 0xc1,
+		  "TraceStop written at 0x%llx", (unsigned long long)writes[1].phys);
 }
 
 /* 3.3.1-3.3.13: the register rules. */
