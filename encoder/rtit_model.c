@@ -247,7 +247,8 @@ static void stage(struct rtit_r_model *m, const uint8_t *b, size_t n, enum stage
 
 void rtit_r_model_drain(struct rtit_r_model *m)
 {
-	drain_bytes(m, rtit_ibuf_on_drain(&m->ibuf));
+	(void)rtit_ibuf_on_drain(&m->ibuf);
+	drain_bytes(m, UINT64_MAX);	/* everything queued */
 	line_flush(m);
 }
 
@@ -507,8 +508,10 @@ static void on_time(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 			m->mtc_first = false;
 			/* E7: the first MTC after enable may come at the wrong
 			 * time; modelled as one TSC-bit step late. */
-			if (first && erratum(m, RTIT_E7) && (uint8_t)(bits - m->mtc_bits) == 1)
+			if (first && erratum(m, RTIT_E7) && (uint8_t)(bits - m->mtc_bits) == 1) {
+				m->mtc_bits = bits;
 				return;
+			}
 			p.u.mtc.ctc = bits;
 			p.u.mtc.rng = (uint8_t)((m->ctl & RTIT_CTL_MTC_RANGE_MASK) >> RTIT_CTL_MTC_RANGE_SHIFT);
 			m->mtc_bits = bits;
@@ -608,6 +611,7 @@ static void trace_stop(struct rtit_r_model *m)
 			if (rtit_pkt_encode(&m->ctx, &p, b, 1) == 1) {
 				p.size = 1;
 				note(m, &p, b, 1, "TraceStop during overflow, erratum E4: TraceActive stays set");
+				rtit_ibuf_on_packet(&m->ibuf, 1);
 				stage(m, b, 1, STAGE_STOP);
 			}
 			return;
