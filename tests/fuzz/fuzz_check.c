@@ -8,6 +8,7 @@
 
 #include "fuzz_check.h"
 #include "pktgen.h"
+#include "rtit/ip.h"
 #include "rtit/pktdec.h"
 
 #define FUZZ_ASSERT(cond, ...) do {					\
@@ -135,6 +136,18 @@ void fuzz_check_stream(enum rtit_dialect dialect, bool cycle_acc,
 			FUZZ_ASSERT(rtit_pkt_has_ip(im.pkt.type) ||
 				    (im.ip_status == 0 && im.ip == 0),
 				    "offset %" PRIu64 ": IP on a non-IP packet", off);
+			if (rtit_pkt_has_ip(im.pkt.type) && im.ip_status != 1) {
+				/* The IP follows from the payload and the last
+				 * IP the item reports (RTIT Table 18, PT
+				 * Table 33-18). */
+				struct rtit_last_ip l = { .dialect = dialect, .ip = im.last_ip,
+							  .valid = im.last_ip_valid };
+				uint64_t ip = 0;
+				int xs = rtit_last_ip_expand(&l, &im.pkt.u.ip, &ip);
+				FUZZ_ASSERT(xs == im.ip_status && (xs || ip == im.ip),
+					    "offset %" PRIu64 ": IP %#" PRIx64 " status %d, last IP gives %#"
+					    PRIx64 " status %d", off, im.ip, im.ip_status, ip, xs);
+			}
 			check_reencode(&before, &im.pkt, off);
 			have_prev = true;
 			prev_off = off;

@@ -8,6 +8,8 @@
  *   - both modes return the same packets, errors and offsets;
  *   - packet offsets strictly increase, sizes are 1..16, raw bytes match;
  *   - an error is reported at the current offset;
+ *   - an IP packet's IP is its payload expanded against the last IP the
+ *     item reports;
  *   - decoded bytes + skipped bytes == input length;
  *   - each packet re-encoded by rtit_pkt_encode() in the context it was
  *     decoded in decodes back (same context) to an equal packet.
