@@ -132,12 +132,26 @@ static void offset_advance(struct rtit_r_model *m, uint64_t n)
 
 /* Bytes reach memory: the trace file gets them in order; the region gets
  * them line by line at RTIT_OFFSET (2.3.2: 64-byte lines). */
+static void out_flush(struct rtit_r_model *m)
+{
+	if (m->olen && !m->err && m->sink.write)
+		m->err = m->sink.write(m->sink.opaque, m->obuf, m->olen);
+	m->olen = 0;
+}
+
 static void deliver(struct rtit_r_model *m, const uint8_t *b, size_t n, bool stop)
 {
 	struct rtit_outq *q = &m->outq;
 
-	if (!m->err && m->sink.write && n)
-		m->err = m->sink.write(m->sink.opaque, b, n);
+	if (m->olen + n > sizeof(m->obuf))
+		out_flush(m);
+	if (n > sizeof(m->obuf)) {
+		if (!m->err && m->sink.write)
+			m->err = m->sink.write(m->sink.opaque, b, n);
+	} else {
+		memcpy(m->obuf + m->olen, b, n);
+		m->olen += n;
+	}
 	m->stats.bytes += n;
 	if (!m->sink.write_mem) {
 		offset_advance(m, n);
@@ -870,7 +884,32 @@ static void on_event_other(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 void rtit_r_model_on_enable_change(struct rtit_r_model *m, bool trig0, bool pe0,
 				   uint64_t nlip);
 
-void rtit_r_model_on_rec(struct rtit_r_model *m, const struct rtit_sim_rec *r)
+/*
+ * The fast path's conditions, recomputed after every record handled the
+ * slow way and after every MSR write.  While fp_ok holds, an instruction
+ * that does not change CPL/CR3/CR0.PG, is not a far transfer, MOV CR or
+ * WRMSR, crosses no range boundary, and brings no MTC or FUP.PCC, cannot
+ * change any enable: only the TNT, RET compression and TIPs remain.
+ */
+static void fast_refresh(struct rtit_r_model *m)
+{
+	unsigned fid = (unsigned)(m->events & RTIT_EVENTS_FILTER_MASK);
+	unsigned sid = (unsigned)((m->events >> RTIT_EVENTS_STOP_SHIFT) & 7);
+	bool stop_ranges = sid <= RTIT_EVID_RANGE01;
+
+	m->fp_ok = !m->p.slow_path_only && !m->buff_ovf && !m->asleep && !m->deferred_enable && !m->pending_stop &&
+		   !m->psb_due_after_next && !m->psb_clear_countdown && !m->wrmsr_done &&
+		   sid != RTIT_EVID_ALWAYS_ON && m->have_time;
+	m->fp_ranges = fid <= RTIT_EVID_RANGE01 || stop_ranges;
+	m->fp_pe = rtit_r_packet_en(m);
+	m->fp_count = gate_cycles(m);
+	m->fp_pcc = ctl(m, RTIT_CTL_CYCLE_ACC) && gate_pcc(m);
+	m->fp_mtc = ctl(m, RTIT_CTL_MTC_EN) && gate_sts_mtc(m);
+	m->fp_mtc_shift = mtc_shift(m);
+	m->fp_cmprs = ctl(m, RTIT_CTL_CMPRS_RET);
+}
+
+static void rec_slow(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 {
 	m->cur = r;
 	if (m->deferred_enable) {
@@ -896,20 +935,166 @@ void rtit_r_model_on_rec(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 		}
 	}
 	m->cur = NULL;
+	fast_refresh(m);
+}
+
+/* A branch on the fast path with PacketEn=1 (Table 19 rows 1, 6, 11-13,
+ * 17, 21, 22): the TNT, RET compression and TIPs. */
+static void fast_branch(struct rtit_r_model *m, const struct rtit_sim_rec *r, bool taken)
+{
+	uint64_t nlip = r->ip + r->len;
+
+	m->cur = r;
+	switch (r->cls) {
+	case RTIT_IC_COND:
+		tnt_bit(m, taken, "full TNT: the sixth conditional branch (Table 19 rows 13/17)");
+		break;
+	case RTIT_IC_DIRECT_CALL:
+		if (m->fp_cmprs)
+			rtit_retc_on_call(&m->retc, nlip);
+		break;
+	case RTIT_IC_INDIRECT_CALL:
+		if (m->fp_cmprs)
+			rtit_retc_on_call(&m->retc, nlip);
+		emit_ip(m, RTIT_R_TIP, r->next_ip, "TIP: near indirect branch or uncompressed RET (Table 19 rows 21-25)");
+		break;
+	case RTIT_IC_INDIRECT_JMP:
+		emit_ip(m, RTIT_R_TIP, r->next_ip, "TIP: near indirect branch or uncompressed RET (Table 19 rows 21-25)");
+		break;
+	case RTIT_IC_RET:
+		if (m->fp_cmprs && rtit_retc_on_ret(&m->retc, r->next_ip))
+			tnt_bit(m, true, "full TNT: a compressed RET was the sixth bit (4.2.3.2)");
+		else
+			emit_ip(m, RTIT_R_TIP, r->next_ip, "TIP: near indirect branch or uncompressed RET (Table 19 rows 21-25)");
+		break;
+	default:
+		break;
+	}
+	m->cur = NULL;
+	/* A packet may have overflowed the buffer or made a PSB due. */
+	if (m->buff_ovf || m->psb_due_after_next || m->psb_clear_countdown)
+		fast_refresh(m);
+}
+
+/* What the fast path does with each instruction class. */
+enum { FP_NONE, FP_COND, FP_JUMP, FP_WORK, FP_SLOW };
+static const uint8_t fp_class[256] = {
+	[RTIT_IC_OTHER] = FP_NONE, [RTIT_IC_RDMSR] = FP_NONE, [RTIT_IC_HLT] = FP_NONE,
+	[RTIT_IC_PTWRITE] = FP_NONE, [RTIT_IC_COND] = FP_COND,
+	[RTIT_IC_DIRECT_JMP] = FP_JUMP, [RTIT_IC_DIRECT_CALL] = FP_WORK,
+	[RTIT_IC_INDIRECT_JMP] = FP_WORK, [RTIT_IC_INDIRECT_CALL] = FP_WORK,
+	[RTIT_IC_RET] = FP_WORK,
+	[RTIT_IC_FAR_JMP] = FP_SLOW, [RTIT_IC_FAR_CALL] = FP_SLOW, [RTIT_IC_FAR_RET] = FP_SLOW,
+	[RTIT_IC_IRET] = FP_SLOW, [RTIT_IC_INT] = FP_SLOW, [RTIT_IC_SYSCALL] = FP_SLOW,
+	[RTIT_IC_SYSRET] = FP_SLOW, [RTIT_IC_SYSENTER] = FP_SLOW, [RTIT_IC_SYSEXIT] = FP_SLOW,
+	[RTIT_IC_MOV_CR3] = FP_SLOW, [RTIT_IC_MOV_CR0] = FP_SLOW, [RTIT_IC_WRMSR] = FP_SLOW,
+	[RTIT_IC_COUNT ... 255] = FP_SLOW,
+};
+
+/*
+ * The fast path over recs[i..n): handles records while fp_ok holds and
+ * each record meets its conditions (see fast_refresh); returns the index
+ * of the first record it did not handle.  The cycle counter is not
+ * advanced per record: the run stops before the cycle at which CNTP bit
+ * 21 would set (a FUP.PCC) or the TSC at which the MTC bits change, and
+ * CNTP takes the elapsed cycles once at the end.
+ */
+static size_t fast_run(struct rtit_r_model *m, const struct rtit_sim_rec *recs, size_t i, size_t n)
+{
+	uint64_t start = m->last_cycles, last = start, tsc = m->last_tsc;
+	uint64_t cyc_limit = UINT64_MAX, tsc_limit = UINT64_MAX;
+	const uint8_t cpl = m->cpl, pg = m->cr0_pg ? RTIT_SIM_F_CR0_PG : 0;
+	const uint64_t cr3 = m->cr3;
+	const bool ranges = m->fp_ranges;
+
+	if (!m->fp_ok || m->ibuf.cap)
+		return i;
+	if (m->fp_pcc && m->fp_count)
+		cyc_limit = start + (RTIT_CNTP_MSB - (m->cntp.v & (RTIT_CNTP_MSB - 1)));
+	if (m->fp_pcc && rtit_cntp_msb(&m->cntp))
+		return i;
+	if (m->fp_mtc)	/* the next value of the watched TSC bits */
+		tsc_limit = ((tsc >> m->fp_mtc_shift) + 1) << m->fp_mtc_shift;
+	for (; i < n; i++) {
+		const struct rtit_sim_rec *r = &recs[i];
+		unsigned what;
+
+		if (r->kind != RTIT_SIM_INSN || r->cpl != cpl || r->cr3 != cr3 ||
+		    (r->flags & RTIT_SIM_F_CR0_PG) != pg)
+			break;
+		what = fp_class[r->cls];
+		if (what == FP_SLOW || r->cycles >= cyc_limit || r->tsc >= tsc_limit)
+			break;
+		if (ranges) {
+			/* 3.3.5: a taken transfer or a step onto a base or
+			 * limit IP may change FilterEn or stop tracing. */
+			uint64_t next = (r->ip + r->len) & RTIT_LIP_MASK;
+			if (what >= FP_JUMP || (what == FP_COND && (r->flags & RTIT_SIM_F_TAKEN)) ||
+			    next == m->lip[0] || next == m->lip[1] || next == m->lip[2] ||
+			    next == m->lip[3])
+				break;
+		}
+		last = r->cycles;
+		tsc = r->tsc;
+		if (what == FP_NONE || what == FP_JUMP || !m->fp_pe)
+			continue;
+		/* A branch with work: bring CNTP up to date first (a CCP
+		 * may read it). */
+		if (m->fp_count)
+			rtit_cntp_on_cycles(&m->cntp, last - start);
+		start = last;
+		fast_branch(m, r, r->flags & RTIT_SIM_F_TAKEN);
+		if (!m->fp_ok) {
+			i++;
+			break;
+		}
+		if (m->fp_pcc && m->fp_count)
+			cyc_limit = start + (RTIT_CNTP_MSB - (m->cntp.v & (RTIT_CNTP_MSB - 1)));
+		if (m->fp_pcc && rtit_cntp_msb(&m->cntp)) {
+			i++;
+			break;
+		}
+	}
+	if (m->fp_count)
+		rtit_cntp_on_cycles(&m->cntp, last - start);
+	m->last_cycles = last;
+	m->last_tsc = tsc;
+	return i;
+}
+
+void rtit_r_model_on_rec(struct rtit_r_model *m, const struct rtit_sim_rec *r)
+{
+	if (!fast_run(m, r, 0, 1))
+		rec_slow(m, r);
+	out_flush(m);
 }
 
 void rtit_r_model_on_batch(const struct rtit_sim_rec *recs, size_t n, void *opaque)
 {
 	struct rtit_r_model *m = opaque;
-	for (size_t i = 0; i < n; i++)
-		rtit_r_model_on_rec(m, &recs[i]);
+
+	for (size_t i = 0; i < n;) {
+		i = fast_run(m, recs, i, n);
+		if (i < n)
+			rec_slow(m, &recs[i++]);
+	}
+	out_flush(m);
 }
 
 int rtit_r_model_finish(struct rtit_r_model *m)
 {
 	e8_release(m);
 	rtit_r_model_drain(m);
+	out_flush(m);
 	return m->err;
+}
+
+/* After an MSR access: the fast path's cached view may be stale. */
+void rtit_r_model_after_msr(struct rtit_r_model *m);
+void rtit_r_model_after_msr(struct rtit_r_model *m)
+{
+	fast_refresh(m);
+	out_flush(m);
 }
 
 /* ------------------------------------------------ MSR side effects, init */

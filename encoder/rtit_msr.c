@@ -84,10 +84,23 @@ int rtit_r_model_msr_read(void *opaque, uint32_t msr, uint64_t *value,
 	return 0;
 }
 
+static int msr_write(struct rtit_r_model *m, uint32_t msr, uint64_t v,
+		     const struct rtit_sim_rec *ctx);
+
+void rtit_r_model_after_msr(struct rtit_r_model *m);
+
 int rtit_r_model_msr_write(void *opaque, uint32_t msr, uint64_t v,
 			   const struct rtit_sim_rec *ctx)
 {
 	struct rtit_r_model *m = opaque;
+	int ret = msr_write(m, msr, v, ctx);
+	rtit_r_model_after_msr(m);
+	return ret;
+}
+
+static int msr_write(struct rtit_r_model *m, uint32_t msr, uint64_t v,
+		     const struct rtit_sim_rec *ctx)
+{
 	bool trig0 = rtit_r_trigger_en(m), pe0 = rtit_r_packet_en(m);
 	uint64_t nlip = ctx ? ctx->ip + ctx->len : 0;
 

@@ -48,6 +48,7 @@ struct rtit_r_params {
 	bool buffovf_loads_lip;		/* FUP.BuffOvf loads LAST_LIP (A-R7) */
 	bool cntp_gate_as_printed;	/* Table 17 cycle-counter rows (A-R13) */
 	uint8_t acbr, ecbr;		/* core:bus ratios at start (STS) */
+	bool slow_path_only;		/* testing: never take the fast path */
 	struct rtit_erratum errata[RTIT_NERRATA];
 };
 
@@ -140,6 +141,13 @@ struct rtit_r_model {
 	size_t e8len;
 	int e8_window;
 	bool e8_stop_held;		/* a TraceStop byte is in e8buf */
+	/* the fast path's view of the enables, valid while fp_ok (see
+	 * fast_refresh in rtit_model.c) */
+	bool fp_ok, fp_pe, fp_count, fp_pcc, fp_mtc, fp_cmprs, fp_ranges;
+	unsigned fp_mtc_shift;
+	/* bytes on their way to sink.write, flushed per batch */
+	uint8_t obuf[4096];
+	size_t olen;
 	struct rtit_outq outq;		/* last: large */
 };
 

@@ -1,0 +1,166 @@
+/*
+ * test_rtit_paths.c - the encoder's fast path (rtit_model.c fast_run)
+ * gives byte-identical output to the slow path that implements Table 19
+ * case by case, on random record streams that exercise the filter ranges,
+ * TraceStop, CPL and CR3 changes, far transfers, cycle-accurate mode, MTC,
+ * a finite buffer and overflow; and feeding records one at a time gives
+ * the same bytes as feeding them in batches.
+ */
+#include <stdlib.h>
+
+#include "rtit_harness.h"
+
+static uint64_t rs;
+static uint32_t rnd(void)
+{
+	rs ^= rs << 13;
+	rs ^= rs >> 7;
+	rs ^= rs << 17;
+	return (uint32_t)(rs >> 16);
+}
+
+enum { N = 20000 };
+static struct rtit_sim_rec recs[N];
+
+static void gen(uint64_t seed)
+{
+	uint64_t ip = 0x1000, cyc = 0, stack[32];
+	int sp = 0;
+	uint8_t cpl = 3;
+	uint64_t cr3 = 0x1000;
+
+	rs = seed * 0x9e3779b97f4a7c15ull + 1;
+	for (int i = 0; i < N; i++) {
+		struct rtit_sim_rec *r = &recs[i];
+		uint32_t x = rnd();
+		memset(r, 0, sizeof(*r));
+		r->kind = RTIT_SIM_INSN;
+		r->ip = ip;
+		r->len = (uint8_t)(1 + x % 6);
+		r->flags = RTIT_SIM_F_CR0_PG;
+		r->mode = 64;
+		cyc += 1 + (x >> 4) % 7;
+		r->cycles = cyc;
+		r->tsc = cyc * 2;
+		uint64_t nlip = ip + r->len;
+		uint64_t tgt = 0x0f00 + (rnd() % 0x400);	/* around the ranges */
+		unsigned k = (x >> 8) % 100;
+		r->next_ip = nlip;
+		if (k < 55) {
+			r->cls = RTIT_IC_OTHER;
+		} else if (k < 72) {
+			r->cls = RTIT_IC_COND;
+			if (x & 1) {
+				r->flags |= RTIT_SIM_F_TAKEN;
+				r->next_ip = tgt;
+			}
+		} else if (k < 78 && sp < 32) {
+			r->cls = RTIT_IC_DIRECT_CALL;
+			r->flags |= RTIT_SIM_F_TAKEN;
+			stack[sp++] = nlip;
+			r->next_ip = tgt;
+		} else if (k < 84 && sp) {
+			r->cls = RTIT_IC_RET;
+			r->flags |= RTIT_SIM_F_TAKEN;
+			r->next_ip = (x & 2) ? stack[--sp] : tgt;
+		} else if (k < 89) {
+			r->cls = (x & 4) ? RTIT_IC_INDIRECT_JMP : RTIT_IC_INDIRECT_CALL;
+			r->flags |= RTIT_SIM_F_TAKEN;
+			r->next_ip = tgt;
+		} else if (k < 92) {
+			r->cls = RTIT_IC_DIRECT_JMP;
+			r->flags |= RTIT_SIM_F_TAKEN;
+			r->next_ip = tgt;
+		} else if (k < 94) {
+			r->cls = RTIT_IC_SYSCALL;
+			r->flags |= RTIT_SIM_F_TAKEN;
+			r->next_ip = tgt;
+			cpl = 0;
+		} else if (k < 96) {
+			r->cls = RTIT_IC_SYSRET;
+			r->flags |= RTIT_SIM_F_TAKEN;
+			r->next_ip = tgt;
+			cpl = 3;
+		} else if (k < 97) {
+			r->cls = RTIT_IC_MOV_CR3;
+			cr3 = (x & 8) ? 0x1000 : 0x2000;
+		} else if (k < 98) {
+			r->kind = RTIT_SIM_EVENT;
+			r->cls = RTIT_EV_EXT_INTERRUPT;
+			r->len = 0;
+			r->ip = ip;
+			r->next_ip = tgt;
+			r->flags |= RTIT_SIM_F_TAKEN;
+		} else {
+			r->cls = RTIT_IC_FAR_JMP;
+			r->flags |= RTIT_SIM_F_TAKEN;
+			r->next_ip = tgt;
+		}
+		r->cpl = cpl;
+		r->cr3 = cr3;
+		ip = r->next_ip;
+	}
+}
+
+static struct hx a, b;
+
+static void run(struct hx *h, bool slow, uint64_t ctl, uint64_t events, size_t batch,
+		uint64_t buf)
+{
+	hx_init(h);
+	h->p.slow_path_only = slow;
+	h->p.buffer_bytes = buf;
+	h->p.drain_num = 1;
+	h->p.drain_den = 3;
+	h->cpl = 3;
+	h->cr3 = 0x1000;
+	hx_start(h);
+	hx_msr(h, RTIT_MSR_LIP0, 0x1000);
+	hx_msr(h, RTIT_MSR_LIP2, 0x1200);
+	hx_msr(h, RTIT_MSR_LIP1, 0x1280);
+	hx_msr(h, RTIT_MSR_LIP3, 0x12c0);
+	hx_msr(h, RTIT_MSR_CR3_MATCH, 0x1000);
+	hx_msr(h, RTIT_MSR_EVENTS, events);
+	hx_msr(h, RTIT_MSR_CTL, ctl);
+	for (size_t i = 0; i < N; i += batch) {
+		size_t k = N - i < batch ? N - i : batch;
+		if (batch == 1)
+			rtit_r_model_on_rec(&h->m, &recs[i]);
+		else
+			rtit_r_model_on_batch(recs + i, k, &h->m);
+	}
+	cr_assert_eq(rtit_r_model_finish(&h->m), 0);
+}
+
+Test(paths, fast_equals_slow_and_batching_does_not_matter)
+{
+	static const uint64_t T = RTIT_CTL_TRACE_EN | RTIT_CTL_TRACE_ACTIVE;
+	static const struct { uint64_t ctl, events, buf; } cfg[] = {
+		{ T | RTIT_CTL_OS | RTIT_CTL_USER, 7 | (6 << 3), 0 },
+		{ T | RTIT_CTL_USER | RTIT_CTL_CMPRS_RET, 0 | (6 << 3), 0 },
+		{ T | RTIT_CTL_OS | RTIT_CTL_USER | RTIT_CTL_CYCLE_ACC | RTIT_CTL_MTC_EN, 2 | (6 << 3), 0 },
+		{ T | RTIT_CTL_OS | RTIT_CTL_USER | RTIT_CTL_CR3EN | RTIT_CTL_STS_EN | RTIT_CTL_STS_ON_CR3, 7 | (6 << 3), 0 },
+		{ T | RTIT_CTL_OS | RTIT_CTL_USER | RTIT_CTL_CYCLE_ACC | RTIT_CTL_LESS_PKTS | RTIT_CTL_MTC_EN, 1 | (6 << 3), 0 },
+		{ T | RTIT_CTL_OS | RTIT_CTL_USER | RTIT_CTL_CMPRS_RET, 7 | (1 << 3), 0 },
+		{ T | RTIT_CTL_OS | RTIT_CTL_USER | RTIT_CTL_CYCLE_ACC, 7 | (6 << 3), 48 },
+		{ T | RTIT_CTL_OS | RTIT_CTL_USER | RTIT_CTL_MTC_EN | (2ull << 14), 7 | (6 << 3), 200 },
+	};
+	for (unsigned c = 0; c < sizeof(cfg) / sizeof(cfg[0]); c++) {
+		for (uint64_t seed = 1; seed <= 3; seed++) {
+			gen(seed * 131 + c);
+			run(&a, true, cfg[c].ctl, cfg[c].events, 1024, cfg[c].buf);
+			run(&b, false, cfg[c].ctl, cfg[c].events, 1024, cfg[c].buf);
+			cr_assert_gt(a.n, 20, "config %u seed %llu produced only %zu bytes", c,
+				     (unsigned long long)seed, a.n);
+			cr_assert_eq(a.n, b.n, "config %u seed %llu: slow %zu bytes, fast %zu", c,
+				     (unsigned long long)seed, a.n, b.n);
+			cr_assert_arr_eq(a.out, b.out, a.n, "config %u seed %llu: bytes differ", c,
+					 (unsigned long long)seed);
+			run(&b, false, cfg[c].ctl, cfg[c].events, 1, cfg[c].buf);
+			cr_assert_eq(a.n, b.n, "config %u: per-record %zu bytes", c, b.n);
+			cr_assert_arr_eq(a.out, b.out, a.n, "config %u: per-record bytes differ", c);
+			run(&b, false, cfg[c].ctl, cfg[c].events, 7, cfg[c].buf);
+			cr_assert_arr_eq(a.out, b.out, a.n, "config %u: 7-record batches differ", c);
+		}
+	}
+}
