@@ -133,50 +133,6 @@ void rtit_pkt_ctx_init(struct rtit_pkt_ctx *ctx, enum rtit_dialect dialect,
 	ctx->cycle_acc = dialect == RTIT_DIALECT_RTIT && cycle_acc;
 }
 
-/* RTIT 4.2.15: a CCP follows a full TNT, TIP, every FUP, PIP, MTC and STS;
- * not a partial TNT, TraceSTOP or PSB (PACKETS.md A-R12). */
-static bool rtit_r_bears_ccp(const struct rtit_packet *pkt)
-{
-	switch (pkt->type) {
-	case RTIT_R_TNT:
-		return pkt->u.tnt.nbits == rtit_r_tnt_max_bits;
-	case RTIT_R_TIP:
-	case RTIT_R_FUP_PGE:
-	case RTIT_R_FUP_PGD:
-	case RTIT_R_FUP_BUFFOVF:
-	case RTIT_R_FUP_PCC:
-	case RTIT_R_FUP_FAR:
-	case RTIT_R_PIP:
-	case RTIT_R_MTC:
-	case RTIT_R_STS:
-		return true;
-	default:
-		return false;
-	}
-}
-
-void rtit_pkt_ctx_on_packet(struct rtit_pkt_ctx *ctx,
-			    const struct rtit_packet *pkt)
-{
-	if (ctx->dialect == RTIT_DIALECT_RTIT) {
-		ctx->expect_ccp = ctx->cycle_acc && rtit_r_bears_ccp(pkt);
-		return;
-	}
-	/* PT 33.4.1.1: a block runs from BBP to BEP, a new BBP, or OVF. */
-	switch (pkt->type) {
-	case RTIT_PT_BBP:
-		ctx->in_block = true;
-		ctx->block_sz4 = pkt->u.bbp.sz;
-		break;
-	case RTIT_PT_BEP:
-	case RTIT_PT_OVF:
-		ctx->in_block = false;
-		break;
-	default:
-		break;
-	}
-}
-
 void rtit_pkt_ctx_on_sync(struct rtit_pkt_ctx *ctx)
 {
 	ctx->expect_ccp = false;

@@ -57,7 +57,7 @@ static int rtit_r_decode(const struct rtit_pkt_ctx *ctx, const uint8_t *buf,
 {
 	uint8_t b0 = buf[0];
 
-	memset(&pkt->u, 0, sizeof(pkt->u));
+	/* Only the fields of the decoded type are written. */
 	if (ctx->expect_ccp)
 		return rtit_r_decode_ccp(buf, len, pkt, why);
 
@@ -80,15 +80,17 @@ static int rtit_r_decode(const struct rtit_pkt_ctx *ctx, const uint8_t *buf,
 		enum rtit_pkt_type type = rtit_r_fup_types[ev];
 		int pl;
 
+		/* 4.2.3: CNT 00/01/10 = 2/4/6 payload bytes; 11 reserved. */
+		static const int8_t cnt_size[4] = { 2, 4, 6, -1 };
 		if (type == RTIT_PKT_INVALID)
 			FAIL(RTIT_ERR_BAD_OPC, "reserved FUP event 100b/101b (RTIT 4.2.4)");
-		pl = rtit_ipc_payload_size(RTIT_DIALECT_RTIT, (uint8_t)cnt);
+		pl = cnt_size[cnt];
 		if (pl < 0)
 			FAIL(RTIT_ERR_BAD_PACKET, "reserved IP compression CNT=11b (RTIT 4.2.3)");
 		NEED(rtit_r_opc_size + pl);
 		pkt->u.ip.ipc = (uint8_t)cnt;
 		pkt->u.ip.zext = (b0 & rtit_r_fup_zext) != 0;
-		pkt->u.ip.payload = rtit_le_load(buf + 1, (size_t)pl);
+		pkt->u.ip.payload = rtit_le_load_fast(buf + 1, (size_t)pl, len - 1);
 		return done(pkt, type, (size_t)(rtit_r_opc_size + pl));
 	}
 
@@ -107,6 +109,7 @@ static int rtit_r_decode(const struct rtit_pkt_ctx *ctx, const uint8_t *buf,
 		/* 4.2.10, Figure 9: CR3[39:0] low byte first. */
 		NEED(rtit_r_pip_size);
 		pkt->u.pip.pg = (b0 & rtit_r_pip_pg) != 0;
+		pkt->u.pip.nr = false;
 		pkt->u.pip.cr3 = rtit_le_load(buf + 1, rtit_r_pl_pip_size);
 		return done(pkt, RTIT_R_PIP, rtit_r_pip_size);
 	}
@@ -221,6 +224,7 @@ static int pt_decode_ext(const uint8_t *buf, size_t len,
 		NEED(rtit_pt_pip_size);
 		p = rtit_le_load(buf + 2, rtit_pt_pl_pip_size);
 		pkt->u.pip.nr = (p & rtit_pt_pip_nr) != 0;
+		pkt->u.pip.pg = false;
 		pkt->u.pip.cr3 = (p >> rtit_pt_pip_shr) << rtit_pt_pip_shl;
 		return done(pkt, RTIT_PT_PIP, rtit_pt_pip_size);
 	}
@@ -295,7 +299,11 @@ static int pt_decode_one(const struct rtit_pkt_ctx *ctx, const uint8_t *buf,
 {
 	uint8_t b0 = buf[0];
 
-	memset(&pkt->u, 0, sizeof(pkt->u));
+	/* Only the fields of the decoded type are written.  Most frequent
+	 * first: TNT-8, then the IP packets. */
+	if ((b0 & rtit_pt_tnt8_mask) == rtit_pt_tnt8 && b0 > rtit_pt_ext &&
+	    (!ctx->in_block || (b0 & rtit_pt_bip_mask) != rtit_pt_bip))
+		return pt_decode_tnt8(b0, pkt);
 	if (b0 == rtit_pt_pad)
 		return done(pkt, RTIT_PT_PAD, rtit_pt_pad_size);
 	if (b0 == rtit_pt_ext)
@@ -315,8 +323,10 @@ static int pt_decode_one(const struct rtit_pkt_ctx *ctx, const uint8_t *buf,
 
 	switch (b0 & rtit_pt_opm_ip) {
 	case rtit_pt_tip: case rtit_pt_tip_pge: case rtit_pt_tip_pgd: case rtit_pt_fup: {
+		/* Table 33-18: payload bytes per IPBytes; -1 reserved. */
+		static const int8_t ipc_size[8] = { 0, 2, 4, 6, 6, -1, 8, -1 };
 		uint8_t ipc = b0 >> rtit_pt_ipc_shr;
-		int pl = rtit_ipc_payload_size(RTIT_DIALECT_PT, ipc);
+		int pl = ipc_size[ipc];
 		enum rtit_pkt_type t;
 
 		switch (b0 & rtit_pt_opm_ip) {
@@ -329,7 +339,8 @@ static int pt_decode_one(const struct rtit_pkt_ctx *ctx, const uint8_t *buf,
 			FAIL(RTIT_ERR_BAD_PACKET, "reserved IPBytes 101b/111b (PT Table 33-18)");
 		NEED(rtit_pt_opc_size + pl);
 		pkt->u.ip.ipc = ipc;
-		pkt->u.ip.payload = rtit_le_load(buf + 1, (size_t)pl);
+		pkt->u.ip.zext = false;
+		pkt->u.ip.payload = rtit_le_load_fast(buf + 1, (size_t)pl, len - 1);
 		return done(pkt, t, (size_t)(rtit_pt_opc_size + pl));
 	}
 	default:
@@ -343,6 +354,7 @@ static int pt_decode_one(const struct rtit_pkt_ctx *ctx, const uint8_t *buf,
 	case rtit_pt_mtc:
 		NEED(rtit_pt_mtc_size);
 		pkt->u.mtc.ctc = buf[1];
+		pkt->u.mtc.rng = 0;
 		return done(pkt, RTIT_PT_MTC, rtit_pt_mtc_size);
 	case rtit_pt_mode: {
 		unsigned leaf;

@@ -69,6 +69,10 @@ static void track_ip(struct rtit_pktdec *d, struct rtit_pktdec_item *it)
 {
 	const struct rtit_packet *p = &it->pkt;
 
+	it->ip_status = 0;
+	it->ip = 0;
+	it->last_ip = 0;
+	it->last_ip_valid = false;
 	switch (p->type) {
 	case RTIT_R_PSB:
 	case RTIT_PT_PSB:
@@ -102,11 +106,10 @@ int rtit_pktdec_next(struct rtit_pktdec *d, struct rtit_pktdec_item *it)
 	const char *why = NULL;
 	int ret;
 
-	if (fill(d, max_packet) < 0)
+	if (d->cfg.read && fill(d, max_packet) < 0)
 		return fail(d, -RTIT_ERR_IO, "read failed");
 	if (d->pos >= d->len)
 		return 0;
-	memset(it, 0, sizeof(*it));
 	ret = rtit_pkt_decode(&d->ctx, d->buf + d->pos, d->len - d->pos,
 			      &it->pkt, &why);
 	if (ret < 0) {

@@ -21,6 +21,18 @@ static inline void rtit_le_store(uint8_t *p, uint64_t v, size_t n)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* Loads @n (0..8) bytes little-endian when @avail >= 8 bytes may be read
+ * at @p: one unaligned 8-byte load, masked (x86-64 is little-endian). */
+static inline uint64_t rtit_le_load_fast(const uint8_t *p, size_t n, size_t avail)
+{
+	uint64_t v;
+
+	if (avail < 8)
+		return rtit_le_load(p, n);
+	__builtin_memcpy(&v, p, 8);
+	return n >= 8 ? v : v & ((1ull << (8 * n)) - 1);
+}
+
 /* Mask of the low @n bits, n in 0..64. */
 static inline uint64_t rtit_mask(unsigned n)
 {

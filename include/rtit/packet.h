@@ -214,9 +214,39 @@ void rtit_pkt_ctx_init(struct rtit_pkt_ctx *ctx, enum rtit_dialect dialect,
 		       bool cycle_acc);
 
 /* Updates @ctx after @pkt was decoded or encoded (the pure state update
- * both directions share). */
-void rtit_pkt_ctx_on_packet(struct rtit_pkt_ctx *ctx,
-			    const struct rtit_packet *pkt);
+ * both directions share).  Inline: it runs once per packet.
+ *
+ * RTIT 4.2.15: a CCP follows a full TNT, TIP, every FUP, PIP, MTC and STS;
+ * not a partial TNT, TraceSTOP or PSB (PACKETS.md A-R12).
+ * PT 33.4.1.1: a block runs from BBP to BEP, a new BBP, or OVF. */
+static inline void rtit_pkt_ctx_on_packet(struct rtit_pkt_ctx *ctx,
+					  const struct rtit_packet *pkt)
+{
+	if (ctx->dialect == RTIT_DIALECT_RTIT) {
+		bool ccp;
+		switch (pkt->type) {
+		case RTIT_R_TNT:
+			ccp = pkt->u.tnt.nbits == 6;	/* rtit_r_tnt_max_bits */
+			break;
+		case RTIT_R_TIP: case RTIT_R_FUP_PGE: case RTIT_R_FUP_PGD:
+		case RTIT_R_FUP_BUFFOVF: case RTIT_R_FUP_PCC: case RTIT_R_FUP_FAR:
+		case RTIT_R_PIP: case RTIT_R_MTC: case RTIT_R_STS:
+			ccp = true;
+			break;
+		default:
+			ccp = false;
+			break;
+		}
+		ctx->expect_ccp = ctx->cycle_acc && ccp;
+		return;
+	}
+	if (pkt->type == RTIT_PT_BBP) {
+		ctx->in_block = true;
+		ctx->block_sz4 = pkt->u.bbp.sz;
+	} else if (pkt->type == RTIT_PT_BEP || pkt->type == RTIT_PT_OVF) {
+		ctx->in_block = false;
+	}
+}
 
 /* Resets the parts of @ctx a PSB resets (RTIT: no CCP after a PSB; PT: a
  * PSB is forbidden in a block, so after resync there is none). */
