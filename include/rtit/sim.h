@@ -1,0 +1,329 @@
+/*
+ * sim.h - the simulator's input side: real machine code runs in Unicorn,
+ * a small platform model around it produces the exact sequence of retired
+ * instructions and events the trace block would see (issue 3).
+ *
+ * The encoder models consume the stream as fixed-size records
+ * (struct rtit_sim_rec) in batches; nothing is allocated per record.
+ * See docs/sim.md for the record semantics in full.
+ */
+#ifndef RTIT_SIM_H
+#define RTIT_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "rtit/error.h"
+
+/* Instruction classes, after RTIT 2.2 / Table 2 ("Classifying branches and
+ * COFI") and Intel PT Table 33-1 (COFI type for branch instructions). */
+enum rtit_insn_class {
+	RTIT_IC_OTHER = 0,	/* not a branch */
+	RTIT_IC_COND,		/* Jcc, LOOP/LOOPcc, JCXZ/JECXZ/JRCXZ */
+	RTIT_IC_DIRECT_JMP,	/* near relative JMP */
+	RTIT_IC_DIRECT_CALL,	/* near relative CALL (flag ZERO_LEN_CALL) */
+	RTIT_IC_INDIRECT_JMP,	/* near JMP r/m */
+	RTIT_IC_INDIRECT_CALL,	/* near CALL r/m */
+	RTIT_IC_RET,		/* near RET, RET imm16 */
+	RTIT_IC_FAR_JMP,
+	RTIT_IC_FAR_CALL,
+	RTIT_IC_FAR_RET,
+	RTIT_IC_IRET,
+	RTIT_IC_INT,		/* INT n, INT3, INTO, INT1; vector in rec */
+	RTIT_IC_SYSCALL,
+	RTIT_IC_SYSRET,
+	RTIT_IC_SYSENTER,
+	RTIT_IC_SYSEXIT,
+	RTIT_IC_MOV_CR3,	/* MOV to CR3 */
+	RTIT_IC_MOV_CR0,	/* MOV to CR0 */
+	RTIT_IC_WRMSR,
+	RTIT_IC_RDMSR,
+	RTIT_IC_HLT,
+	RTIT_IC_PTWRITE,
+	RTIT_IC_COUNT
+};
+
+/* Event kinds (records with kind RTIT_SIM_EVENT). */
+enum rtit_sim_event {
+	RTIT_EV_NONE = 0,
+	RTIT_EV_EXCEPTION,	/* vector; flag FAULT (ip = CLIP) or not (NLIP) */
+	RTIT_EV_EXT_INTERRUPT,	/* vector; ip = NLIP */
+	RTIT_EV_NMI,		/* ip = NLIP */
+	RTIT_EV_SMI,		/* ip = NLIP; followed by RSM */
+	RTIT_EV_RSM,		/* next_ip = resumed IP */
+	RTIT_EV_VMEXIT,		/* ip = NLIP of the guest */
+	RTIT_EV_VMENTRY,	/* next_ip = resumed guest IP */
+	RTIT_EV_FREQ_CHANGE,	/* value = new core:bus ratio */
+	RTIT_EV_SLEEP,		/* vector = C-state; value = TSC ticks asleep */
+	RTIT_EV_WAKE,		/* after SLEEP */
+	RTIT_EV_MSR_WRITE_EXTERNAL, /* msr, value (a debugger's write) */
+	RTIT_EV_COUNT
+};
+
+enum rtit_sim_rec_kind {
+	RTIT_SIM_INSN = 1,	/* a retired instruction */
+	RTIT_SIM_EVENT = 2	/* an asynchronous event or exception */
+};
+
+/* Record flags. */
+enum {
+	RTIT_SIM_F_TAKEN = 1u << 0,	/* branch taken (COND), or any COFI done */
+	RTIT_SIM_F_ZERO_LEN_CALL = 1u << 1, /* CALL rel 0 (RTIT 2.2.2) */
+	RTIT_SIM_F_FAULT = 1u << 2,	/* EXCEPTION: ip is the faulting insn */
+	RTIT_SIM_F_CR0_PG = 1u << 3,	/* CR0.PG after */
+	RTIT_SIM_F_HAS_ERR = 1u << 4	/* EXCEPTION pushed an error code (msr) */
+};
+
+/* Execution mode after the record (the value is the operand width). */
+enum rtit_sim_mode {
+	RTIT_SIM_MODE_16 = 16,
+	RTIT_SIM_MODE_32 = 32,
+	RTIT_SIM_MODE_64 = 64
+};
+
+/*
+ * One retired instruction or one event, 64 bytes (a cache line).
+ *
+ * Instruction (kind INSN): ip, len, cls; next_ip is the IP of the next
+ * instruction that executes in program order (branch target when taken,
+ * fall-through otherwise; for INT/SYSCALL... the handler).  cpl, cr3, mode,
+ * flags describe the state after the instruction.  cycles is the cumulative
+ * core cycle count after it retired, tsc the TSC then.  value: PTWRITE
+ * operand, WRMSR/RDMSR value, MOV CR value; msr: MSR number.
+ *
+ * Event (kind EVENT): cls holds enum rtit_sim_event.  ip is the IP saved for
+ * the interrupted flow (RTIT Table 1: NLIP for interrupts and traps; the
+ * faulting instruction, CLIP, for faults, flag FAULT), next_ip is where
+ * execution continues (the handler, or the resumed IP).  A fault replaces
+ * the instruction it hit: that instruction has no INSN record.
+ */
+struct rtit_sim_rec {
+	uint64_t ip;
+	uint64_t next_ip;
+	uint64_t cr3;
+	uint64_t cycles;
+	uint64_t tsc;
+	uint64_t value;
+	uint32_t msr;
+	uint8_t kind;		/* enum rtit_sim_rec_kind */
+	uint8_t cls;		/* enum rtit_insn_class or enum rtit_sim_event */
+	uint8_t len;		/* instruction length, 0 for events */
+	uint8_t flags;		/* RTIT_SIM_F_* */
+	uint8_t cpl;		/* 0 or 3 */
+	uint8_t mode;		/* enum rtit_sim_mode */
+	uint8_t vector;		/* INT/exception/interrupt vector, C-state */
+	uint8_t pad0;
+	uint32_t pad1;		/* zero */
+};
+
+/* How records reach the consumer: one call per record, one per block (the
+ * records finalised together), or in batches of up to batch_cap. */
+enum rtit_sim_deliver {
+	RTIT_SIM_PER_BATCH = 0,
+	RTIT_SIM_PER_INSN = 1,
+	RTIT_SIM_PER_BLOCK = 2
+};
+
+/*
+ * The consumer (an encoder model, a flow writer).  All callbacks optional.
+ * on_batch: n >= 1 records, valid only during the call.
+ * msr_write/msr_read: an access to a trace MSR (RTIT 0x760-0x77D or Intel
+ * PT 0x560-0x561, 0x570-0x572, 0x580-0x587) by the guest (ctx = the WRMSR or
+ * RDMSR record being built) or from outside (ctx = the event record).
+ * Return >= 0 to accept, < 0 for #GP.
+ */
+struct rtit_sim_consumer {
+	void (*on_batch)(const struct rtit_sim_rec *recs, size_t n, void *opaque);
+	int (*msr_write)(void *opaque, uint32_t msr, uint64_t value,
+			 const struct rtit_sim_rec *ctx);
+	int (*msr_read)(void *opaque, uint32_t msr, uint64_t *value,
+			const struct rtit_sim_rec *ctx);
+	void *opaque;
+};
+
+/* Injected event triggers. */
+enum rtit_sim_trigger {
+	RTIT_SIM_AT_INSN = 0,	/* when N instructions have retired */
+	RTIT_SIM_AT_IP = 1	/* before the instruction at IP first executes */
+};
+
+struct rtit_sim_inject {
+	uint8_t trigger;	/* enum rtit_sim_trigger */
+	uint8_t kind;		/* enum rtit_sim_event (not EXCEPTION) */
+	uint8_t vector;		/* interrupt vector, C-state */
+	uint64_t at;		/* instruction count or IP */
+	uint64_t value;		/* ratio, MSR value, TSC ticks asleep */
+	uint32_t msr;
+	uint64_t duration;	/* cycles spent in SMM / VMX root */
+};
+
+#define RTIT_SIM_MAX_INJECT 64
+#define RTIT_SIM_NUM_CLASSES RTIT_IC_COUNT
+
+/* Clock model: cycles per instruction per class; TSC advances tsc_ratio
+ * ticks per bus clock, the core core_ratio cycles per bus clock (PT CBR);
+ * the crystal (ART) runs so that TSC = ART * art_num / art_den (CPUID.15H). */
+struct rtit_sim_clock {
+	uint32_t cpi[RTIT_SIM_NUM_CLASSES];
+	uint32_t tsc_ratio;
+	uint32_t core_ratio;
+	uint32_t art_num;
+	uint32_t art_den;
+	uint64_t tsc_start;
+};
+
+struct rtit_sim_config {
+	int mode;			/* 32 or 64 */
+	uint64_t budget;		/* instruction budget, 0 = default 100M */
+	int deliver;			/* enum rtit_sim_deliver */
+	size_t batch_cap;		/* records per batch (default 1024) */
+	int cpl;			/* initial CPL, 0 or 3 */
+	uint64_t cr3;			/* initial CR3 */
+	uint64_t cr0;			/* initial CR0 (default PE|PG) */
+	uint64_t stack_top;		/* default 0x80000000 */
+	uint64_t stack_size;		/* default 64 KiB */
+	uint64_t rsp0;			/* stack on a CPL 3->0 interrupt */
+	bool has_end;
+	uint64_t end_ip;		/* stop before executing this IP */
+	bool precise_faults;		/* exact #PF IP (sync PC per access) */
+	struct rtit_sim_clock clock;
+	struct rtit_sim_consumer consumer;
+};
+
+/* Why rtit_sim_run stopped. */
+enum rtit_sim_stop {
+	RTIT_SIM_STOP_NONE = 0,
+	RTIT_SIM_STOP_HALTED,		/* HLT with IF=0 or no wake event */
+	RTIT_SIM_STOP_END,		/* reached end_ip */
+	RTIT_SIM_STOP_BUDGET,		/* instruction budget exhausted */
+	RTIT_SIM_STOP_FAULT,		/* fault with no handler, or double */
+	RTIT_SIM_STOP_ERROR		/* emulator or model error */
+};
+
+struct rtit_sim_status {
+	int stop;			/* enum rtit_sim_stop */
+	uint64_t ip;			/* where it stopped */
+	uint64_t insns;			/* instructions retired */
+	uint64_t events;		/* event records */
+	char msg[256];			/* one line */
+};
+
+struct rtit_sim;	/* opaque; see sim/sim_internal.h */
+
+/* Fills cfg with defaults: 64-bit, CPL 0, CR0 = PE|PG, CPI 1, ratios 1. */
+void rtit_sim_config_default(struct rtit_sim_config *cfg);
+
+/*
+ * Creates a simulator.  Returns 0 or -RTIT_ERR_INVALID (bad cfg),
+ * -RTIT_ERR_BAD_CONFIG (bad mode, ratio), -RTIT_ERR_NOMEM, -RTIT_ERR_INTERNAL
+ * (Unicorn refused to open).
+ */
+int rtit_sim_new(struct rtit_sim **simp, const struct rtit_sim_config *cfg);
+
+/* Frees a simulator (NULL allowed). */
+void rtit_sim_free(struct rtit_sim *sim);
+
+/*
+ * Maps zeroed guest memory [addr, addr+size) (page-rounded) read/write/exec.
+ * Returns 0 or -RTIT_ERR_INVALID (overlaps a mapping) with the reason in
+ * rtit_sim_errmsg().
+ */
+int rtit_sim_map(struct rtit_sim *sim, uint64_t addr, uint64_t size);
+
+/* Loads a flat binary at addr and sets the entry.  Returns 0 or negative,
+ * message in rtit_sim_errmsg(). */
+int rtit_sim_load_flat(struct rtit_sim *sim, const void *bytes, size_t len,
+		       uint64_t addr, uint64_t entry);
+
+/* Loads a flat binary file. */
+int rtit_sim_load_flat_file(struct rtit_sim *sim, const char *path,
+			    uint64_t addr, uint64_t entry);
+
+/* Loads a static ELF executable (ELFCLASS64 x86-64 or ELFCLASS32 i386) by
+ * its PT_LOAD program headers; keeps its symbols.  -RTIT_ERR_IO,
+ * -RTIT_ERR_INVALID (malformed, overlapping, entry not loaded). */
+int rtit_sim_load_elf(struct rtit_sim *sim, const char *path);
+
+/*
+ * Assembles GNU as source text (.intel_syntax allowed) and links it with
+ * ld -Ttext=addr, entry at symbol _start if defined else addr, then loads
+ * the ELF.  line_base is added to assembler line numbers in messages, name
+ * is the file named in them.
+ */
+int rtit_sim_load_asm(struct rtit_sim *sim, const char *src, uint64_t addr,
+		      const char *name, int line_base);
+
+/* Looks up a symbol of the loaded ELF/asm; 0 if found, -RTIT_ERR_INVALID. */
+int rtit_sim_symbol(const struct rtit_sim *sim, const char *name,
+		    uint64_t *value);
+
+/* Sets the handler of an interrupt vector (the interrupt table). */
+int rtit_sim_set_handler(struct rtit_sim *sim, unsigned vector, uint64_t ip);
+
+/* Sets a guest register by Unicorn id (UC_X86_REG_*), e.g. RSP. */
+int rtit_sim_set_reg(struct rtit_sim *sim, int uc_reg, uint64_t value);
+int rtit_sim_get_reg(struct rtit_sim *sim, int uc_reg, uint64_t *value);
+
+/* Adds an injected event.  -RTIT_ERR_NOSPACE beyond RTIT_SIM_MAX_INJECT. */
+int rtit_sim_inject(struct rtit_sim *sim, const struct rtit_sim_inject *ev);
+
+/* Writes an MSR as a debugger would before the run (no record). */
+int rtit_sim_msr_preset(struct rtit_sim *sim, uint32_t msr, uint64_t value);
+
+/*
+ * Runs from the entry until a stop (see enum rtit_sim_stop) and fills st.
+ * Returns 0 when the run ended normally (HALTED, END) and -RTIT_ERR_x
+ * otherwise (BUDGET, FAULT: -RTIT_ERR_INVALID; ERROR: -RTIT_ERR_INTERNAL).
+ */
+int rtit_sim_run(struct rtit_sim *sim, struct rtit_sim_status *st);
+
+/* The last error message (load errors), one line. */
+const char *rtit_sim_errmsg(const struct rtit_sim *sim);
+
+/* The Unicorn engine inside (for benchmarks and tests). */
+void *rtit_sim_uc(struct rtit_sim *sim);
+
+/* Names of classes and events (static strings). */
+const char *rtit_insn_class_name(int cls);
+const char *rtit_sim_event_name(int ev);
+
+/* ---- Ground-truth flow: binary file, text, XXH3 digest ---- */
+
+#define RTIT_FLOW_MAGIC "RTITFLOW"
+#define RTIT_FLOW_VERSION 1
+
+/* A flow writer: a consumer that hashes every record (XXH3-64 over the
+ * canonical 64-byte little-endian form) and optionally writes the binary
+ * form (bin) and/or one text line per record (txt). */
+struct rtit_flow_writer {
+	FILE *bin;
+	FILE *txt;
+	uint64_t count;
+	void *xxh;		/* XXH3_state_t */
+	int err;
+};
+
+/* Starts a writer; bin/txt may be NULL.  Writes the binary header. */
+int rtit_flow_writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt);
+
+/* Consumer callback for struct rtit_sim_consumer.on_batch. */
+void rtit_flow_writer_on_batch(const struct rtit_sim_rec *recs, size_t n,
+			       void *opaque);
+
+/* Finishes: writes the binary trailer (count, canonical digest), returns
+ * the digest in *digest.  Returns 0 or -RTIT_ERR_IO. */
+int rtit_flow_writer_fini(struct rtit_flow_writer *w, uint64_t *digest);
+
+/* Serialises one record into its canonical 64 bytes. */
+void rtit_sim_rec_pack(const struct rtit_sim_rec *r, uint8_t out[64]);
+
+/* Formats one record as one text line (no newline); returns its length. */
+int rtit_sim_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size);
+
+/* Reads a binary flow file into a malloc'd array; -RTIT_ERR_IO or
+ * -RTIT_ERR_INVALID (bad magic, size, digest). */
+int rtit_flow_read(FILE *f, struct rtit_sim_rec **recs, size_t *n);
+
+#endif /* RTIT_SIM_H */
