@@ -707,8 +707,9 @@ static struct rtit_sim_rec *special_rec(struct rtit_sim *sim, uint64_t ip,
 
 static void gp_fault(struct rtit_sim *sim, uint64_t ip, const char *why)
 {
-	if (exception(sim, 13, ip, 0, 0, why) == 0)
-		request(sim, SIM_REQ_RESTART, sim->m.idt[13]);
+	/* delivered: RIP is the handler; in a hook Unicorn goes on there
+	 * (a RIP write and uc_emu_stop in one hook would cancel each other) */
+	exception(sim, 13, ip, 0, 0, why);
 }
 
 /* Emulates the special instruction at ip (the prefix of its block has
@@ -762,7 +763,7 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 	}
 	case RTIT_IC_IRET: {
 		uint64_t nip, cs, fl, nsp = 0, ss = 0;
-		int pw = (m->mode == 64 && rexw) ? 8 : (m->mode == 64 ? 8 : 4);
+		int pw = in.operand_width / 8;
 		sp = rget(sim, R_SP);
 		bool ok = pop(sim, &sp, &nip, pw) && pop(sim, &sp, &cs, pw) &&
 			  pop(sim, &sp, &fl, pw);
@@ -855,6 +856,7 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 	case RTIT_IC_FAR_JMP:
 	case RTIT_IC_FAR_CALL: {
 		uint64_t off = 0, sel = 0;
+		w = in.operand_width / 8;
 		if (ops[0].type == ZYDIS_OPERAND_TYPE_POINTER) {
 			off = ops[0].ptr.offset;
 			sel = ops[0].ptr.segment;
@@ -887,6 +889,7 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 	}
 	case RTIT_IC_FAR_RET: {
 		uint64_t nip, cs, nsp, ss;
+		w = in.operand_width / 8;
 		sp = rget(sim, R_SP);
 		if (!pop(sim, &sp, &nip, w) || !pop(sim, &sp, &cs, w)) {
 			stop_with(sim, RTIT_SIM_STOP_FAULT, ip,
@@ -1047,8 +1050,20 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 		return;
 	}
 fault_restart:
-	if (sim->req != SIM_REQ_STOP)
-		request(sim, SIM_REQ_RESTART, rget(sim, R_IP));
+	return;	/* as gp_fault: RIP is the handler or the run stopped */
+}
+
+static bool is_special_at(struct rtit_sim *sim, uint64_t ip)
+{
+	uint8_t buf[16] = {0};
+	ZydisDecodedInstruction in;
+	struct sim_insn si;
+	uc_mem_read(sim->uc, ip, buf, sizeof(buf));
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&sim->dec, NULL, buf,
+							sizeof(buf), &in)))
+		return false;
+	sim_classify(&in, ip, &si);
+	return si.flags & SIM_I_SPECIAL;
 }
 
 static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
@@ -1339,6 +1354,15 @@ int rtit_sim_get_reg(struct rtit_sim *sim, int uc_reg, uint64_t *value)
 	return 0;
 }
 
+int rtit_sim_set_end(struct rtit_sim *sim, uint64_t ip)
+{
+	if (!sim)
+		return -RTIT_ERR_INVALID;
+	sim->cfg.has_end = true;
+	sim->cfg.end_ip = ip;
+	return 0;
+}
+
 int rtit_sim_inject(struct rtit_sim *sim, const struct rtit_sim_inject *ev)
 {
 	if (!sim || !ev || ev->kind <= RTIT_EV_EXCEPTION ||
@@ -1399,6 +1423,19 @@ int rtit_sim_run(struct rtit_sim *sim, struct rtit_sim_status *st)
 		if (req == SIM_REQ_STOP)
 			break;
 		if (req == SIM_REQ_NONE) {
+			if (err == UC_ERR_INSN_INVALID && is_special_at(sim, rip)) {
+				/* Unicorn rejects some specials (PTWRITE m32)
+				 * before any hook: emulate them from here */
+				pending_retire_before(sim, rip);
+				emulate(sim, rip);
+				if (sim->req == SIM_REQ_STOP)
+					break;
+				if (sim->req == SIM_REQ_EVENT)
+					ip = inject_due(sim, sim->resume_ip);
+				else
+					ip = inject_due(sim, rget(sim, R_IP));
+				continue;
+			}
 			if (err == UC_ERR_INSN_INVALID) {
 				sim->fault_vec = 6;
 				sim->fault_err = 0;
