@@ -1354,6 +1354,14 @@ int rtit_sim_get_reg(struct rtit_sim *sim, int uc_reg, uint64_t *value)
 	return 0;
 }
 
+int rtit_sim_set_entry(struct rtit_sim *sim, uint64_t ip)
+{
+	if (!sim || !sim->loaded)
+		return -RTIT_ERR_INVALID;
+	sim->entry = ip;
+	return 0;
+}
+
 int rtit_sim_set_end(struct rtit_sim *sim, uint64_t ip)
 {
 	if (!sim)

@@ -266,6 +266,9 @@ int rtit_sim_set_handler(struct rtit_sim *sim, unsigned vector, uint64_t ip);
 int rtit_sim_set_reg(struct rtit_sim *sim, int uc_reg, uint64_t value);
 int rtit_sim_get_reg(struct rtit_sim *sim, int uc_reg, uint64_t *value);
 
+/* Moves the entry point (after a load). */
+int rtit_sim_set_entry(struct rtit_sim *sim, uint64_t ip);
+
 /* Sets (or moves) the end address: the run stops before executing it. */
 int rtit_sim_set_end(struct rtit_sim *sim, uint64_t ip);
 
