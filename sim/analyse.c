@@ -85,6 +85,18 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 		out->cls = RTIT_IC_COND;
 		out->flags = SIM_I_BRANCH | SIM_I_DIRECT;
 		out->target = ip + in->length + (uint64_t)in->raw.imm[0].value.s;
+		switch (in->mnemonic) {
+		case ZYDIS_MNEMONIC_LOOP: out->cc = SIM_CC_LOOP; break;
+		case ZYDIS_MNEMONIC_LOOPE: out->cc = SIM_CC_LOOPE; break;
+		case ZYDIS_MNEMONIC_LOOPNE: out->cc = SIM_CC_LOOPNE; break;
+		case ZYDIS_MNEMONIC_JCXZ: case ZYDIS_MNEMONIC_JECXZ:
+		case ZYDIS_MNEMONIC_JRCXZ: out->cc = SIM_CC_JCXZ; break;
+		default: out->cc = in->opcode & 0xf; break;
+		}
+		if (in->address_width == 16)
+			out->cc |= SIM_CC_A16;
+		else if (in->address_width == 32)
+			out->cc |= SIM_CC_A32;
 		break;
 	case ZYDIS_MNEMONIC_JMP:
 		if (far) {

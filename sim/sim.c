@@ -196,6 +196,37 @@ static void tmpl_on_state(struct rtit_sim *sim)
 	t->flags = (sim->m.cr0 & CR0_PG) ? RTIT_SIM_F_CR0_PG : 0;
 }
 
+/* Whether a COND instruction was taken, from the state right after it
+ * (flags are unchanged by Jcc; LOOP has decremented the count). */
+static bool cond_taken(struct rtit_sim *sim, uint8_t cc)
+{
+	uint64_t f = rget(sim, R_FLAGS), cnt = rget(sim, R_CX);
+	bool cf = f & 1, pf = f & 4, zf = f & 0x40, sf = f & 0x80, of = f & 0x800;
+	if (cc & SIM_CC_A16)
+		cnt &= 0xffff;
+	else if (cc & SIM_CC_A32)
+		cnt &= 0xffffffffull;
+	bool t;
+	switch (cc & SIM_CC_MASK) {
+	case SIM_CC_LOOP: return cnt != 0;
+	case SIM_CC_LOOPE: return cnt != 0 && zf;
+	case SIM_CC_LOOPNE: return cnt != 0 && !zf;
+	case SIM_CC_JCXZ: return cnt == 0;
+	default: break;
+	}
+	switch ((cc & 0xf) >> 1) {
+	case 0: t = of; break;
+	case 1: t = cf; break;
+	case 2: t = zf; break;
+	case 3: t = cf || zf; break;
+	case 4: t = sf; break;
+	case 5: t = pf; break;
+	case 6: t = sf != of; break;
+	default: t = zf || sf != of; break;
+	}
+	return (cc & 1) ? !t : t;
+}
+
 static inline const struct sim_block *blk(struct rtit_sim *sim, uint32_t idx1)
 {
 	return &sim->cache.blocks[idx1 - 1];
@@ -217,8 +248,10 @@ static void emit_insns(struct rtit_sim *sim, const struct sim_block *b,
 		r->cls = si->cls;
 		r->next_ip = (i + 1 == b->n) ? next_ip : fall;
 		if (si->flags & SIM_I_BRANCH) {
-			if (si->cls != RTIT_IC_COND || r->next_ip != fall ||
-			    si->target == fall)
+			if (si->cls != RTIT_IC_COND || r->next_ip != fall)
+				r->flags |= RTIT_SIM_F_TAKEN;
+			else if (si->target == fall && i + 1 == b->n &&
+				 sim->live_regs && cond_taken(sim, si->cc))
 				r->flags |= RTIT_SIM_F_TAKEN;
 			if (si->flags & SIM_I_ZLC)
 				r->flags |= RTIT_SIM_F_ZERO_LEN_CALL;
@@ -366,7 +399,9 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 	if (sim->pending) {
 		const struct sim_block *p = blk(sim, sim->pending);
 		sim->pending = 0;
+		sim->live_regs = true;
 		emit_insns(sim, p, 0, p->n, addr);
+		sim->live_regs = false;
 	}
 	if (sim->retired >= sim->cfg.budget) {
 		stop_with(sim, RTIT_SIM_STOP_BUDGET, addr,
@@ -552,6 +587,19 @@ static int exception(struct rtit_sim *sim, int vec, uint64_t ip, uint32_t err,
 		     uint64_t cr2, const char *what)
 {
 	bool he = vec_has_err(vec);
+	/* a handler that faults before retiring anything would loop forever
+	 * without spending the instruction budget */
+	if (sim->retired != sim->fault_loop_at) {
+		sim->fault_loop_at = sim->retired;
+		sim->fault_loop_n = 0;
+	}
+	if (++sim->fault_loop_n > 16) {
+		stop_with(sim, RTIT_SIM_STOP_FAULT, ip,
+			  "fault loop: %d exceptions without a retired instruction, "
+			  "last vector %d at 0x%" PRIx64 ": %s",
+			  sim->fault_loop_n - 1, vec, ip, what);
+		return -1;
+	}
 	if (vec == 14)
 		sim->m.cr2 = cr2;
 	if (deliver(sim, vec, ip, he, err, what) < 0)
@@ -1425,7 +1473,7 @@ int rtit_sim_run(struct rtit_sim *sim, struct rtit_sim_status *st)
 	while (ip != UINT64_MAX && sim->req != SIM_REQ_STOP) {
 		sim->req = SIM_REQ_NONE;
 		sim->pending = 0;
-		uc_err err = uc_emu_start(sim->uc, ip, 0, 0, 0);
+		uc_err err = uc_emu_start(sim->uc, ip, UINT64_MAX, 0, 0);
 		uint64_t rip = rget(sim, R_IP);
 		int req = sim->req;
 		if (req == SIM_REQ_STOP)

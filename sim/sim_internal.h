@@ -25,6 +25,15 @@ struct sim_insn {
 	uint8_t cls;		/* enum rtit_insn_class */
 	uint8_t flags;		/* SIM_I_* */
 	uint8_t cpi;
+	uint8_t cc;		/* COND: SIM_CC_* | address-size bits */
+};
+
+/* Conditions of COND instructions, to decide taken when the target is the
+ * fall-through: Jcc use their condition nibble (0-15). */
+enum {
+	SIM_CC_LOOP = 0x10, SIM_CC_LOOPE = 0x11, SIM_CC_LOOPNE = 0x12,
+	SIM_CC_JCXZ = 0x13, SIM_CC_MASK = 0x1f,
+	SIM_CC_A16 = 0x40, SIM_CC_A32 = 0x80
 };
 
 /* One analysed translation block, cached by (addr, size). */
@@ -92,6 +101,9 @@ struct rtit_sim {
 	/* the block being executed */
 	uint32_t pending;	/* block index + 1, 0 = none */
 	uint64_t pending_base;	/* retired count at its start */
+	bool live_regs;
+	uint64_t fault_loop_at;	/* retired count at the last exception */
+	int fault_loop_n;	/* exceptions since then */		/* registers are those right after pending */
 
 	/* counters and clock */
 	uint64_t retired;

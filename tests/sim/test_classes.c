@@ -40,6 +40,22 @@ static const struct ccase cases[] = {
 	  "e3 cond T -> f\n"
 	  "f hlt\n", RTIT_SIM_STOP_HALTED, 64, 0 },
 
+	{ "cond with the target at the fall-through: taken from the flags",
+	  P "a: xor eax, eax\n"
+	  "b: je c\n"
+	  "c: jne d\n"
+	  "d: mov ecx, 2\n"
+	  "e: loop f\n"
+	  "f: loop g\n"
+	  "g: hlt\n",
+	  "a other\n"
+	  "b cond T -> c\n"
+	  "c cond -> d\n"
+	  "d other\n"
+	  "e cond T -> f\n"
+	  "f cond -> g\n"
+	  "g hlt\n", RTIT_SIM_STOP_HALTED, 64, 0 },
+
 	{ "direct: JMP, CALL, zero-length CALL, RET, RET imm16",
 	  P "a: jmp b\n"
 	  "a2: nop\n"
@@ -322,7 +338,7 @@ Test(sim_classes, table)
 Test(sim_classes, counts_agree)
 {
 	struct st_run r;
-	cr_assert_eq(st_run_asm(&r, cases[9].src, NULL), 0);
+	cr_assert_eq(st_run_asm(&r, cases[10].src, NULL), 0);
 	size_t insns = 0, evs = 0;
 	for (size_t i = 0; i < r.n; i++) {
 		if (r.recs[i].kind == RTIT_SIM_INSN)
@@ -339,7 +355,7 @@ Test(sim_classes, counts_agree)
 Test(sim_classes, fault_messages)
 {
 	struct st_run r;
-	cr_assert_eq(st_run_asm(&r, cases[11].src, NULL), 0);
+	cr_assert_eq(st_run_asm(&r, cases[12].src, NULL), 0);
 	cr_expect_eq(r.st.ip, 0x9000);
 	cr_expect(strstr(r.st.msg, "unhandled #PF") != NULL, "%s", r.st.msg);
 	cr_expect(strstr(r.st.msg, "fetch from unmapped address 0x9000") != NULL,
@@ -378,5 +394,20 @@ Test(sim_classes, rdtsc_is_model_tsc)
 	cr_expect_eq(r.recs[2].cycles, 9);
 	cr_expect_eq(r.recs[2].tsc, 18);
 	cr_expect_eq(r.recs[3].value, 18, "RDTSC saw %" PRIu64, r.recs[3].value);
+	st_free(&r);
+}
+
+/* Nothing hangs: a handler that faults on its first instruction, a
+ * handler address that is not mapped. */
+Test(sim_classes, fault_loops_end)
+{
+	struct st_run r;
+	cr_assert_eq(st_run_asm(&r, P "a: ud2\nh_6: ud2\n", NULL), 0);
+	cr_expect_eq(r.st.stop, RTIT_SIM_STOP_FAULT);
+	cr_expect(strstr(r.st.msg, "fault loop") != NULL, "%s", r.st.msg);
+	st_free(&r);
+	cr_assert_eq(st_run_asm(&r, P "a: ud2\n.set h_6, 0x9000\n.globl h_6\n"
+				"h_14: jmp h_6\n", NULL), 0);
+	cr_expect_eq(r.st.stop, RTIT_SIM_STOP_FAULT);
 	st_free(&r);
 }
