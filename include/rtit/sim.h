@@ -174,6 +174,17 @@ struct rtit_sim_clock {
 	uint64_t tsc_start;
 };
 
+/* The crystal clock (Intel PT ART) at a TSC value: TSC = ART * num / den
+ * (CPUID.15H), so ART = TSC * den / num. */
+static inline uint64_t rtit_sim_clock_art(const struct rtit_sim_clock *c,
+					  uint64_t tsc)
+{
+	if (!c->art_num)
+		return 0;
+	return tsc / c->art_num * c->art_den +
+	       tsc % c->art_num * c->art_den / c->art_num;
+}
+
 struct rtit_sim_config {
 	int mode;			/* 32 or 64 */
 	uint64_t budget;		/* instruction budget, 0 = default 100M */

@@ -11,6 +11,9 @@
 
 #include "sim_test.h"
 
+#ifndef DOCS_DIR
+#define DOCS_DIR "docs"
+#endif
 #ifndef SCN_DIR
 #define SCN_DIR "tests/sim/scenarios"
 #endif
@@ -247,4 +250,64 @@ Test(sim_scenario, loader_errors)
 	cr_expect_eq(rtit_sim_run(sim, &st), 0, "%s", st.msg);
 	cr_expect_eq(st.insns, 2);
 	rtit_sim_free(sim);
+}
+
+/* docs/scenario.md shows tests/sim/scenarios/example.scn verbatim. */
+Test(sim_scenario, docs_example_is_the_tested_file)
+{
+	FILE *d = fopen(DOCS_DIR "/scenario.md", "r"), *e = fopen(SCN_DIR "/example.scn", "r");
+	cr_assert(d && e);
+	static char doc[65536], ex[16384];
+	size_t nd = fread(doc, 1, sizeof(doc) - 1, d), ne = fread(ex, 1, sizeof(ex) - 1, e);
+	doc[nd] = 0;
+	ex[ne] = 0;
+	fclose(d);
+	fclose(e);
+	char *start = strstr(doc, "```\n");
+	cr_assert(start);
+	start += 4;
+	char *end = strstr(start, "```\n");
+	cr_assert(end);
+	*end = 0;
+	cr_expect_str_eq(start, ex);
+}
+
+Test(sim_scenario, flat_code_and_msr_presets)
+{
+	char bin[] = "/tmp/rtitsim-flat-XXXXXX";
+	int fd = mkstemp(bin);
+	cr_assert_geq(fd, 0);
+	static const uint8_t code[] = { 0x90, 0xeb, 0x00, 0xf4 };	/* nop; jmp +0; hlt */
+	cr_assert_eq(write(fd, code, sizeof(code)), (ssize_t)sizeof(code));
+	close(fd);
+	char text[512];
+	snprintf(text, sizeof(text),
+		 "dialect pt\ncode flat path=%s load=0x2000 entry=0x2001\n"
+		 "msr RTIT_CTL = 0x2001\nmsr IA32_RTIT_STATUS = 0\n", bin);
+	struct rtit_scenario sc;
+	struct rtit_scn_error err;
+	cr_assert_eq(rtit_scenario_parse_string(text, "f.scn", &sc, &err), 0, "%s", err.text);
+	cr_expect_eq(sc.msrs[0].msr, 0x570);
+	cr_expect_eq(sc.msrs[1].msr, 0x571);
+	struct rtit_sim_config cfg;
+	rtit_sim_config_default(&cfg);
+	rtit_scenario_config(&sc, &cfg);
+	struct st_run run;
+	memset(&run, 0, sizeof(run));
+	cfg.consumer.on_batch = st_on_batch;
+	cfg.consumer.opaque = &run;
+	struct rtit_sim *sim;
+	cr_assert_eq(rtit_sim_new(&sim, &cfg), 0);
+	cr_assert_eq(rtit_scenario_setup(&sc, sim, &err), 0, "%s", err.text);
+	struct rtit_sim_status st;
+	cr_expect_eq(rtit_sim_run(sim, &st), 0, "%s", st.msg);
+	cr_assert_eq(run.n, 2);
+	cr_expect_eq(run.recs[0].ip, 0x2001);
+	cr_expect_eq(run.recs[0].cls, RTIT_IC_DIRECT_JMP);
+	cr_expect_eq(run.recs[0].next_ip, 0x2003);
+	cr_expect_eq(run.recs[1].cls, RTIT_IC_HLT);
+	rtit_sim_free(sim);
+	st_free(&run);
+	rtit_scenario_fini(&sc);
+	unlink(bin);
 }
