@@ -190,7 +190,8 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 		out->flags = SIM_I_SPECIAL;
 		break;
 	case ZYDIS_MNEMONIC_RDTSC: case ZYDIS_MNEMONIC_RDTSCP:
-	case ZYDIS_MNEMONIC_RSM:
+	case ZYDIS_MNEMONIC_RSM: case ZYDIS_MNEMONIC_RDRAND:
+	case ZYDIS_MNEMONIC_RDSEED:
 		/* the model's TSC, not the host's: determinism */
 		out->flags = SIM_I_SPECIAL;
 		break;

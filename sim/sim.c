@@ -1044,6 +1044,27 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 			rset(sim, R_IP, next);
 			return;
 		}
+		/* RDRAND, RDSEED: a fixed sequence, CF=1 */
+		if (in.mnemonic == ZYDIS_MNEMONIC_RDRAND ||
+		    in.mnemonic == ZYDIS_MNEMONIC_RDSEED) {
+			uint64_t x = sim->rand_state;
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			sim->rand_state = x;
+			if (ops[0].size < 64)
+				x &= (1ull << ops[0].size) - 1;
+			int gpr = gpr_of_zydis(ops[0].reg.value);
+			if (ops[0].size == 16)
+				x |= rget(sim, gpr) & ~0xffffull;
+			rset(sim, gpr, x);
+			rset(sim, R_FLAGS, (rget(sim, R_FLAGS) & ~0x8d5ull) | 1);
+			r = special_rec(sim, ip, len, si.cls, next, false);
+			r->value = x;
+			rec_done(sim);
+			rset(sim, R_IP, next);
+			return;
+		}
 		exception(sim, 6, ip, 0, 0, "RSM outside SMM");
 		goto fault_restart;
 	case RTIT_IC_HLT: {
@@ -1332,6 +1353,7 @@ int rtit_sim_new(struct rtit_sim **simp, const struct rtit_sim_config *cfg)
 	sim->tsc = cfg->clock.tsc_start;
 	sim->inj_due = -1;
 	sim->irq_deferred = -1;
+	sim->rand_state = 0x9e3779b97f4a7c15ull;
 	tmpl_on_state(sim);
 
 	uc_err e = uc_hook_add(sim->uc, &sim->h_block, UC_HOOK_BLOCK,

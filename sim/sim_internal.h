@@ -103,7 +103,8 @@ struct rtit_sim {
 	uint64_t pending_base;	/* retired count at its start */
 	bool live_regs;
 	uint64_t fault_loop_at;	/* retired count at the last exception */
-	int fault_loop_n;	/* exceptions since then */		/* registers are those right after pending */
+	int fault_loop_n;	/* exceptions since then */
+	uint64_t rand_state;	/* RDRAND/RDSEED sequence (xorshift64) */		/* registers are those right after pending */
 
 	/* counters and clock */
 	uint64_t retired;

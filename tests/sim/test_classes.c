@@ -411,3 +411,19 @@ Test(sim_classes, fault_loops_end)
 	cr_expect_eq(r.st.stop, RTIT_SIM_STOP_FAULT);
 	st_free(&r);
 }
+
+/* RDRAND is deterministic: the same values on every run, CF = 1. */
+Test(sim_classes, rdrand_deterministic)
+{
+	const char *src = P "a: rdrand rax\nb: ptwrite rax\nc: rdrand ebx\nd: setc cl\ne: hlt\n";
+	struct st_run r1, r2;
+	cr_assert_eq(st_run_asm(&r1, src, NULL), 0);
+	cr_assert_eq(st_run_asm(&r2, src, NULL), 0);
+	cr_assert_eq(r1.n, 5, "%s", r1.text);
+	cr_expect_eq(r1.recs[1].value, r2.recs[1].value);
+	cr_expect_neq(r1.recs[1].value, 0);
+	cr_expect_eq(r1.recs[0].value, r1.recs[1].value);
+	cr_expect_leq(r1.recs[2].value, 0xffffffffull);
+	st_free(&r1);
+	st_free(&r2);
+}
