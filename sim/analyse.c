@@ -240,6 +240,10 @@ static int analyse(struct rtit_sim *sim, uint64_t addr, uint32_t size,
 		struct sim_insn *si = &c->insns[c->ninsns++];
 		sim_classify(&in, addr + off, si);
 		si->cpi = (uint8_t)sim->cfg.clock.cpi[si->cls];
+		if ((si->flags & SIM_I_BRANCH) && si->cls != RTIT_IC_COND)
+			si->rflags |= RTIT_SIM_F_TAKEN;
+		if (si->flags & SIM_I_ZLC)
+			si->rflags |= RTIT_SIM_F_ZERO_LEN_CALL;
 		b->n++;
 		if (si->flags & SIM_I_SPECIAL)
 			b->nspecial++;

@@ -238,28 +238,42 @@ static void emit_insns(struct rtit_sim *sim, const struct sim_block *b,
 		       uint32_t from, uint32_t to, uint64_t next_ip)
 {
 	const struct sim_insn *in = &sim->cache.insns[b->first];
-	for (uint32_t i = from; i < to; i++) {
-		const struct sim_insn *si = &in[i];
-		struct rtit_sim_rec *r = rec_new(sim);
-		uint64_t fall = si->ip + si->len;
-		r->kind = RTIT_SIM_INSN;
-		r->ip = si->ip;
-		r->len = si->len;
-		r->cls = si->cls;
-		r->next_ip = (i + 1 == b->n) ? next_ip : fall;
-		if (si->flags & SIM_I_BRANCH) {
-			if (si->cls != RTIT_IC_COND || r->next_ip != fall)
+	const bool one = sim->cfg.deliver == RTIT_SIM_PER_INSN;
+	const bool same_clock = sim->cfg.clock.tsc_ratio == sim->core_ratio;
+	uint32_t i = from;
+	while (i < to) {
+		if (sim->nbatch == sim->cfg.batch_cap)
+			flush(sim);
+		size_t room = one ? 1 : sim->cfg.batch_cap - sim->nbatch;
+		uint32_t end = to - i > room ? i + (uint32_t)room : to;
+		struct rtit_sim_rec *r = &sim->batch[sim->nbatch];
+		sim->nbatch += end - i;
+		for (; i < end; i++, r++) {
+			const struct sim_insn *si = &in[i];
+			uint64_t fall = si->ip + si->len;
+			*r = sim->tmpl;
+			r->kind = RTIT_SIM_INSN;
+			r->ip = si->ip;
+			r->len = si->len;
+			r->cls = si->cls;
+			r->next_ip = (i + 1 == b->n) ? next_ip : fall;
+			r->flags |= si->rflags;
+			if (si->cls == RTIT_IC_COND &&
+			    (r->next_ip != fall ||
+			     (si->target == fall && i + 1 == b->n &&
+			      sim->live_regs && cond_taken(sim, si->cc))))
 				r->flags |= RTIT_SIM_F_TAKEN;
-			else if (si->target == fall && i + 1 == b->n &&
-				 sim->live_regs && cond_taken(sim, si->cc))
-				r->flags |= RTIT_SIM_F_TAKEN;
-			if (si->flags & SIM_I_ZLC)
-				r->flags |= RTIT_SIM_F_ZERO_LEN_CALL;
+			if (same_clock) {
+				sim->cycles += si->cpi;
+				sim->tsc += si->cpi;
+			} else {
+				clock_on_cycles(sim, si->cpi);
+			}
+			r->cycles = sim->cycles;
+			r->tsc = sim->tsc;
 		}
-		clock_on_cycles(sim, si->cpi);
-		r->cycles = sim->cycles;
-		r->tsc = sim->tsc;
-		rec_done(sim);
+		if (one)
+			flush(sim);
 	}
 	sim->retired += to - from;
 	if (sim->cfg.deliver == RTIT_SIM_PER_BLOCK)

@@ -26,6 +26,7 @@ struct sim_insn {
 	uint8_t flags;		/* SIM_I_* */
 	uint8_t cpi;
 	uint8_t cc;		/* COND: SIM_CC_* | address-size bits */
+	uint8_t rflags;		/* record flags known statically */
 };
 
 /* Conditions of COND instructions, to decide taken when the target is the
