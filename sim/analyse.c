@@ -195,9 +195,20 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 		/* the model's TSC, not the host's: determinism */
 		out->flags = SIM_I_SPECIAL;
 		break;
+	case ZYDIS_MNEMONIC_STI:
+		out->flags = SIM_I_SHADOW;
+		break;
+	case ZYDIS_MNEMONIC_POP:
+		if (in->opcode == 0x17 && in->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT)
+			out->flags = SIM_I_SHADOW;
+		break;
 	default:
 		break;
 	}
+	/* MOV SS, r/m (8E /2): SDM 6.8.3, interrupts held one instruction */
+	if (in->mnemonic == ZYDIS_MNEMONIC_MOV && in->opcode == 0x8E &&
+	    in->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT && in->raw.modrm.reg == 2)
+		out->flags = SIM_I_SHADOW;
 }
 
 /* Analyses [addr, addr+size): every instruction, classified. */

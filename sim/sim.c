@@ -276,6 +276,8 @@ static void emit_insns(struct rtit_sim *sim, const struct sim_block *b,
 			flush(sim);
 	}
 	sim->retired += to - from;
+	if (to > from)
+		sim->last_shadow = in[to - 1].flags & SIM_I_SHADOW;
 	if (sim->cfg.deliver == RTIT_SIM_PER_BLOCK)
 		flush(sim);
 }
@@ -379,6 +381,9 @@ static int hook_at(struct rtit_sim *sim, uint64_t addr)
 static uint64_t next_count_stop(const struct rtit_sim *sim)
 {
 	uint64_t n = sim->cfg.budget;
+	if (sim->irq_deferred >= 0 && sim->irq_after > sim->retired &&
+	    sim->irq_after < n)
+		n = sim->irq_after;
 	for (int i = 0; i < sim->ninj; i++)
 		if (!sim->inj_done[i] && sim->inj[i].trigger == RTIT_SIM_AT_INSN &&
 		    sim->inj[i].at < n && sim->inj[i].at >= sim->retired)
@@ -423,8 +428,12 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 			  sim->cfg.budget, addr);
 		return;
 	}
+	if (sim->irq_deferred >= 0 && (rget(sim, R_FLAGS) & EFL_IF) &&
+	    sim->last_shadow && sim->irq_after <= sim->retired)
+		sim->irq_after = sim->retired + 1;	/* SDM 6.8.3: STI shadow */
 	if (inj_due_count(sim, sim->retired) >= 0 ||
-	    (sim->irq_deferred >= 0 && (rget(sim, R_FLAGS) & EFL_IF))) {
+	    (sim->irq_deferred >= 0 && sim->retired >= sim->irq_after &&
+	     (rget(sim, R_FLAGS) & EFL_IF))) {
 		request(sim, SIM_REQ_EVENT, addr);
 		return;
 	}
@@ -595,10 +604,11 @@ static int deliver(struct rtit_sim *sim, int vec, uint64_t ret_ip,
 	return 0;
 }
 
-/* Records and delivers an exception (a fault: ip is the faulting
- * instruction, which did not retire; RTIT Table 1, PT 33.4.2.6). */
-static int exception(struct rtit_sim *sim, int vec, uint64_t ip, uint32_t err,
-		     uint64_t cr2, const char *what)
+/* Records and delivers an exception.  A fault: ip is the faulting
+ * instruction, which did not retire; a trap: ip is the next instruction
+ * (RTIT Table 1, PT 33.4.2.6). */
+static int exception_at(struct rtit_sim *sim, int vec, uint64_t ip,
+			uint32_t err, uint64_t cr2, const char *what, bool fault)
 {
 	bool he = vec_has_err(vec);
 	/* a handler that faults before retiring anything would loop forever
@@ -624,7 +634,7 @@ static int exception(struct rtit_sim *sim, int vec, uint64_t ip, uint32_t err,
 	r->ip = ip;
 	r->next_ip = sim->m.idt[vec];
 	r->vector = (uint8_t)vec;
-	r->flags |= RTIT_SIM_F_FAULT | (he ? RTIT_SIM_F_HAS_ERR : 0);
+	r->flags |= (fault ? RTIT_SIM_F_FAULT : 0) | (he ? RTIT_SIM_F_HAS_ERR : 0);
 	r->msr = err;
 	r->value = vec == 14 ? cr2 : 0;
 	r->cycles = sim->cycles;
@@ -633,6 +643,12 @@ static int exception(struct rtit_sim *sim, int vec, uint64_t ip, uint32_t err,
 	rec_done(sim);
 	flush(sim);
 	return 0;
+}
+
+static int exception(struct rtit_sim *sim, int vec, uint64_t ip, uint32_t err,
+		     uint64_t cr2, const char *what)
+{
+	return exception_at(sim, vec, ip, err, cr2, what, true);
 }
 
 /* --------------------------------------------------------- model: MSRs */
@@ -764,6 +780,7 @@ static struct rtit_sim_rec *special_rec(struct rtit_sim *sim, uint64_t ip,
 	r->cycles = sim->cycles;
 	r->tsc = sim->tsc;
 	sim->retired++;
+	sim->last_shadow = false;
 	return r;
 }
 
@@ -1022,7 +1039,8 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 			unsigned cr = in.raw.modrm.reg | (in.raw.rex.R << 3);
 			int gpr = (int)(in.raw.modrm.rm | (in.raw.rex.B << 3));
 			uint64_t *crp = cr == 0 ? &m->cr0 : cr == 2 ? &m->cr2 :
-					cr == 3 ? &m->cr3 : cr == 4 ? &m->cr4 : NULL;
+					cr == 3 ? &m->cr3 : cr == 4 ? &m->cr4 :
+					cr == 8 ? &m->cr8 : NULL;
 			if (m->cpl != 0 || !crp) {
 				gp_fault(sim, ip, "MOV CR at CPL 3 or bad CR");
 				return;
@@ -1102,6 +1120,11 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 			if (best < 0 || e->at < sim->inj[best].at)
 				best = i;
 		}
+		if (ifl && sim->irq_deferred >= 0) {
+			/* an interrupt held while IF was 0 wakes it */
+			request(sim, SIM_REQ_EVENT, next);
+			return;
+		}
 		if (best >= 0) {
 			sim->inj_due = best;
 			request(sim, SIM_REQ_EVENT, next);
@@ -1175,6 +1198,9 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 	int e = inj_due_count(sim, count);
 	if (e < 0)
 		e = inj_due_ip(sim, addr);
+	if (e < 0 && sim->irq_deferred >= 0 && count >= sim->irq_after &&
+	    count > sim->pending_base && (rget(sim, R_FLAGS) & EFL_IF))
+		e = sim->irq_deferred;
 	if (e >= 0) {
 		pending_retire_before(sim, addr);
 		sim->inj_due = e;
@@ -1288,7 +1314,8 @@ static uint64_t inject_now(struct rtit_sim *sim, int i, uint64_t ip)
 /* Delivers every event due at ip; returns the resume IP. */
 static uint64_t inject_due(struct rtit_sim *sim, uint64_t ip)
 {
-	if (sim->irq_deferred >= 0 && (rget(sim, R_FLAGS) & EFL_IF)) {
+	if (sim->irq_deferred >= 0 && sim->retired >= sim->irq_after &&
+	    (rget(sim, R_FLAGS) & EFL_IF)) {
 		int i = sim->irq_deferred;
 		sim->irq_deferred = -1;
 		ip = inject_now(sim, i, ip);
@@ -1561,9 +1588,12 @@ int rtit_sim_run(struct rtit_sim *sim, struct rtit_sim_status *st)
 		case SIM_REQ_FAULT: {
 			uint64_t fip = sim->fault_ip == UINT64_MAX ? rip : sim->fault_ip;
 			pending_retire_before(sim, fip);
-			if (exception(sim, sim->fault_vec, fip, sim->fault_err,
-				      sim->fault_addr_valid ? sim->fault_addr : 0,
-				      sim->fault_why) < 0)
+			/* #DB and #OF from Unicorn are traps (after the
+			 * instruction); the rest are faults */
+			bool trap = sim->fault_vec == 1 || sim->fault_vec == 4;
+			if (exception_at(sim, sim->fault_vec, fip, sim->fault_err,
+					 sim->fault_addr_valid ? sim->fault_addr : 0,
+					 sim->fault_why, !trap) < 0)
 				ip = UINT64_MAX;
 			else
 				ip = inject_due(sim, rget(sim, R_IP));

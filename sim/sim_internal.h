@@ -14,7 +14,8 @@ enum {
 	SIM_I_SPECIAL = 1u << 0,	/* intercepted: emulated by the model */
 	SIM_I_ZLC = 1u << 1,		/* zero-length CALL */
 	SIM_I_DIRECT = 1u << 2,		/* target is known statically */
-	SIM_I_BRANCH = 1u << 3		/* may change the flow */
+	SIM_I_BRANCH = 1u << 3,		/* may change the flow */
+	SIM_I_SHADOW = 1u << 4		/* STI, MOV SS, POP SS: interrupt shadow */
 };
 
 /* One analysed instruction (cached). */
@@ -61,7 +62,7 @@ struct sim_model {
 	int cpl;
 	int mode;		/* 32 or 64 */
 	uint16_t cs, ss;
-	uint64_t cr0, cr2, cr3, cr4;
+	uint64_t cr0, cr2, cr3, cr4, cr8;
 	uint64_t star, lstar, cstar, fmask;
 	uint64_t sysenter_cs, sysenter_esp, sysenter_eip;
 	uint64_t rsp0;
@@ -138,6 +139,8 @@ struct rtit_sim {
 	int ninj;
 	int inj_due;		/* index of the event to deliver */
 	int irq_deferred;	/* index of an interrupt waiting for IF=1 */
+	uint64_t irq_after;	/* not before this count (STI shadow) */
+	bool last_shadow;	/* the last retired insn opened a shadow */
 
 	uint64_t entry;
 	bool loaded;

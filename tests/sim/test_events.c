@@ -150,3 +150,46 @@ Test(sim_events, cpi_per_class)
 	cr_expect_eq(r.recs[4].tsc, 34);
 	st_free(&r);
 }
+
+/* An interrupt held while IF = 0 is taken when STI; HLT waits for it. */
+Test(sim_events, deferred_interrupt_wakes_hlt)
+{
+	struct st_opts o = {
+		.ev = { { RTIT_SIM_AT_INSN, RTIT_EV_EXT_INTERRUPT, 32, 1, NULL, 0, 0, 0 } },
+		.nev = 1,
+	};
+	struct st_run r;
+	cr_assert_eq(st_run_asm(&r, P "a: nop\nb: sti\nc: hlt\nd: cli\ne: hlt\nh_32: iretq\n", &o), 0);
+	const char *expect =
+		"a other\n"
+		"b other\n"
+		"c hlt\n"
+		"! interrupt 32 d -> h_32\n"
+		"h_32 iret T -> d\n"
+		"d other\n"
+		"e hlt\n";
+	cr_expect_str_eq(r.text, expect, "\n--- expected\n%s--- got\n%s(%s)",
+			 expect, r.text, r.st.msg);
+	st_free(&r);
+}
+
+/* SDM 6.8.3: after STI the held interrupt waits one more instruction. */
+Test(sim_events, sti_shadow)
+{
+	struct st_opts o = {
+		.ev = { { RTIT_SIM_AT_INSN, RTIT_EV_EXT_INTERRUPT, 32, 0, NULL, 0, 0, 0 } },
+		.nev = 1,
+	};
+	struct st_run r;
+	cr_assert_eq(st_run_asm(&r, P "a: sti\nb: nop\nc: nop\nd: hlt\nh_32: iretq\n", &o), 0);
+	const char *expect =
+		"a other\n"
+		"b other\n"
+		"! interrupt 32 c -> h_32\n"
+		"h_32 iret T -> c\n"
+		"c other\n"
+		"d hlt\n";
+	cr_expect_str_eq(r.text, expect, "\n--- expected\n%s--- got\n%s(%s)",
+			 expect, r.text, r.st.msg);
+	st_free(&r);
+}
