@@ -54,6 +54,7 @@ struct st_opts {
 	int deliver;
 	uint64_t budget;
 	int cpl;
+	uint64_t rsp0;
 	const char *end_sym;
 	struct st_event ev[8];
 	int nev;
@@ -154,6 +155,7 @@ static inline int st_run_asm(struct st_run *r, const char *src,
 	cfg.mode = o->mode ? o->mode : 64;
 	cfg.deliver = o->deliver;
 	cfg.cpl = o->cpl;
+	cfg.rsp0 = o->rsp0;
 	if (o->budget)
 		cfg.budget = o->budget;
 	if (o->clock)

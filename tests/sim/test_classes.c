@@ -427,3 +427,118 @@ Test(sim_classes, rdrand_deterministic)
 	st_free(&r1);
 	st_free(&r2);
 }
+
+struct pcase {
+	const char *name;
+	const char *src;
+	const char *expect;
+	int stop;
+	int mode, cpl;
+	uint64_t rsp0;
+};
+
+/* Privilege changes and their stack frames (SDM 6.12.1, 6.14.2). */
+static const struct pcase pcases[] = {
+	{ "far RET to CPL 3 pops SS:RSP too; INT back to CPL 0 on rsp0",
+	  P "a: mov rax, rsp\n"
+	  "b: push 0x2b\n"
+	  "c: push rax\n"
+	  "d: push 0x33\n"
+	  "e: lea rbx, [rip + f]\n"
+	  "e2: push rbx\n"
+	  "e3: retfq\n"
+	  "f: int 0x80\n"
+	  "g: hlt\n"
+	  "h_128: cmp rsp, 0x7fffc000 - 40\n"
+	  "h2: jne h2\n"
+	  "h3: hlt\n",
+	  "a other\n"
+	  "b other\n"
+	  "c other\n"
+	  "d other\n"
+	  "e other\n"
+	  "e2 other\n"
+	  "e3 far-ret T -> f cpl3\n"
+	  "f int T v128 -> h_128\n"
+	  "h_128 other\n"
+	  "h2 cond -> h3\n"
+	  "h3 hlt\n", RTIT_SIM_STOP_HALTED, 64, 0, 0x7fffc000 },
+
+	{ "32-bit: INT from CPL 3 pushes SS:ESP, IRETD returns to CPL 3",
+	  ".intel_syntax noprefix\n.globl _start\n_start:\n"
+	  "a: int 0x80\n"
+	  "b: int 0x81\n"
+	  "h_128: iretd\n"
+	  "h_129: hlt\n",
+	  "a int T v128 -> h_128\n"
+	  "h_128 iret T -> b cpl3\n"
+	  "b int T v129 -> h_129\n"
+	  "h_129 hlt\n", RTIT_SIM_STOP_HALTED, 32, 3, 0x7fffc000 },
+
+	{ "32-bit: direct far JMP ptr16:32, SYSENTER/SYSEXIT",
+	  ".intel_syntax noprefix\n.globl _start\n_start:\n"
+	  "a: jmp 0x08:b\n"
+	  "b: mov ecx, 0x174\n"
+	  "c: mov eax, 0x10\n"
+	  "d: xor edx, edx\n"
+	  "e: wrmsr\n"
+	  "f: mov ecx, 0x176\n"
+	  "g: lea eax, k\n"
+	  "i: wrmsr\n"
+	  "j: lea edx, m\n"
+	  "l: mov ecx, esp\n"
+	  "n: sysenter\n"
+	  "k: sysexit\n"
+	  "m: int 0x80\n"
+	  "h_128: hlt\n",
+	  "a far-jmp T -> b\n"
+	  "b other\n"
+	  "c other\n"
+	  "d other\n"
+	  "e wrmsr\n"
+	  "f other\n"
+	  "g other\n"
+	  "i wrmsr\n"
+	  "j other\n"
+	  "l other\n"
+	  "n sysenter T -> k\n"
+	  "k sysexit T -> m cpl3\n"
+	  "m int T v128 -> h_128\n"
+	  "h_128 hlt\n", RTIT_SIM_STOP_HALTED, 32, 0, 0 },
+
+	{ "clearing CR0.PG in 64-bit mode is #GP; SYSCALL without LSTAR is #UD",
+	  P "a: xor eax, eax\n"
+	  "b: mov cr0, rax\n"
+	  "c: syscall\n"
+	  "d: hlt\n"
+	  "h_13: add rsp, 8\n"
+	  "x: add qword ptr [rsp], 3\n"
+	  "y: iretq\n"
+	  "h_6: add qword ptr [rsp], 2\n"
+	  "z: iretq\n",
+	  "a other\n"
+	  "! exception 13 fault b -> h_13\n"
+	  "h_13 other\n"
+	  "x other\n"
+	  "y iret T -> c\n"
+	  "! exception 6 fault c -> h_6\n"
+	  "h_6 other\n"
+	  "z iret T -> d\n"
+	  "d hlt\n", RTIT_SIM_STOP_HALTED, 64, 0, 0 },
+};
+
+Test(sim_classes, privilege)
+{
+	for (size_t i = 0; i < sizeof(pcases) / sizeof(pcases[0]); i++) {
+		const struct pcase *c = &pcases[i];
+		struct st_run r;
+		struct st_opts o = { .mode = c->mode, .cpl = c->cpl, .rsp0 = c->rsp0 };
+		int rc = st_run_asm(&r, c->src, &o);
+		cr_assert_eq(rc, 0, "%s: load failed: %s", c->name, r.err);
+		cr_expect_str_eq(r.text, c->expect, "%s:\n--- expected\n%s--- got\n%s(stop %d: %s)",
+				 c->name, c->expect, r.text, r.st.stop, r.st.msg);
+		cr_expect_eq(r.st.stop, c->stop, "%s: stop %d (%s)", c->name,
+			     r.st.stop, r.st.msg);
+		st_free(&r);
+	}
+}
