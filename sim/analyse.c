@@ -205,6 +205,11 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 	default:
 		break;
 	}
+	/* Unicorn runs a REP string instruction as a TB that jumps to itself
+	 * once per iteration: it retires when the flow leaves it */
+	if (in->attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
+			      ZYDIS_ATTRIB_HAS_REPNE))
+		out->flags |= SIM_I_REP;
 	/* MOV SS, r/m (8E /2): SDM 6.8.3, interrupts held one instruction */
 	if (in->mnemonic == ZYDIS_MNEMONIC_MOV && in->opcode == 0x8E &&
 	    in->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT && in->raw.modrm.reg == 2)

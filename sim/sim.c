@@ -239,6 +239,10 @@ static void emit_insns(struct rtit_sim *sim, const struct sim_block *b,
 {
 	const struct sim_insn *in = &sim->cache.insns[b->first];
 	const bool one = sim->cfg.deliver == RTIT_SIM_PER_INSN;
+	/* a REP string instruction still iterating has not retired */
+	if (to == b->n && to > from && (in[to - 1].flags & SIM_I_REP) &&
+	    next_ip == in[to - 1].ip)
+		to--;
 	const bool same_clock = sim->cfg.clock.tsc_ratio == sim->core_ratio;
 	uint32_t i = from;
 	while (i < to) {

@@ -56,6 +56,25 @@ static const struct ccase cases[] = {
 	  "f cond -> g\n"
 	  "g hlt\n", RTIT_SIM_STOP_HALTED, 64, 0 },
 
+	{ "REP string instructions retire once, whatever the count",
+	  P "a: lea rdi, [rip + q]\n"
+	  "b: mov ecx, 4\n"
+	  "c: rep stosb\n"
+	  "d: xor ecx, ecx\n"
+	  "e: rep stosq\n"
+	  "f: mov ecx, 2\n"
+	  "g: repe scasb\n"
+	  "i: hlt\n"
+	  "q: .fill 16, 1, 0\n",
+	  "a other\n"
+	  "b other\n"
+	  "c other\n"
+	  "d other\n"
+	  "e other\n"
+	  "f other\n"
+	  "g other\n"
+	  "i hlt\n", RTIT_SIM_STOP_HALTED, 64, 0 },
+
 	{ "direct: JMP, CALL, zero-length CALL, RET, RET imm16",
 	  P "a: jmp b\n"
 	  "a2: nop\n"
@@ -317,6 +336,15 @@ static const struct ccase cases[] = {
 	  "e hlt\n", RTIT_SIM_STOP_HALTED, 32, 0 },
 };
 
+static const char *case_src(const char *name_prefix)
+{
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (!strncmp(cases[i].name, name_prefix, strlen(name_prefix)))
+			return cases[i].src;
+	cr_assert_fail("no case %s", name_prefix);
+	return NULL;
+}
+
 Test(sim_classes, table)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -338,7 +366,7 @@ Test(sim_classes, table)
 Test(sim_classes, counts_agree)
 {
 	struct st_run r;
-	cr_assert_eq(st_run_asm(&r, cases[10].src, NULL), 0);
+	cr_assert_eq(st_run_asm(&r, case_src("faults from real execution"), NULL), 0);
 	size_t insns = 0, evs = 0;
 	for (size_t i = 0; i < r.n; i++) {
 		if (r.recs[i].kind == RTIT_SIM_INSN)
@@ -355,7 +383,7 @@ Test(sim_classes, counts_agree)
 Test(sim_classes, fault_messages)
 {
 	struct st_run r;
-	cr_assert_eq(st_run_asm(&r, cases[12].src, NULL), 0);
+	cr_assert_eq(st_run_asm(&r, case_src("fetch from unmapped"), NULL), 0);
 	cr_expect_eq(r.st.ip, 0x9000);
 	cr_expect(strstr(r.st.msg, "unhandled #PF") != NULL, "%s", r.st.msg);
 	cr_expect(strstr(r.st.msg, "fetch from unmapped address 0x9000") != NULL,
