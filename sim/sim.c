@@ -417,8 +417,13 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 {
 	struct rtit_sim *sim = opaque;
 
-	if (sim->req != SIM_REQ_NONE)
+	if (sim->req != SIM_REQ_NONE) {
+		/* a stop requested earlier may have been cancelled by a RIP
+		 * write (Unicorn's quit_request): ask again, before this
+		 * block runs */
+		uc_emu_stop(uc);
 		return;
+	}
 	if (sim->pending) {
 		const struct sim_block *p = blk(sim, sim->pending);
 		sim->pending = 0;
@@ -1179,8 +1184,10 @@ static bool is_special_at(struct rtit_sim *sim, uint64_t ip)
 static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 {
 	struct rtit_sim *sim = opaque;
-	if (sim->req != SIM_REQ_NONE)
+	if (sim->req != SIM_REQ_NONE) {
+		uc_emu_stop(uc);
 		return;
+	}
 	uint64_t count = sim->retired;
 	int k = -1;
 	const struct sim_block *b = NULL;
@@ -1467,6 +1474,14 @@ int rtit_sim_get_reg(struct rtit_sim *sim, int uc_reg, uint64_t *value)
 	if (!sim || uc_reg_read(sim->uc, uc_reg, value) != UC_ERR_OK)
 		return -RTIT_ERR_INVALID;
 	return 0;
+}
+
+void rtit_sim_abort(struct rtit_sim *sim, const char *msg)
+{
+	if (!sim || sim->req == SIM_REQ_STOP)
+		return;
+	stop_with(sim, RTIT_SIM_STOP_ERROR, rget(sim, R_IP), "aborted by the consumer: %s",
+		  msg ? msg : "");
 }
 
 int rtit_sim_set_entry(struct rtit_sim *sim, uint64_t ip)

@@ -296,6 +296,11 @@ int rtit_sim_msr_preset(struct rtit_sim *sim, uint32_t msr, uint64_t value);
  */
 int rtit_sim_run(struct rtit_sim *sim, struct rtit_sim_status *st);
 
+/* Ends the run from inside a consumer callback (an encoder error): the
+ * run stops before the next instruction executes, with stop ERROR and
+ * "aborted by the consumer: msg". */
+void rtit_sim_abort(struct rtit_sim *sim, const char *msg);
+
 /* The last error message (load errors), one line. */
 const char *rtit_sim_errmsg(const struct rtit_sim *sim);
 

@@ -295,3 +295,50 @@ Test(sim_delivery, trace_msrs_without_consumer_read_back)
 	cr_expect_eq(r.recs[5].msr, 0x760);
 	st_free(&r);
 }
+
+struct aborter {
+	struct rtit_sim *sim;
+	size_t seen;
+};
+
+static void abort_batch(const struct rtit_sim_rec *recs, size_t n, void *opaque)
+{
+	struct aborter *a = opaque;
+	a->seen += n;
+	if (a->seen >= 5)
+		rtit_sim_abort(a->sim, "enough");
+}
+
+static int abort_msr(void *opaque, uint32_t msr, uint64_t value,
+		     const struct rtit_sim_rec *ctx)
+{
+	struct aborter *a = opaque;
+	rtit_sim_abort(a->sim, "msr");
+	return 0;
+}
+
+/* A consumer can end the run, also from inside an MSR hook (where the
+ * simulator writes RIP right after). */
+Test(sim_delivery, consumer_abort)
+{
+	for (int mode = 0; mode < 2; mode++) {
+		struct rtit_sim_config cfg;
+		rtit_sim_config_default(&cfg);
+		cfg.deliver = RTIT_SIM_PER_INSN;
+		struct aborter a = {0};
+		if (mode == 0)
+			cfg.consumer.on_batch = abort_batch;
+		else
+			cfg.consumer.msr_write = abort_msr;
+		cfg.consumer.opaque = &a;
+		cr_assert_eq(rtit_sim_new(&a.sim, &cfg), 0);
+		cr_assert_eq(rtit_sim_load_asm(a.sim, P
+			"mov ecx, 0x768\nwrmsr\n1: jmp 1b\n", ST_BASE, "t.s", 0), 0);
+		struct rtit_sim_status st;
+		cr_expect_lt(rtit_sim_run(a.sim, &st), 0);
+		cr_expect_eq(st.stop, RTIT_SIM_STOP_ERROR, "%s", st.msg);
+		cr_expect(strstr(st.msg, "aborted by the consumer") != NULL, "%s", st.msg);
+		cr_expect_lt(st.insns, 10, "%" PRIu64, st.insns);
+		rtit_sim_free(a.sim);
+	}
+}
