@@ -342,3 +342,33 @@ Test(sim_delivery, consumer_abort)
 		rtit_sim_free(a.sim);
 	}
 }
+
+/* Many blocks (the cache grows), long straight code (Unicorn splits its
+ * blocks at 512 instructions and at page ends). */
+Test(sim_delivery, large_programs)
+{
+	struct st_run r;
+	cr_assert_eq(st_run_asm(&r, P ".rept 5000\njmp 1f\n1:\n.endr\nhlt\n", NULL), 0,
+		     "%s", r.err);
+	cr_expect_eq(r.st.stop, RTIT_SIM_STOP_HALTED, "%s", r.st.msg);
+	cr_assert_eq(r.n, 5001);
+	for (size_t i = 0; i < 5000; i++) {
+		cr_assert_eq(r.recs[i].cls, RTIT_IC_DIRECT_JMP);
+		cr_assert_eq(r.recs[i].ip, ST_BASE + 2 * i);
+		cr_assert_eq(r.recs[i].next_ip, ST_BASE + 2 * i + 2);
+		cr_assert(r.recs[i].flags & RTIT_SIM_F_TAKEN);
+	}
+	st_free(&r);
+
+	cr_assert_eq(st_run_asm(&r, P ".rept 3000\nnop\n.endr\n.rept 700\nadd eax, 1\n.endr\nhlt\n",
+				NULL), 0);
+	cr_assert_eq(r.n, 3701);
+	uint64_t ip = ST_BASE;
+	for (size_t i = 0; i < 3700; i++) {
+		cr_assert_eq(r.recs[i].ip, ip, "record %zu", i);
+		ip += r.recs[i].len;
+		cr_assert_eq(r.recs[i].next_ip, ip, "record %zu", i);
+		cr_assert_eq(r.recs[i].cycles, i + 1);
+	}
+	st_free(&r);
+}
