@@ -521,6 +521,18 @@ static bool on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr,
 	sim->fault_addr = addr;
 	sim->fault_addr_valid = true;
 	sim->fault_err = err;
+	if (sim->m.mode == 64 &&
+	    (uint64_t)((int64_t)(addr << 16) >> 16) != addr) {
+		/* SDM 3.3.7.1: a non-canonical address is #GP(0), not #PF */
+		sim->fault_vec = 13;
+		sim->fault_err = 0;
+		sim->fault_addr_valid = false;
+		snprintf(sim->fault_why, sizeof(sim->fault_why),
+			 "%s non-canonical address 0x%" PRIx64, what, addr);
+		sim->req = SIM_REQ_FAULT;
+		sim->fault_ip = UINT64_MAX;
+		return false;
+	}
 	snprintf(sim->fault_why, sizeof(sim->fault_why), "%s %s address 0x%" PRIx64,
 		 what, prot ? "protected" : "unmapped", addr);
 	/* the IP is read after uc_emu_start returns (exact then) */

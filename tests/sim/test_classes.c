@@ -265,6 +265,32 @@ static const struct ccase cases[] = {
 	  "q iret T -> e\n"
 	  "e hlt\n", RTIT_SIM_STOP_HALTED, 64, 0 },
 
+	{ "#GP from real execution: non-canonical store, bad segment load",
+	  P "a: mov rax, 0x8000000000000000\n"
+	  "b: lea rbx, [rip + d]\n"
+	  "c: mov qword ptr [rax], 1\n"
+	  "d: mov cx, 0x1234\n"
+	  "e: lea rbx, [rip + g]\n"
+	  "f: mov ds, cx\n"
+	  "g: hlt\n"
+	  "h_13: add rsp, 8\n"
+	  "x: mov [rsp], rbx\n"
+	  "y: iretq\n"
+	  "h_14: hlt\n",
+	  "a other\n"
+	  "b other\n"
+	  "! exception 13 fault c -> h_13\n"
+	  "h_13 other\n"
+	  "x other\n"
+	  "y iret T -> d\n"
+	  "d other\n"
+	  "e other\n"
+	  "! exception 13 fault f -> h_13\n"
+	  "h_13 other\n"
+	  "x other\n"
+	  "y iret T -> g\n"
+	  "g hlt\n", RTIT_SIM_STOP_HALTED, 64, 0 },
+
 	{ "#PF in the middle of a block: only the prefix retires",
 	  P "a: mov eax, 1\n"
 	  "b: add eax, 2\n"
