@@ -174,6 +174,17 @@ struct rtit_sim_clock {
 	uint64_t tsc_start;
 };
 
+/* The crystal clock (Intel PT ART) at a TSC value: TSC = ART * num / den
+ * (CPUID.15H), so ART = TSC * den / num. */
+static inline uint64_t rtit_sim_clock_art(const struct rtit_sim_clock *c,
+					  uint64_t tsc)
+{
+	if (!c->art_num)
+		return 0;
+	return tsc / c->art_num * c->art_den +
+	       tsc % c->art_num * c->art_den / c->art_num;
+}
+
 struct rtit_sim_config {
 	int mode;			/* 32 or 64 */
 	uint64_t budget;		/* instruction budget, 0 = default 100M */
@@ -266,6 +277,12 @@ int rtit_sim_set_handler(struct rtit_sim *sim, unsigned vector, uint64_t ip);
 int rtit_sim_set_reg(struct rtit_sim *sim, int uc_reg, uint64_t value);
 int rtit_sim_get_reg(struct rtit_sim *sim, int uc_reg, uint64_t *value);
 
+/* Moves the entry point (after a load). */
+int rtit_sim_set_entry(struct rtit_sim *sim, uint64_t ip);
+
+/* Sets (or moves) the end address: the run stops before executing it. */
+int rtit_sim_set_end(struct rtit_sim *sim, uint64_t ip);
+
 /* Adds an injected event.  -RTIT_ERR_NOSPACE beyond RTIT_SIM_MAX_INJECT. */
 int rtit_sim_inject(struct rtit_sim *sim, const struct rtit_sim_inject *ev);
 
@@ -278,6 +295,11 @@ int rtit_sim_msr_preset(struct rtit_sim *sim, uint32_t msr, uint64_t value);
  * otherwise (BUDGET, FAULT: -RTIT_ERR_INVALID; ERROR: -RTIT_ERR_INTERNAL).
  */
 int rtit_sim_run(struct rtit_sim *sim, struct rtit_sim_status *st);
+
+/* Ends the run from inside a consumer callback (an encoder error): the
+ * run stops before the next instruction executes, with stop ERROR and
+ * "aborted by the consumer: msg". */
+void rtit_sim_abort(struct rtit_sim *sim, const char *msg);
 
 /* The last error message (load errors), one line. */
 const char *rtit_sim_errmsg(const struct rtit_sim *sim);

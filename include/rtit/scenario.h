@@ -1,0 +1,156 @@
+/*
+ * scenario.h - one self-contained, line-oriented text file describing a
+ * simulation: the code (inline assembly or a path), the dialect and model
+ * parameters, the initial trace-MSR values, the injected events, and the
+ * packets expected.  The format is documented in docs/scenario.md.
+ */
+#ifndef RTIT_SCENARIO_H
+#define RTIT_SCENARIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#include "rtit/error.h"
+#include "rtit/packet.h"
+#include "rtit/sim.h"
+
+enum rtit_scn_code {
+	RTIT_SCN_CODE_NONE = 0,
+	RTIT_SCN_CODE_ASM,	/* inline GNU as source */
+	RTIT_SCN_CODE_ELF,	/* static ELF executable */
+	RTIT_SCN_CODE_FLAT	/* flat binary with a load address */
+};
+
+/* An address written as a number or as a label of the program (resolved
+ * when the program is loaded). */
+struct rtit_scn_addr {
+	uint64_t value;
+	char label[64];		/* "" when numeric */
+};
+
+struct rtit_scn_kv {
+	char key[64];
+	char value[192];
+	int line;
+};
+
+struct rtit_scn_msr {
+	uint32_t msr;
+	char name[40];		/* as written */
+	uint64_t value;
+	int line;
+};
+
+struct rtit_scn_event {
+	struct rtit_sim_inject ev;	/* at is filled when numeric */
+	struct rtit_scn_addr at;	/* AT_IP: address or label */
+	int line;
+};
+
+struct rtit_scn_handler {
+	unsigned vector;
+	struct rtit_scn_addr ip;
+	int line;
+};
+
+struct rtit_scn_mem {
+	uint64_t addr, size;
+	int line;
+};
+
+struct rtit_scn_reg {
+	int uc_reg;
+	char name[16];
+	uint64_t value;
+	int line;
+};
+
+struct rtit_scn_text {
+	char *text;
+	int line;
+};
+
+struct rtit_scenario {
+	char path[256];		/* the file, for messages and relative paths */
+	char name[64];
+	char describe[256];
+	int dialect;		/* enum rtit_dialect */
+	char cpu[32];
+	int mode;		/* 32 or 64 */
+
+	int code_kind;		/* enum rtit_scn_code */
+	char *asm_text;
+	int asm_line;		/* line of "code asm": assembler line 1 is +1 */
+	char code_path[512];
+	uint64_t load;
+	bool has_entry;
+	struct rtit_scn_addr entry;
+
+	int cpl;
+	uint64_t cr3;
+	uint64_t rsp0;
+	uint64_t budget;	/* 0 = default */
+	bool has_end;
+	struct rtit_scn_addr end;
+	struct rtit_sim_clock clock;
+
+	struct rtit_scn_msr *msrs;
+	size_t nmsrs;
+	struct rtit_scn_kv *params;
+	size_t nparams;
+	struct rtit_scn_event *events;
+	size_t nevents;
+	struct rtit_scn_handler *handlers;
+	size_t nhandlers;
+	struct rtit_scn_mem *mems;
+	size_t nmems;
+	struct rtit_scn_reg *regs;
+	size_t nregs;
+	struct rtit_scn_text *expect;
+	size_t nexpect;
+	bool has_expect;
+};
+
+/* A parse or setup error: "file:line: message" in text. */
+struct rtit_scn_error {
+	int line;		/* 0 when not about one line */
+	char text[512];
+};
+
+/*
+ * Parses a scenario file into sc (which the caller later frees with
+ * rtit_scenario_fini).  Returns 0, -RTIT_ERR_IO (unreadable file),
+ * -RTIT_ERR_BAD_CONFIG (a bad line; err->text is "file:line: what"),
+ * -RTIT_ERR_NOMEM.
+ */
+int rtit_scenario_parse_file(const char *path, struct rtit_scenario *sc,
+			     struct rtit_scn_error *err);
+
+/* Parses scenario text; name is used in messages and as the directory
+ * base for relative paths (may be NULL). */
+int rtit_scenario_parse_string(const char *text, const char *name,
+			       struct rtit_scenario *sc,
+			       struct rtit_scn_error *err);
+
+/* Frees what the parser allocated. */
+void rtit_scenario_fini(struct rtit_scenario *sc);
+
+/* Fills the simulator configuration from the scenario (mode, CPL, CR3,
+ * budget, clock); the consumer is left to the caller. */
+void rtit_scenario_config(const struct rtit_scenario *sc,
+			  struct rtit_sim_config *cfg);
+
+/*
+ * Loads the code into sim, maps memory, resolves labels, sets handlers,
+ * registers, the end address, the injected events, and presets the MSRs
+ * (through the consumer's msr_write with ctx->kind == 0).  Returns 0 or
+ * negative with err->text "file:line: what".
+ */
+int rtit_scenario_setup(const struct rtit_scenario *sc, struct rtit_sim *sim,
+			struct rtit_scn_error *err);
+
+/* Looks up a trace or platform MSR by name for a dialect; 0 if found. */
+int rtit_scenario_msr_by_name(const char *name, int dialect, uint32_t *msr);
+
+#endif /* RTIT_SCENARIO_H */

@@ -1,0 +1,310 @@
+/*
+ * analyse.c - block analysis with Zydis, cached by address, and the exact
+ * instruction classification (RTIT 2.2 / Table 2, Intel PT Table 33-1).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+int sim_cache_init(struct sim_cache *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->cap = 4096;
+	c->slots = calloc(c->cap, sizeof(*c->slots));
+	c->blocks_cap = 1024;
+	c->blocks = malloc(c->blocks_cap * sizeof(*c->blocks));
+	c->insns_cap = 8192;
+	c->insns = malloc(c->insns_cap * sizeof(*c->insns));
+	if (!c->slots || !c->blocks || !c->insns) {
+		sim_cache_fini(c);
+		return -RTIT_ERR_NOMEM;
+	}
+	return 0;
+}
+
+void sim_cache_fini(struct sim_cache *c)
+{
+	free(c->slots);
+	free(c->blocks);
+	free(c->insns);
+	memset(c, 0, sizeof(*c));
+}
+
+static inline uint32_t hash_addr(uint64_t a)
+{
+	a ^= a >> 29;
+	a *= 0xbf58476d1ce4e5b9ull;
+	a ^= a >> 32;
+	return (uint32_t)a;
+}
+
+static int cache_grow(struct sim_cache *c)
+{
+	uint32_t ncap = c->cap * 2;
+	uint32_t *ns = calloc(ncap, sizeof(*ns));
+	if (!ns)
+		return -RTIT_ERR_NOMEM;
+	for (uint32_t i = 0; i < c->cap; i++) {
+		if (!c->slots[i])
+			continue;
+		uint32_t h = hash_addr(c->blocks[c->slots[i] - 1].addr) & (ncap - 1);
+		while (ns[h])
+			h = (h + 1) & (ncap - 1);
+		ns[h] = c->slots[i];
+	}
+	free(c->slots);
+	c->slots = ns;
+	c->cap = ncap;
+	return 0;
+}
+
+/* RTIT 2.2.6 / PT Table 33-1: everything that is not a near branch and
+ * changes the IP is a far transfer; those, and the instructions whose effect
+ * is on state Unicorn does not model (CR3, CR0, MSRs, HLT, PTWRITE, TSC),
+ * are intercepted ("special"). */
+void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
+		  struct sim_insn *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->ip = ip;
+	out->len = in->length;
+	out->cls = RTIT_IC_OTHER;
+	bool far = in->meta.branch_type == ZYDIS_BRANCH_TYPE_FAR;
+	bool rel = in->raw.imm[0].size && in->raw.imm[0].is_relative;
+
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_JB: case ZYDIS_MNEMONIC_JBE: case ZYDIS_MNEMONIC_JL:
+	case ZYDIS_MNEMONIC_JLE: case ZYDIS_MNEMONIC_JNB: case ZYDIS_MNEMONIC_JNBE:
+	case ZYDIS_MNEMONIC_JNL: case ZYDIS_MNEMONIC_JNLE: case ZYDIS_MNEMONIC_JNO:
+	case ZYDIS_MNEMONIC_JNP: case ZYDIS_MNEMONIC_JNS: case ZYDIS_MNEMONIC_JNZ:
+	case ZYDIS_MNEMONIC_JO: case ZYDIS_MNEMONIC_JP: case ZYDIS_MNEMONIC_JS:
+	case ZYDIS_MNEMONIC_JZ: case ZYDIS_MNEMONIC_LOOP: case ZYDIS_MNEMONIC_LOOPE:
+	case ZYDIS_MNEMONIC_LOOPNE: case ZYDIS_MNEMONIC_JCXZ:
+	case ZYDIS_MNEMONIC_JECXZ: case ZYDIS_MNEMONIC_JRCXZ:
+		out->cls = RTIT_IC_COND;
+		out->flags = SIM_I_BRANCH | SIM_I_DIRECT;
+		out->target = ip + in->length + (uint64_t)in->raw.imm[0].value.s;
+		switch (in->mnemonic) {
+		case ZYDIS_MNEMONIC_LOOP: out->cc = SIM_CC_LOOP; break;
+		case ZYDIS_MNEMONIC_LOOPE: out->cc = SIM_CC_LOOPE; break;
+		case ZYDIS_MNEMONIC_LOOPNE: out->cc = SIM_CC_LOOPNE; break;
+		case ZYDIS_MNEMONIC_JCXZ: case ZYDIS_MNEMONIC_JECXZ:
+		case ZYDIS_MNEMONIC_JRCXZ: out->cc = SIM_CC_JCXZ; break;
+		default: out->cc = in->opcode & 0xf; break;
+		}
+		if (in->address_width == 16)
+			out->cc |= SIM_CC_A16;
+		else if (in->address_width == 32)
+			out->cc |= SIM_CC_A32;
+		break;
+	case ZYDIS_MNEMONIC_JMP:
+		if (far) {
+			out->cls = RTIT_IC_FAR_JMP;
+			out->flags = SIM_I_BRANCH | SIM_I_SPECIAL;
+		} else if (rel) {
+			out->cls = RTIT_IC_DIRECT_JMP;
+			out->flags = SIM_I_BRANCH | SIM_I_DIRECT;
+			out->target = ip + in->length + (uint64_t)in->raw.imm[0].value.s;
+		} else {
+			out->cls = RTIT_IC_INDIRECT_JMP;
+			out->flags = SIM_I_BRANCH;
+		}
+		break;
+	case ZYDIS_MNEMONIC_CALL:
+		if (far) {
+			out->cls = RTIT_IC_FAR_CALL;
+			out->flags = SIM_I_BRANCH | SIM_I_SPECIAL;
+		} else if (rel) {
+			out->cls = RTIT_IC_DIRECT_CALL;
+			out->flags = SIM_I_BRANCH | SIM_I_DIRECT;
+			out->target = ip + in->length + (uint64_t)in->raw.imm[0].value.s;
+			/* RTIT 2.2.2: CALL to the next instruction */
+			if (in->raw.imm[0].value.s == 0)
+				out->flags |= SIM_I_ZLC;
+		} else {
+			out->cls = RTIT_IC_INDIRECT_CALL;
+			out->flags = SIM_I_BRANCH;
+		}
+		break;
+	case ZYDIS_MNEMONIC_RET:
+		if (far || in->opcode == 0xCB || in->opcode == 0xCA) {
+			out->cls = RTIT_IC_FAR_RET;
+			out->flags = SIM_I_BRANCH | SIM_I_SPECIAL;
+		} else {
+			out->cls = RTIT_IC_RET;
+			out->flags = SIM_I_BRANCH;
+		}
+		break;
+	case ZYDIS_MNEMONIC_IRET: case ZYDIS_MNEMONIC_IRETD:
+	case ZYDIS_MNEMONIC_IRETQ:
+		out->cls = RTIT_IC_IRET;
+		out->flags = SIM_I_BRANCH | SIM_I_SPECIAL;
+		break;
+	case ZYDIS_MNEMONIC_INT: case ZYDIS_MNEMONIC_INT1:
+	case ZYDIS_MNEMONIC_INT3: case ZYDIS_MNEMONIC_INTO:
+		out->cls = RTIT_IC_INT;
+		out->flags = SIM_I_BRANCH | SIM_I_SPECIAL;
+		break;
+	case ZYDIS_MNEMONIC_SYSCALL:
+		out->cls = RTIT_IC_SYSCALL;
+		out->flags = SIM_I_BRANCH | SIM_I_SPECIAL;
+		break;
+	case ZYDIS_MNEMONIC_SYSRET:
+		out->cls = RTIT_IC_SYSRET;
+		out->flags = SIM_I_BRANCH | SIM_I_SPECIAL;
+		break;
+	case ZYDIS_MNEMONIC_SYSENTER:
+		out->cls = RTIT_IC_SYSENTER;
+		out->flags = SIM_I_BRANCH | SIM_I_SPECIAL;
+		break;
+	case ZYDIS_MNEMONIC_SYSEXIT:
+		out->cls = RTIT_IC_SYSEXIT;
+		out->flags = SIM_I_BRANCH | SIM_I_SPECIAL;
+		break;
+	case ZYDIS_MNEMONIC_MOV:
+		if (in->opcode_map == ZYDIS_OPCODE_MAP_0F &&
+		    (in->opcode == 0x20 || in->opcode == 0x22)) {
+			unsigned cr = in->raw.modrm.reg | (in->raw.rex.R << 3);
+			out->flags = SIM_I_SPECIAL;
+			if (in->opcode == 0x22 && cr == 3)
+				out->cls = RTIT_IC_MOV_CR3;
+			else if (in->opcode == 0x22 && cr == 0)
+				out->cls = RTIT_IC_MOV_CR0;
+		}
+		break;
+	case ZYDIS_MNEMONIC_WRMSR:
+		out->cls = RTIT_IC_WRMSR;
+		out->flags = SIM_I_SPECIAL;
+		break;
+	case ZYDIS_MNEMONIC_RDMSR:
+		out->cls = RTIT_IC_RDMSR;
+		out->flags = SIM_I_SPECIAL;
+		break;
+	case ZYDIS_MNEMONIC_HLT:
+		out->cls = RTIT_IC_HLT;
+		out->flags = SIM_I_SPECIAL;
+		break;
+	case ZYDIS_MNEMONIC_PTWRITE:
+		out->cls = RTIT_IC_PTWRITE;
+		out->flags = SIM_I_SPECIAL;
+		break;
+	case ZYDIS_MNEMONIC_RDTSC: case ZYDIS_MNEMONIC_RDTSCP:
+	case ZYDIS_MNEMONIC_RSM: case ZYDIS_MNEMONIC_RDRAND:
+	case ZYDIS_MNEMONIC_RDSEED:
+		/* the model's TSC, not the host's: determinism */
+		out->flags = SIM_I_SPECIAL;
+		break;
+	case ZYDIS_MNEMONIC_STI:
+		out->flags = SIM_I_SHADOW;
+		break;
+	case ZYDIS_MNEMONIC_POP:
+		if (in->opcode == 0x17 && in->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT)
+			out->flags = SIM_I_SHADOW;
+		break;
+	default:
+		break;
+	}
+	/* Unicorn runs a REP string instruction as a TB that jumps to itself
+	 * once per iteration: it retires when the flow leaves it */
+	if (in->attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
+			      ZYDIS_ATTRIB_HAS_REPNE))
+		out->flags |= SIM_I_REP;
+	/* MOV SS, r/m (8E /2): SDM 6.8.3, interrupts held one instruction */
+	if (in->mnemonic == ZYDIS_MNEMONIC_MOV && in->opcode == 0x8E &&
+	    in->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT && in->raw.modrm.reg == 2)
+		out->flags = SIM_I_SHADOW;
+}
+
+/* Analyses [addr, addr+size): every instruction, classified. */
+static int analyse(struct rtit_sim *sim, uint64_t addr, uint32_t size,
+		   struct sim_block *b)
+{
+	struct sim_cache *c = &sim->cache;
+	uint8_t buf[4096 + 16];
+	uint32_t len = size ? size : 64;
+	if (len > 4096)
+		len = 4096;
+	memset(buf, 0, sizeof(buf));
+	/* a TB never crosses into unmapped memory; read what is mapped */
+	if (uc_mem_read(sim->uc, addr, buf, len) != UC_ERR_OK) {
+		uint32_t l;
+		for (l = 0; l < len; l++)
+			if (uc_mem_read(sim->uc, addr + l, buf + l, 1) != UC_ERR_OK)
+				break;
+		len = l;
+	}
+	b->addr = addr;
+	b->size = size;
+	b->first = c->ninsns;
+	b->n = 0;
+	b->nspecial = 0;
+	uint32_t off = 0;
+	while (off < len) {
+		ZydisDecodedInstruction in;
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&sim->dec, NULL,
+				buf + off, len - off, &in)))
+			break;
+		if (c->ninsns == c->insns_cap) {
+			uint32_t ncap = c->insns_cap * 2;
+			struct sim_insn *ni = realloc(c->insns, ncap * sizeof(*ni));
+			if (!ni)
+				return -RTIT_ERR_NOMEM;
+			c->insns = ni;
+			c->insns_cap = ncap;
+		}
+		struct sim_insn *si = &c->insns[c->ninsns++];
+		sim_classify(&in, addr + off, si);
+		si->cpi = (uint8_t)sim->cfg.clock.cpi[si->cls];
+		if ((si->flags & SIM_I_BRANCH) && si->cls != RTIT_IC_COND)
+			si->rflags |= RTIT_SIM_F_TAKEN;
+		if (si->flags & SIM_I_ZLC)
+			si->rflags |= RTIT_SIM_F_ZERO_LEN_CALL;
+		b->n++;
+		if (si->flags & SIM_I_SPECIAL)
+			b->nspecial++;
+		off += in.length;
+		/* size unknown: stop at the first branch */
+		if (!size && (si->flags & SIM_I_BRANCH))
+			break;
+	}
+	return 0;
+}
+
+const struct sim_block *sim_block_get(struct rtit_sim *sim, uint64_t addr,
+				      uint32_t size, bool *fresh)
+{
+	struct sim_cache *c = &sim->cache;
+	uint32_t h = hash_addr(addr) & (c->cap - 1);
+	uint32_t s;
+	*fresh = false;
+	while ((s = c->slots[h]) != 0) {
+		struct sim_block *b = &c->blocks[s - 1];
+		if (b->addr == addr) {
+			if (b->size == size)
+				return b;
+			/* same start, other extent (retranslated): redo */
+			if (analyse(sim, addr, size, b) < 0)
+				return NULL;
+			*fresh = true;
+			return b;
+		}
+		h = (h + 1) & (c->cap - 1);
+	}
+	if (c->nblocks == c->blocks_cap) {
+		uint32_t ncap = c->blocks_cap * 2;
+		struct sim_block *nb = realloc(c->blocks, ncap * sizeof(*nb));
+		if (!nb)
+			return NULL;
+		c->blocks = nb;
+		c->blocks_cap = ncap;
+	}
+	struct sim_block *b = &c->blocks[c->nblocks];
+	if (analyse(sim, addr, size, b) < 0)
+		return NULL;
+	c->slots[h] = ++c->nblocks;
+	*fresh = true;
+	if (c->nblocks * 2 > c->cap && cache_grow(c) < 0)
+		return NULL;
+	return b;
+}

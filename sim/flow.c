@@ -1,0 +1,265 @@
+/*
+ * flow.c - the ground-truth flow: canonical 64-byte records, the binary
+ * file (header, records, trailer with the XXH3-64 digest in canonical
+ * big-endian form), the text form, and the digest.
+ *
+ * Binary layout (little-endian):
+ *   header  "RTITFLOW" u32 version u32 record_size(64)
+ *   records 64 bytes each: ip next_ip cr3 cycles tsc value (u64)
+ *           msr (u32) kind cls len flags cpl mode vector 0 (u8) 0 (u32)
+ *   trailer "RTITEND\0" u64 count, 8 bytes digest (big-endian)
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "rtit/sim.h"
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+void rtit_sim_rec_pack(const struct rtit_sim_rec *r, uint8_t out[64])
+{
+	put64(out + 0, r->ip);
+	put64(out + 8, r->next_ip);
+	put64(out + 16, r->cr3);
+	put64(out + 24, r->cycles);
+	put64(out + 32, r->tsc);
+	put64(out + 40, r->value);
+	put32(out + 48, r->msr);
+	out[52] = r->kind;
+	out[53] = r->cls;
+	out[54] = r->len;
+	out[55] = r->flags;
+	out[56] = r->cpl;
+	out[57] = r->mode;
+	out[58] = r->vector;
+	out[59] = 0;
+	put32(out + 60, 0);
+}
+
+static void rec_unpack(const uint8_t in[64], struct rtit_sim_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->ip = get64(in);
+	r->next_ip = get64(in + 8);
+	r->cr3 = get64(in + 16);
+	r->cycles = get64(in + 24);
+	r->tsc = get64(in + 32);
+	r->value = get64(in + 40);
+	r->msr = get32(in + 48);
+	r->kind = in[52];
+	r->cls = in[53];
+	r->len = in[54];
+	r->flags = in[55];
+	r->cpl = in[56];
+	r->mode = in[57];
+	r->vector = in[58];
+}
+
+int rtit_sim_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
+{
+	char extra[96] = "";
+	int n;
+	if (r->kind == RTIT_SIM_INSN) {
+		if (r->cls == RTIT_IC_INT)
+			snprintf(extra, sizeof(extra), " vec=%u", r->vector);
+		else if (r->cls == RTIT_IC_WRMSR || r->cls == RTIT_IC_RDMSR)
+			snprintf(extra, sizeof(extra), " msr=0x%x val=0x%" PRIx64,
+				 r->msr, r->value);
+		else if (r->cls == RTIT_IC_PTWRITE || r->cls == RTIT_IC_MOV_CR3 ||
+			 r->cls == RTIT_IC_MOV_CR0)
+			snprintf(extra, sizeof(extra), " val=0x%" PRIx64, r->value);
+		n = snprintf(buf, size,
+			     "I %016" PRIx64 " %-8s len=%u %s%s-> %016" PRIx64
+			     "%s cpl=%u cr3=0x%" PRIx64 " pg=%u m=%u cyc=%" PRIu64
+			     " tsc=%" PRIu64,
+			     r->ip, rtit_insn_class_name(r->cls), r->len,
+			     (r->flags & RTIT_SIM_F_TAKEN) ? "T " : "",
+			     (r->flags & RTIT_SIM_F_ZERO_LEN_CALL) ? "ZLC " : "",
+			     r->next_ip, extra, r->cpl, r->cr3,
+			     !!(r->flags & RTIT_SIM_F_CR0_PG), r->mode, r->cycles,
+			     r->tsc);
+	} else {
+		switch (r->cls) {
+		case RTIT_EV_EXCEPTION:
+			snprintf(extra, sizeof(extra), " vec=%u %s err=0x%x cr2=0x%" PRIx64,
+				 r->vector,
+				 (r->flags & RTIT_SIM_F_FAULT) ? "fault" : "trap",
+				 r->msr, r->value);
+			break;
+		case RTIT_EV_EXT_INTERRUPT:
+		case RTIT_EV_NMI:
+			snprintf(extra, sizeof(extra), " vec=%u", r->vector);
+			break;
+		case RTIT_EV_FREQ_CHANGE:
+			snprintf(extra, sizeof(extra), " ratio=%" PRIu64, r->value);
+			break;
+		case RTIT_EV_SLEEP:
+		case RTIT_EV_WAKE:
+			snprintf(extra, sizeof(extra), " c%u ticks=%" PRIu64,
+				 r->vector, r->value);
+			break;
+		case RTIT_EV_MSR_WRITE_EXTERNAL:
+			snprintf(extra, sizeof(extra), " msr=0x%x val=0x%" PRIx64,
+				 r->msr, r->value);
+			break;
+		default:
+			break;
+		}
+		n = snprintf(buf, size,
+			     "E %016" PRIx64 " %-8s%s -> %016" PRIx64
+			     " cpl=%u cr3=0x%" PRIx64 " pg=%u m=%u cyc=%" PRIu64
+			     " tsc=%" PRIu64,
+			     r->ip, rtit_sim_event_name(r->cls), extra, r->next_ip,
+			     r->cpl, r->cr3, !!(r->flags & RTIT_SIM_F_CR0_PG),
+			     r->mode, r->cycles, r->tsc);
+	}
+	return n;
+}
+
+int rtit_flow_writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt)
+{
+	if (!w)
+		return -RTIT_ERR_INVALID;
+	memset(w, 0, sizeof(*w));
+	w->bin = bin;
+	w->txt = txt;
+	XXH3_state_t *s = XXH3_createState();
+	if (!s)
+		return -RTIT_ERR_NOMEM;
+	XXH3_64bits_reset(s);
+	w->xxh = s;
+	if (bin) {
+		uint8_t h[16];
+		memcpy(h, RTIT_FLOW_MAGIC, 8);
+		put32(h + 8, RTIT_FLOW_VERSION);
+		put32(h + 12, 64);
+		if (fwrite(h, 1, sizeof(h), bin) != sizeof(h))
+			w->err = -RTIT_ERR_IO;
+	}
+	return w->err;
+}
+
+void rtit_flow_writer_on_batch(const struct rtit_sim_rec *recs, size_t n,
+			       void *opaque)
+{
+	struct rtit_flow_writer *w = opaque;
+	uint8_t buf[64 * 64];
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		rtit_sim_rec_pack(&recs[i], buf + 64 * k);
+		if (++k == 64 || i + 1 == n) {
+			XXH3_64bits_update(w->xxh, buf, 64 * k);
+			if (w->bin && fwrite(buf, 64, k, w->bin) != k)
+				w->err = -RTIT_ERR_IO;
+			k = 0;
+		}
+		if (w->txt) {
+			char line[256];
+			rtit_sim_rec_format(&recs[i], line, sizeof(line));
+			if (fprintf(w->txt, "%s\n", line) < 0)
+				w->err = -RTIT_ERR_IO;
+		}
+	}
+	w->count += n;
+}
+
+int rtit_flow_writer_fini(struct rtit_flow_writer *w, uint64_t *digest)
+{
+	if (!w || !w->xxh)
+		return -RTIT_ERR_INVALID;
+	uint64_t d = XXH3_64bits_digest(w->xxh);
+	XXH3_freeState(w->xxh);
+	w->xxh = NULL;
+	if (digest)
+		*digest = d;
+	if (w->bin) {
+		uint8_t t[24];
+		XXH64_canonical_t c;
+		memcpy(t, "RTITEND\0", 8);
+		put64(t + 8, w->count);
+		XXH64_canonicalFromHash(&c, d);
+		memcpy(t + 16, c.digest, 8);
+		if (fwrite(t, 1, sizeof(t), w->bin) != sizeof(t))
+			w->err = -RTIT_ERR_IO;
+	}
+	return w->err;
+}
+
+int rtit_flow_read(FILE *f, struct rtit_sim_rec **recs, size_t *n)
+{
+	uint8_t h[16], b[64];
+	*recs = NULL;
+	*n = 0;
+	if (fread(h, 1, 16, f) != 16)
+		return -RTIT_ERR_IO;
+	if (memcmp(h, RTIT_FLOW_MAGIC, 8) || get32(h + 8) != RTIT_FLOW_VERSION ||
+	    get32(h + 12) != 64)
+		return -RTIT_ERR_INVALID;
+	struct rtit_sim_rec *v = NULL;
+	size_t cnt = 0, cap = 0;
+	XXH3_state_t *s = XXH3_createState();
+	if (!s)
+		return -RTIT_ERR_NOMEM;
+	XXH3_64bits_reset(s);
+	int r = -RTIT_ERR_INVALID;
+	for (;;) {
+		size_t got = fread(b, 1, 64, f);
+		if (got == 24 && !memcmp(b, "RTITEND\0", 8)) {
+			XXH64_canonical_t c;
+			memcpy(c.digest, b + 16, 8);
+			if (get64(b + 8) == cnt &&
+			    XXH64_hashFromCanonical(&c) == XXH3_64bits_digest(s))
+				r = 0;
+			break;
+		}
+		if (got != 64)
+			break;
+		if (cnt == cap) {
+			cap = cap ? cap * 2 : 1024;
+			struct rtit_sim_rec *nv = realloc(v, cap * sizeof(*nv));
+			if (!nv) {
+				r = -RTIT_ERR_NOMEM;
+				break;
+			}
+			v = nv;
+		}
+		XXH3_64bits_update(s, b, 64);
+		rec_unpack(b, &v[cnt++]);
+	}
+	XXH3_freeState(s);
+	if (r < 0) {
+		free(v);
+		return r;
+	}
+	*recs = v;
+	*n = cnt;
+	return 0;
+}

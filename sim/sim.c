@@ -1,0 +1,1651 @@
+/*
+ * sim.c - the run loop: Unicorn with a block hook, the block cache, records
+ * in batches, and the platform model (CPL, CR0/CR3, interrupt table,
+ * SYSCALL/SYSENTER MSRs, exceptions with real stack frames, IRET, injected
+ * events, the clock).
+ *
+ * Design (docs/sim.md): the block hook finalises the previous block (every
+ * instruction of it retired; the last one's outcome is the new block's
+ * address) and registers the new one.  Instructions Unicorn cannot model
+ * ("special": far transfers, INT, IRET, SYSCALL..., MOV CR, MSRs, HLT,
+ * PTWRITE, RDTSC) get a code hook on their own address, installed when the
+ * block is first analysed (the block is then retranslated), and are
+ * emulated by the model.  Faults stop the emulator, retire the prefix of the
+ * block before the faulting IP, and are delivered between uc_emu_start
+ * calls, as are injected events.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <inttypes.h>
+
+#include "sim_internal.h"
+
+#define KCS 0x08
+#define KSS 0x10
+#define UCS64 0x33
+#define USS64 0x2b
+#define UCS32 0x1b
+#define USS32 0x23
+
+#define EFL_TF (1u << 8)
+#define EFL_IF (1u << 9)
+#define EFL_OF (1u << 11)
+
+#define CR0_PE 1ull
+#define CR0_PG (1ull << 31)
+
+enum { R_AX, R_CX, R_DX, R_BX, R_SP, R_BP, R_SI, R_DI, R_8, R_9, R_10,
+       R_11, R_12, R_13, R_14, R_15, R_IP, R_FLAGS, R_NUM };
+
+static const int reg64[R_NUM] = {
+	UC_X86_REG_RAX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RBX,
+	UC_X86_REG_RSP, UC_X86_REG_RBP, UC_X86_REG_RSI, UC_X86_REG_RDI,
+	UC_X86_REG_R8, UC_X86_REG_R9, UC_X86_REG_R10, UC_X86_REG_R11,
+	UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15,
+	UC_X86_REG_RIP, UC_X86_REG_EFLAGS
+};
+static const int reg32[R_NUM] = {
+	UC_X86_REG_EAX, UC_X86_REG_ECX, UC_X86_REG_EDX, UC_X86_REG_EBX,
+	UC_X86_REG_ESP, UC_X86_REG_EBP, UC_X86_REG_ESI, UC_X86_REG_EDI,
+	-1, -1, -1, -1, -1, -1, -1, -1,
+	UC_X86_REG_EIP, UC_X86_REG_EFLAGS
+};
+
+static uint64_t rget(struct rtit_sim *sim, int r)
+{
+	uint64_t v = 0;
+	int id = sim->m.mode == 64 ? reg64[r] : reg32[r];
+	if (id >= 0)
+		uc_reg_read(sim->uc, id, &v);
+	if (sim->m.mode != 64 || r == R_FLAGS)
+		v &= 0xffffffffull;
+	return v;
+}
+
+static void rset(struct rtit_sim *sim, int r, uint64_t v)
+{
+	int id = sim->m.mode == 64 ? reg64[r] : reg32[r];
+	if (sim->m.mode != 64)
+		v &= 0xffffffffull;
+	if (id >= 0)
+		uc_reg_write(sim->uc, id, &v);
+}
+
+int sim_seterr(struct rtit_sim *sim, int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(sim->errmsg, sizeof(sim->errmsg), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+const char *rtit_sim_errmsg(const struct rtit_sim *sim)
+{
+	return sim ? sim->errmsg : "no simulator";
+}
+
+void *rtit_sim_uc(struct rtit_sim *sim)
+{
+	return sim->uc;
+}
+
+const char *rtit_insn_class_name(int cls)
+{
+	static const char *const n[RTIT_IC_COUNT] = {
+		"other", "cond", "jmp", "call", "jmp-ind", "call-ind", "ret",
+		"far-jmp", "far-call", "far-ret", "iret", "int", "syscall",
+		"sysret", "sysenter", "sysexit", "mov-cr3", "mov-cr0", "wrmsr",
+		"rdmsr", "hlt", "ptwrite"
+	};
+	if (cls < 0 || cls >= RTIT_IC_COUNT)
+		return "?";
+	return n[cls];
+}
+
+const char *rtit_sim_event_name(int ev)
+{
+	static const char *const n[RTIT_EV_COUNT] = {
+		"none", "exception", "interrupt", "nmi", "smi", "rsm",
+		"vmexit", "vmentry", "freq", "sleep", "wake", "msr-write"
+	};
+	if (ev < 0 || ev >= RTIT_EV_COUNT)
+		return "?";
+	return n[ev];
+}
+
+static const char *const vecname[32] = {
+	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "#09",
+	"#TS", "#NP", "#SS", "#GP", "#PF", "#15", "#MF", "#AC", "#MC", "#XM",
+	"#VE", "#CP", "#22", "#23", "#24", "#25", "#26", "#27", "#28", "#29",
+	"#SX", "#31"
+};
+
+/* ---------------------------------------------------------------- config */
+
+void rtit_sim_config_default(struct rtit_sim_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->mode = 64;
+	cfg->budget = 100000000ull;
+	cfg->deliver = RTIT_SIM_PER_BATCH;
+	cfg->batch_cap = 1024;
+	cfg->cr0 = CR0_PE | CR0_PG;
+	cfg->stack_top = 0x80000000ull;
+	cfg->stack_size = 0x10000;
+	cfg->precise_faults = true;
+	for (int i = 0; i < RTIT_SIM_NUM_CLASSES; i++)
+		cfg->clock.cpi[i] = 1;
+	cfg->clock.tsc_ratio = 1;
+	cfg->clock.core_ratio = 1;
+	cfg->clock.art_num = 1;
+	cfg->clock.art_den = 1;
+}
+
+/* --------------------------------------------------------------- records */
+
+static void flush(struct rtit_sim *sim)
+{
+	if (sim->nbatch && sim->cfg.consumer.on_batch)
+		sim->cfg.consumer.on_batch(sim->batch, sim->nbatch,
+					   sim->cfg.consumer.opaque);
+	sim->nbatch = 0;
+}
+
+static inline struct rtit_sim_rec *rec_new(struct rtit_sim *sim)
+{
+	if (sim->nbatch == sim->cfg.batch_cap)
+		flush(sim);
+	struct rtit_sim_rec *r = &sim->batch[sim->nbatch++];
+	*r = sim->tmpl;
+	return r;
+}
+
+static inline void rec_done(struct rtit_sim *sim)
+{
+	if (sim->cfg.deliver == RTIT_SIM_PER_INSN)
+		flush(sim);
+}
+
+/* Advances the clock by n core cycles; the TSC runs tsc_ratio/core_ratio
+ * ticks per core cycle. */
+static inline void clock_on_cycles(struct rtit_sim *sim, uint64_t n)
+{
+	sim->cycles += n;
+	if (sim->cfg.clock.tsc_ratio == sim->core_ratio) {
+		sim->tsc += n;
+		return;
+	}
+	sim->tsc_frac += n * sim->cfg.clock.tsc_ratio;
+	if (sim->tsc_frac >= sim->core_ratio) {
+		sim->tsc += sim->tsc_frac / sim->core_ratio;
+		sim->tsc_frac %= sim->core_ratio;
+	}
+}
+
+/* Refreshes the record template after a model state change. */
+static void tmpl_on_state(struct rtit_sim *sim)
+{
+	struct rtit_sim_rec *t = &sim->tmpl;
+	memset(t, 0, sizeof(*t));
+	t->cr3 = sim->m.cr3;
+	t->cpl = (uint8_t)sim->m.cpl;
+	t->mode = (uint8_t)sim->m.mode;
+	t->flags = (sim->m.cr0 & CR0_PG) ? RTIT_SIM_F_CR0_PG : 0;
+}
+
+/* Whether a COND instruction was taken, from the state right after it
+ * (flags are unchanged by Jcc; LOOP has decremented the count). */
+static bool cond_taken(struct rtit_sim *sim, uint8_t cc)
+{
+	uint64_t f = rget(sim, R_FLAGS), cnt = rget(sim, R_CX);
+	bool cf = f & 1, pf = f & 4, zf = f & 0x40, sf = f & 0x80, of = f & 0x800;
+	if (cc & SIM_CC_A16)
+		cnt &= 0xffff;
+	else if (cc & SIM_CC_A32)
+		cnt &= 0xffffffffull;
+	bool t;
+	switch (cc & SIM_CC_MASK) {
+	case SIM_CC_LOOP: return cnt != 0;
+	case SIM_CC_LOOPE: return cnt != 0 && zf;
+	case SIM_CC_LOOPNE: return cnt != 0 && !zf;
+	case SIM_CC_JCXZ: return cnt == 0;
+	default: break;
+	}
+	switch ((cc & 0xf) >> 1) {
+	case 0: t = of; break;
+	case 1: t = cf; break;
+	case 2: t = zf; break;
+	case 3: t = cf || zf; break;
+	case 4: t = sf; break;
+	case 5: t = pf; break;
+	case 6: t = sf != of; break;
+	default: t = zf || sf != of; break;
+	}
+	return (cc & 1) ? !t : t;
+}
+
+static inline const struct sim_block *blk(struct rtit_sim *sim, uint32_t idx1)
+{
+	return &sim->cache.blocks[idx1 - 1];
+}
+
+/* Emits instructions [from, to) of block b; the last instruction of the
+ * block (when to == n) continues at next_ip. */
+static void emit_insns(struct rtit_sim *sim, const struct sim_block *b,
+		       uint32_t from, uint32_t to, uint64_t next_ip)
+{
+	const struct sim_insn *in = &sim->cache.insns[b->first];
+	const bool one = sim->cfg.deliver == RTIT_SIM_PER_INSN;
+	/* a REP string instruction still iterating has not retired */
+	if (to == b->n && to > from && (in[to - 1].flags & SIM_I_REP) &&
+	    next_ip == in[to - 1].ip)
+		to--;
+	const bool same_clock = sim->cfg.clock.tsc_ratio == sim->core_ratio;
+	uint32_t i = from;
+	while (i < to) {
+		if (sim->nbatch == sim->cfg.batch_cap)
+			flush(sim);
+		size_t room = one ? 1 : sim->cfg.batch_cap - sim->nbatch;
+		uint32_t end = to - i > room ? i + (uint32_t)room : to;
+		struct rtit_sim_rec *r = &sim->batch[sim->nbatch];
+		sim->nbatch += end - i;
+		for (; i < end; i++, r++) {
+			const struct sim_insn *si = &in[i];
+			uint64_t fall = si->ip + si->len;
+			*r = sim->tmpl;
+			r->kind = RTIT_SIM_INSN;
+			r->ip = si->ip;
+			r->len = si->len;
+			r->cls = si->cls;
+			r->next_ip = (i + 1 == b->n) ? next_ip : fall;
+			r->flags |= si->rflags;
+			if (si->cls == RTIT_IC_COND &&
+			    (r->next_ip != fall ||
+			     (si->target == fall && i + 1 == b->n &&
+			      sim->live_regs && cond_taken(sim, si->cc))))
+				r->flags |= RTIT_SIM_F_TAKEN;
+			if (same_clock) {
+				sim->cycles += si->cpi;
+				sim->tsc += si->cpi;
+			} else {
+				clock_on_cycles(sim, si->cpi);
+			}
+			r->cycles = sim->cycles;
+			r->tsc = sim->tsc;
+		}
+		if (one)
+			flush(sim);
+	}
+	sim->retired += to - from;
+	if (to > from)
+		sim->last_shadow = in[to - 1].flags & SIM_I_SHADOW;
+	if (sim->cfg.deliver == RTIT_SIM_PER_BLOCK)
+		flush(sim);
+}
+
+static int insn_index(const struct rtit_sim *sim, const struct sim_block *b,
+		      uint64_t ip)
+{
+	const struct sim_insn *in = &sim->cache.insns[b->first];
+	for (uint32_t i = 0; i < b->n; i++)
+		if (in[i].ip == ip)
+			return (int)i;
+	return -1;
+}
+
+/* The pending block stopped before ip: its instructions before ip retired
+ * (all of them if ip is outside it: the last one went to ip). */
+static void pending_retire_before(struct rtit_sim *sim, uint64_t ip)
+{
+	if (!sim->pending)
+		return;
+	const struct sim_block *b = blk(sim, sim->pending);
+	int k = insn_index(sim, b, ip);
+	sim->pending = 0;
+	if (k >= 0)
+		emit_insns(sim, b, 0, (uint32_t)k, ip);
+	else
+		emit_insns(sim, b, 0, b->n, ip);
+}
+
+/* ------------------------------------------------------------- stopping */
+
+static void stop_with(struct rtit_sim *sim, int why, uint64_t ip,
+		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void stop_with(struct rtit_sim *sim, int why, uint64_t ip,
+		      const char *fmt, ...)
+{
+	va_list ap;
+	sim->st.stop = why;
+	sim->st.ip = ip;
+	va_start(ap, fmt);
+	vsnprintf(sim->st.msg, sizeof(sim->st.msg), fmt, ap);
+	va_end(ap);
+	sim->req = SIM_REQ_STOP;
+	uc_emu_stop(sim->uc);
+}
+
+static void request(struct rtit_sim *sim, int req, uint64_t ip)
+{
+	sim->req = req;
+	sim->resume_ip = ip;
+	uc_emu_stop(sim->uc);
+}
+
+/* ---------------------------------------------------------------- hooks */
+
+static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque);
+
+static int hooked_find(const struct rtit_sim *sim, uint64_t addr, size_t *pos)
+{
+	size_t lo = 0, hi = sim->nhooked;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (sim->hooked[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*pos = lo;
+	return lo < sim->nhooked && sim->hooked[lo] == addr;
+}
+
+/* Installs a code hook on exactly addr; returns 1 if new, 0 if there
+ * already was one, < 0 on error. */
+static int hook_at(struct rtit_sim *sim, uint64_t addr)
+{
+	size_t pos;
+	if (hooked_find(sim, addr, &pos))
+		return 0;
+	if (sim->nhooked == sim->hooked_cap) {
+		size_t ncap = sim->hooked_cap ? sim->hooked_cap * 2 : 64;
+		uint64_t *nh = realloc(sim->hooked, ncap * sizeof(*nh));
+		if (!nh)
+			return -RTIT_ERR_NOMEM;
+		sim->hooked = nh;
+		sim->hooked_cap = ncap;
+	}
+	uc_hook h;
+	if (uc_hook_add(sim->uc, &h, UC_HOOK_CODE, (void *)on_code, sim,
+			addr, addr) != UC_ERR_OK)
+		return -RTIT_ERR_INTERNAL;
+	memmove(&sim->hooked[pos + 1], &sim->hooked[pos],
+		(sim->nhooked - pos) * sizeof(*sim->hooked));
+	sim->hooked[pos] = addr;
+	sim->nhooked++;
+	return 1;
+}
+
+/* The next instruction count at which the run must stop inside a block:
+ * the budget or an injected event. */
+static uint64_t next_count_stop(const struct rtit_sim *sim)
+{
+	uint64_t n = sim->cfg.budget;
+	if (sim->irq_deferred >= 0 && sim->irq_after > sim->retired &&
+	    sim->irq_after < n)
+		n = sim->irq_after;
+	for (int i = 0; i < sim->ninj; i++)
+		if (!sim->inj_done[i] && sim->inj[i].trigger == RTIT_SIM_AT_INSN &&
+		    sim->inj[i].at < n && sim->inj[i].at >= sim->retired)
+			n = sim->inj[i].at;
+	return n;
+}
+
+static int inj_due_count(const struct rtit_sim *sim, uint64_t count)
+{
+	for (int i = 0; i < sim->ninj; i++)
+		if (!sim->inj_done[i] && sim->inj[i].trigger == RTIT_SIM_AT_INSN &&
+		    sim->inj[i].at == count)
+			return i;
+	return -1;
+}
+
+static int inj_due_ip(const struct rtit_sim *sim, uint64_t ip)
+{
+	for (int i = 0; i < sim->ninj; i++)
+		if (!sim->inj_done[i] && sim->inj[i].trigger == RTIT_SIM_AT_IP &&
+		    sim->inj[i].at == ip)
+			return i;
+	return -1;
+}
+
+static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
+{
+	struct rtit_sim *sim = opaque;
+
+	if (sim->req != SIM_REQ_NONE) {
+		/* a stop requested earlier may have been cancelled by a RIP
+		 * write (Unicorn's quit_request): ask again, before this
+		 * block runs */
+		uc_emu_stop(uc);
+		return;
+	}
+	if (sim->pending) {
+		const struct sim_block *p = blk(sim, sim->pending);
+		sim->pending = 0;
+		sim->live_regs = true;
+		emit_insns(sim, p, 0, p->n, addr);
+		sim->live_regs = false;
+	}
+	if (sim->retired >= sim->cfg.budget) {
+		stop_with(sim, RTIT_SIM_STOP_BUDGET, addr,
+			  "instruction budget of %" PRIu64 " exhausted at 0x%" PRIx64,
+			  sim->cfg.budget, addr);
+		return;
+	}
+	if (sim->irq_deferred >= 0 && (rget(sim, R_FLAGS) & EFL_IF) &&
+	    sim->last_shadow && sim->irq_after <= sim->retired)
+		sim->irq_after = sim->retired + 1;	/* SDM 6.8.3: STI shadow */
+	if (inj_due_count(sim, sim->retired) >= 0 ||
+	    (sim->irq_deferred >= 0 && sim->retired >= sim->irq_after &&
+	     (rget(sim, R_FLAGS) & EFL_IF))) {
+		request(sim, SIM_REQ_EVENT, addr);
+		return;
+	}
+	bool fresh;
+	const struct sim_block *b = sim_block_get(sim, addr, size, &fresh);
+	if (!b) {
+		stop_with(sim, RTIT_SIM_STOP_ERROR, addr, "out of memory");
+		return;
+	}
+	int added = 0;
+	if (fresh && b->nspecial) {
+		const struct sim_insn *in = &sim->cache.insns[b->first];
+		for (uint32_t i = 0; i < b->n; i++) {
+			if (!(in[i].flags & SIM_I_SPECIAL))
+				continue;
+			int r = hook_at(sim, in[i].ip);
+			if (r < 0) {
+				stop_with(sim, RTIT_SIM_STOP_ERROR, addr,
+					  "cannot hook 0x%" PRIx64, in[i].ip);
+				return;
+			}
+			added |= r;
+		}
+	}
+	uint64_t stopn = next_count_stop(sim);
+	if (stopn < sim->retired + b->n) {
+		const struct sim_insn *in = &sim->cache.insns[b->first];
+		int r = hook_at(sim, in[stopn - sim->retired].ip);
+		if (r < 0) {
+			stop_with(sim, RTIT_SIM_STOP_ERROR, addr, "cannot hook");
+			return;
+		}
+		added |= r;
+	}
+	if (added) {
+		/* retranslate the block with its code hooks; the stop in a
+		 * block hook happens before the block executes */
+		uc_ctl_remove_cache(uc, addr, addr + (size ? size : 1));
+		request(sim, SIM_REQ_RESTART, addr);
+		return;
+	}
+	sim->pending = (uint32_t)(b - sim->cache.blocks) + 1;
+	sim->pending_base = sim->retired;
+}
+
+static void on_intr(uc_engine *uc, uint32_t intno, void *opaque)
+{
+	struct rtit_sim *sim = opaque;
+	uint64_t ip = rget(sim, R_IP);
+	sim->fault_vec = (int)intno;
+	sim->fault_ip = ip;
+	sim->fault_err = 0;
+	sim->fault_addr_valid = false;
+	snprintf(sim->fault_why, sizeof(sim->fault_why), "raised by the CPU");
+	request(sim, SIM_REQ_FAULT, ip);
+}
+
+static bool on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr,
+			int size, int64_t value, void *opaque)
+{
+	struct rtit_sim *sim = opaque;
+	const char *what = "read of";
+	uint32_t err = 0;
+	bool prot = false;
+	switch (type) {
+	case UC_MEM_WRITE_UNMAPPED: what = "write to"; err = 2; break;
+	case UC_MEM_FETCH_UNMAPPED: what = "fetch from"; err = 0x10; break;
+	case UC_MEM_WRITE_PROT: what = "write to"; err = 3; prot = true; break;
+	case UC_MEM_READ_PROT: err = 1; prot = true; break;
+	case UC_MEM_FETCH_PROT: what = "fetch from"; err = 0x11; prot = true; break;
+	default: break;
+	}
+	if (sim->m.cpl == 3)
+		err |= 4;
+	sim->fault_vec = 14;
+	sim->fault_addr = addr;
+	sim->fault_addr_valid = true;
+	sim->fault_err = err;
+	if (sim->m.mode == 64 &&
+	    (uint64_t)((int64_t)(addr << 16) >> 16) != addr) {
+		/* SDM 3.3.7.1: a non-canonical address is #GP(0), not #PF */
+		sim->fault_vec = 13;
+		sim->fault_err = 0;
+		sim->fault_addr_valid = false;
+		snprintf(sim->fault_why, sizeof(sim->fault_why),
+			 "%s non-canonical address 0x%" PRIx64, what, addr);
+		sim->req = SIM_REQ_FAULT;
+		sim->fault_ip = UINT64_MAX;
+		return false;
+	}
+	snprintf(sim->fault_why, sizeof(sim->fault_why), "%s %s address 0x%" PRIx64,
+		 what, prot ? "protected" : "unmapped", addr);
+	/* the IP is read after uc_emu_start returns (exact then) */
+	sim->req = SIM_REQ_FAULT;
+	sim->fault_ip = UINT64_MAX;
+	return false;
+}
+
+static void on_sync(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
+		    int64_t value, void *opaque)
+{
+	/* never called (empty range); its presence makes Unicorn keep the
+	 * guest PC exact at every memory access */
+}
+
+/* ---------------------------------------------------------- guest memory */
+
+static bool push(struct rtit_sim *sim, uint64_t *sp, uint64_t v, int w)
+{
+	*sp -= (uint64_t)w;
+	if (sim->m.mode != 64)
+		*sp &= 0xffffffffull;
+	return uc_mem_write(sim->uc, *sp, &v, (size_t)w) == UC_ERR_OK;
+}
+
+static bool pop(struct rtit_sim *sim, uint64_t *sp, uint64_t *v, int w)
+{
+	*v = 0;
+	if (uc_mem_read(sim->uc, *sp, v, (size_t)w) != UC_ERR_OK)
+		return false;
+	*sp += (uint64_t)w;
+	if (sim->m.mode != 64)
+		*sp &= 0xffffffffull;
+	return true;
+}
+
+/* ------------------------------------------------------ model: transfers */
+
+static bool vec_has_err(int v)
+{
+	return v == 8 || (v >= 10 && v <= 14) || v == 17 || v == 21;
+}
+
+/* Delivers an interrupt or exception through the interrupt table with a
+ * real stack frame (SDM 6.14.2: SS, RSP, RFLAGS, CS, RIP, error code in
+ * 64-bit mode; 6.12.1: EFLAGS, CS, EIP after SS, ESP on a privilege change
+ * in 32-bit mode).  Returns 0, or -1 with the run stopped. */
+static int deliver(struct rtit_sim *sim, int vec, uint64_t ret_ip,
+		   bool has_err, uint32_t err, const char *what)
+{
+	if (!sim->m.idt_present[vec]) {
+		const char *vn = vec < 32 ? vecname[vec] : "vector";
+		stop_with(sim, RTIT_SIM_STOP_FAULT, ret_ip,
+			  "unhandled %s (vector %d) at 0x%" PRIx64 ": %s", vn, vec,
+			  ret_ip, what);
+		return -1;
+	}
+	int w = sim->m.mode == 64 ? 8 : 4;
+	uint64_t rsp = rget(sim, R_SP), fl = rget(sim, R_FLAGS);
+	uint64_t sp = rsp;
+	bool priv = sim->m.cpl == 3;
+	if (priv && sim->m.rsp0)
+		sp = sim->m.rsp0;
+	if (sim->m.mode == 64)
+		sp &= ~15ull;
+	bool ok = true;
+	if (sim->m.mode == 64 || priv) {
+		ok = ok && push(sim, &sp, sim->m.ss, w);
+		ok = ok && push(sim, &sp, rsp, w);
+	}
+	ok = ok && push(sim, &sp, fl, w);
+	ok = ok && push(sim, &sp, sim->m.cs, w);
+	ok = ok && push(sim, &sp, ret_ip, w);
+	if (has_err)
+		ok = ok && push(sim, &sp, err, w);
+	if (!ok) {
+		stop_with(sim, RTIT_SIM_STOP_FAULT, ret_ip,
+			  "double fault: stack at 0x%" PRIx64
+			  " not writable while delivering vector %d at 0x%" PRIx64,
+			  sp, vec, ret_ip);
+		return -1;
+	}
+	rset(sim, R_SP, sp);
+	rset(sim, R_FLAGS, fl & ~(uint64_t)(EFL_IF | EFL_TF));
+	sim->m.cpl = 0;
+	sim->m.cs = KCS;
+	sim->m.ss = sim->m.mode == 64 ? 0 : KSS;
+	tmpl_on_state(sim);
+	rset(sim, R_IP, sim->m.idt[vec]);
+	return 0;
+}
+
+/* Records and delivers an exception.  A fault: ip is the faulting
+ * instruction, which did not retire; a trap: ip is the next instruction
+ * (RTIT Table 1, PT 33.4.2.6). */
+static int exception_at(struct rtit_sim *sim, int vec, uint64_t ip,
+			uint32_t err, uint64_t cr2, const char *what, bool fault)
+{
+	bool he = vec_has_err(vec);
+	/* a handler that faults before retiring anything would loop forever
+	 * without spending the instruction budget */
+	if (sim->retired != sim->fault_loop_at) {
+		sim->fault_loop_at = sim->retired;
+		sim->fault_loop_n = 0;
+	}
+	if (++sim->fault_loop_n > 16) {
+		stop_with(sim, RTIT_SIM_STOP_FAULT, ip,
+			  "fault loop: %d exceptions without a retired instruction, "
+			  "last vector %d at 0x%" PRIx64 ": %s",
+			  sim->fault_loop_n - 1, vec, ip, what);
+		return -1;
+	}
+	if (vec == 14)
+		sim->m.cr2 = cr2;
+	if (deliver(sim, vec, ip, he, err, what) < 0)
+		return -1;
+	struct rtit_sim_rec *r = rec_new(sim);
+	r->kind = RTIT_SIM_EVENT;
+	r->cls = RTIT_EV_EXCEPTION;
+	r->ip = ip;
+	r->next_ip = sim->m.idt[vec];
+	r->vector = (uint8_t)vec;
+	r->flags |= (fault ? RTIT_SIM_F_FAULT : 0) | (he ? RTIT_SIM_F_HAS_ERR : 0);
+	r->msr = err;
+	r->value = vec == 14 ? cr2 : 0;
+	r->cycles = sim->cycles;
+	r->tsc = sim->tsc;
+	sim->events++;
+	rec_done(sim);
+	flush(sim);
+	return 0;
+}
+
+static int exception(struct rtit_sim *sim, int vec, uint64_t ip, uint32_t err,
+		     uint64_t cr2, const char *what)
+{
+	return exception_at(sim, vec, ip, err, cr2, what, true);
+}
+
+/* --------------------------------------------------------- model: MSRs */
+
+static bool trace_msr(uint32_t msr)
+{
+	/* RTIT 0x760-0x77D (seed 000), Intel PT 33.2.8 (Table 33-x) */
+	return (msr >= 0x760 && msr <= 0x77D) || msr == 0x560 || msr == 0x561 ||
+	       (msr >= 0x570 && msr <= 0x572) || (msr >= 0x580 && msr <= 0x587);
+}
+
+/* Routes an MSR access; returns 0 or -1 for #GP. */
+static int msr_access(struct rtit_sim *sim, bool write, uint32_t msr,
+		      uint64_t *v, const struct rtit_sim_rec *ctx)
+{
+	struct sim_model *m = &sim->m;
+	if (trace_msr(msr)) {
+		const struct rtit_sim_consumer *c = &sim->cfg.consumer;
+		if (write && c->msr_write) {
+			flush(sim);
+			return c->msr_write(c->opaque, msr, *v, ctx) < 0 ? -1 : 0;
+		}
+		if (!write && c->msr_read) {
+			flush(sim);
+			return c->msr_read(c->opaque, msr, v, ctx) < 0 ? -1 : 0;
+		}
+		for (int i = 0; i < m->ntmsr; i++) {
+			if (m->tmsr[i] == msr) {
+				if (write)
+					m->tmsr_val[i] = *v;
+				else
+					*v = m->tmsr_val[i];
+				return 0;
+			}
+		}
+		if (write) {
+			if (m->ntmsr == 64)
+				return -1;
+			m->tmsr[m->ntmsr] = msr;
+			m->tmsr_val[m->ntmsr++] = *v;
+		} else {
+			*v = 0;
+		}
+		return 0;
+	}
+	uint64_t *p = NULL;
+	switch (msr) {
+	case 0x10:
+		if (write)
+			sim->tsc = *v;
+		else
+			*v = sim->tsc;
+		return 0;
+	case 0x174: p = &m->sysenter_cs; break;
+	case 0x175: p = &m->sysenter_esp; break;
+	case 0x176: p = &m->sysenter_eip; break;
+	case 0xC0000081: p = &m->star; break;
+	case 0xC0000082: p = &m->lstar; break;
+	case 0xC0000083: p = &m->cstar; break;
+	case 0xC0000084: p = &m->fmask; break;
+	default:
+		return -1;
+	}
+	if (write)
+		*p = *v;
+	else
+		*v = *p;
+	return 0;
+}
+
+/* ------------------------------------------------- model: special insns */
+
+static int gpr_of_zydis(ZydisRegister r)
+{
+	ZydisRegisterClass c = ZydisRegisterGetClass(r);
+	if (c != ZYDIS_REGCLASS_GPR64 && c != ZYDIS_REGCLASS_GPR32 &&
+	    c != ZYDIS_REGCLASS_GPR16)
+		return -1;
+	return ZydisRegisterGetId(r);
+}
+
+/* Effective address of a memory operand (flat segments). */
+static uint64_t mem_ea(struct rtit_sim *sim, const ZydisDecodedOperand *op,
+		       uint64_t ip, int len)
+{
+	uint64_t ea = (uint64_t)op->mem.disp.value;
+	if (op->mem.base == ZYDIS_REGISTER_RIP)
+		ea += ip + (uint64_t)len;
+	else if (op->mem.base != ZYDIS_REGISTER_NONE)
+		ea += rget(sim, gpr_of_zydis(op->mem.base));
+	if (op->mem.index != ZYDIS_REGISTER_NONE)
+		ea += rget(sim, gpr_of_zydis(op->mem.index)) * op->mem.scale;
+	if (sim->m.mode != 64)
+		ea &= 0xffffffffull;
+	return ea;
+}
+
+static uint64_t operand_value(struct rtit_sim *sim, const ZydisDecodedOperand *op,
+			      uint64_t ip, int len, bool *ok)
+{
+	uint64_t v = 0;
+	*ok = true;
+	if (op->type == ZYDIS_OPERAND_TYPE_REGISTER) {
+		v = rget(sim, gpr_of_zydis(op->reg.value));
+		if (op->size == 32)
+			v &= 0xffffffffull;
+	} else if (op->type == ZYDIS_OPERAND_TYPE_MEMORY) {
+		if (uc_mem_read(sim->uc, mem_ea(sim, op, ip, len), &v,
+				op->size / 8) != UC_ERR_OK)
+			*ok = false;
+	}
+	return v;
+}
+
+/* Emits the record of a special instruction (state after) and counts it. */
+static struct rtit_sim_rec *special_rec(struct rtit_sim *sim, uint64_t ip,
+					int len, int cls, uint64_t next,
+					bool taken)
+{
+	struct rtit_sim_rec *r = rec_new(sim);
+	r->kind = RTIT_SIM_INSN;
+	r->ip = ip;
+	r->len = (uint8_t)len;
+	r->cls = (uint8_t)cls;
+	r->next_ip = next;
+	if (taken)
+		r->flags |= RTIT_SIM_F_TAKEN;
+	clock_on_cycles(sim, sim->cfg.clock.cpi[cls]);
+	r->cycles = sim->cycles;
+	r->tsc = sim->tsc;
+	sim->retired++;
+	sim->last_shadow = false;
+	return r;
+}
+
+static void gp_fault(struct rtit_sim *sim, uint64_t ip, const char *why)
+{
+	/* delivered: RIP is the handler; in a hook Unicorn goes on there
+	 * (a RIP write and uc_emu_stop in one hook would cancel each other) */
+	exception(sim, 13, ip, 0, 0, why);
+}
+
+/* Emulates the special instruction at ip (the prefix of its block has
+ * retired).  Sets RIP, or stops the run. */
+static void emulate(struct rtit_sim *sim, uint64_t ip)
+{
+	uint8_t buf[16] = {0};
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	uc_mem_read(sim->uc, ip, buf, sizeof(buf));
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&sim->dec, buf, sizeof(buf),
+						 &in, ops))) {
+		stop_with(sim, RTIT_SIM_STOP_ERROR, ip, "cannot decode at 0x%" PRIx64, ip);
+		return;
+	}
+	struct sim_insn si;
+	sim_classify(&in, ip, &si);
+	int len = in.length;
+	uint64_t next = ip + (uint64_t)len;
+	struct sim_model *m = &sim->m;
+	int w = m->mode == 64 ? 8 : 4;
+	bool rexw = in.raw.rex.W;
+	struct rtit_sim_rec *r;
+	char why[96];
+	uint64_t v, sp;
+
+	switch (si.cls) {
+	case RTIT_IC_INT: {
+		int vec;
+		switch (in.mnemonic) {
+		case ZYDIS_MNEMONIC_INT3: vec = 3; break;
+		case ZYDIS_MNEMONIC_INT1: vec = 1; break;
+		case ZYDIS_MNEMONIC_INTO: vec = 4; break;
+		default: vec = (int)in.raw.imm[0].value.u & 0xff; break;
+		}
+		if (vec == 4 && !(rget(sim, R_FLAGS) & EFL_OF)) {
+			r = special_rec(sim, ip, len, si.cls, next, false);
+			r->vector = 4;
+			rec_done(sim);
+			rset(sim, R_IP, next);
+			return;
+		}
+		snprintf(why, sizeof(why), "INT 0x%x has no handler", vec);
+		/* traps: the saved IP is the next instruction */
+		if (deliver(sim, vec, next, false, 0, why) < 0)
+			return;
+		r = special_rec(sim, ip, len, si.cls, m->idt[vec], true);
+		r->vector = (uint8_t)vec;
+		rec_done(sim);
+		return;
+	}
+	case RTIT_IC_IRET: {
+		uint64_t nip, cs, fl, nsp = 0, ss = 0;
+		int pw = in.operand_width / 8;
+		sp = rget(sim, R_SP);
+		bool ok = pop(sim, &sp, &nip, pw) && pop(sim, &sp, &cs, pw) &&
+			  pop(sim, &sp, &fl, pw);
+		bool outer = m->mode == 64 || (int)(cs & 3) > m->cpl;
+		if (ok && outer)
+			ok = pop(sim, &sp, &nsp, pw) && pop(sim, &sp, &ss, pw);
+		if (!ok) {
+			stop_with(sim, RTIT_SIM_STOP_FAULT, ip,
+				  "IRET at 0x%" PRIx64 ": stack not readable", ip);
+			return;
+		}
+		m->cpl = (int)(cs & 3);
+		m->cs = (uint16_t)cs;
+		if (outer) {
+			m->ss = (uint16_t)ss;
+			rset(sim, R_SP, nsp);
+		} else {
+			rset(sim, R_SP, sp);
+		}
+		rset(sim, R_FLAGS, fl | 2);
+		tmpl_on_state(sim);
+		special_rec(sim, ip, len, si.cls, nip, true);
+		rec_done(sim);
+		rset(sim, R_IP, nip);
+		return;
+	}
+	case RTIT_IC_SYSCALL:
+		/* SDM SYSCALL: RCX = next RIP, R11 = RFLAGS, CS from STAR */
+		if (m->mode != 64 || !m->lstar) {
+			exception(sim, 6, ip, 0, 0, "SYSCALL with no LSTAR");
+			goto fault_restart;
+		}
+		rset(sim, R_CX, next);
+		v = rget(sim, R_FLAGS);
+		rset(sim, R_11, v);
+		rset(sim, R_FLAGS, (v & ~m->fmask) | 2);
+		m->cpl = 0;
+		m->cs = (uint16_t)((m->star >> 32) & 0xfffc);
+		m->ss = (uint16_t)(m->cs + 8);
+		tmpl_on_state(sim);
+		special_rec(sim, ip, len, si.cls, m->lstar, true);
+		rec_done(sim);
+		rset(sim, R_IP, m->lstar);
+		return;
+	case RTIT_IC_SYSRET:
+		if (m->cpl != 0) {
+			gp_fault(sim, ip, "SYSRET at CPL 3");
+			return;
+		}
+		v = rget(sim, R_CX);
+		rset(sim, R_FLAGS, (rget(sim, R_11) & 0x3C7FD7ull) | 2);
+		m->cpl = 3;
+		m->cs = (uint16_t)(((m->star >> 48) + (rexw ? 16 : 0)) | 3);
+		m->ss = (uint16_t)(((m->star >> 48) + 8) | 3);
+		tmpl_on_state(sim);
+		special_rec(sim, ip, len, si.cls, v, true);
+		rec_done(sim);
+		rset(sim, R_IP, v);
+		return;
+	case RTIT_IC_SYSENTER:
+		if (!(m->sysenter_cs & 0xfffc)) {
+			gp_fault(sim, ip, "SYSENTER with IA32_SYSENTER_CS = 0");
+			return;
+		}
+		m->cpl = 0;
+		m->cs = (uint16_t)(m->sysenter_cs & 0xfffc);
+		m->ss = (uint16_t)(m->cs + 8);
+		rset(sim, R_SP, m->sysenter_esp);
+		rset(sim, R_FLAGS, rget(sim, R_FLAGS) & ~(uint64_t)(EFL_IF));
+		tmpl_on_state(sim);
+		special_rec(sim, ip, len, si.cls, m->sysenter_eip, true);
+		rec_done(sim);
+		rset(sim, R_IP, m->sysenter_eip);
+		return;
+	case RTIT_IC_SYSEXIT:
+		if (m->cpl != 0 || !(m->sysenter_cs & 0xfffc)) {
+			gp_fault(sim, ip, "SYSEXIT at CPL 3 or with SYSENTER_CS = 0");
+			return;
+		}
+		v = rget(sim, R_DX);
+		rset(sim, R_SP, rget(sim, R_CX));
+		m->cpl = 3;
+		m->cs = (uint16_t)((m->sysenter_cs + (rexw ? 32 : 16)) | 3);
+		m->ss = (uint16_t)(m->cs + 8);
+		tmpl_on_state(sim);
+		special_rec(sim, ip, len, si.cls, v, true);
+		rec_done(sim);
+		rset(sim, R_IP, v);
+		return;
+	case RTIT_IC_FAR_JMP:
+	case RTIT_IC_FAR_CALL: {
+		uint64_t off = 0, sel = 0;
+		w = in.operand_width / 8;
+		if (ops[0].type == ZYDIS_OPERAND_TYPE_POINTER) {
+			off = ops[0].ptr.offset;
+			sel = ops[0].ptr.segment;
+		} else if (ops[0].type == ZYDIS_OPERAND_TYPE_MEMORY) {
+			uint64_t ea = mem_ea(sim, &ops[0], ip, len);
+			int osz = ops[0].size / 8 - 2;
+			if (uc_mem_read(sim->uc, ea, &off, (size_t)osz) != UC_ERR_OK ||
+			    uc_mem_read(sim->uc, ea + (uint64_t)osz, &sel, 2) != UC_ERR_OK) {
+				snprintf(why, sizeof(why), "far pointer at 0x%" PRIx64
+					 " unmapped", ea);
+				exception(sim, 14, ip, 0, ea, why);
+				goto fault_restart;
+			}
+		}
+		if (si.cls == RTIT_IC_FAR_CALL) {
+			sp = rget(sim, R_SP);
+			if (!push(sim, &sp, m->cs, w) || !push(sim, &sp, next, w)) {
+				stop_with(sim, RTIT_SIM_STOP_FAULT, ip,
+					  "far CALL at 0x%" PRIx64 ": stack not writable", ip);
+				return;
+			}
+			rset(sim, R_SP, sp);
+		}
+		m->cs = (uint16_t)sel;
+		tmpl_on_state(sim);
+		special_rec(sim, ip, len, si.cls, off, true);
+		rec_done(sim);
+		rset(sim, R_IP, off);
+		return;
+	}
+	case RTIT_IC_FAR_RET: {
+		uint64_t nip, cs, nsp, ss;
+		w = in.operand_width / 8;
+		sp = rget(sim, R_SP);
+		if (!pop(sim, &sp, &nip, w) || !pop(sim, &sp, &cs, w)) {
+			stop_with(sim, RTIT_SIM_STOP_FAULT, ip,
+				  "far RET at 0x%" PRIx64 ": stack not readable", ip);
+			return;
+		}
+		if (in.raw.imm[0].size)
+			sp += in.raw.imm[0].value.u;
+		if ((int)(cs & 3) > m->cpl) {
+			if (!pop(sim, &sp, &nsp, w) || !pop(sim, &sp, &ss, w)) {
+				stop_with(sim, RTIT_SIM_STOP_FAULT, ip,
+					  "far RET at 0x%" PRIx64 ": stack not readable", ip);
+				return;
+			}
+			sp = nsp;
+			m->ss = (uint16_t)ss;
+		}
+		rset(sim, R_SP, sp);
+		m->cpl = (int)(cs & 3);
+		m->cs = (uint16_t)cs;
+		tmpl_on_state(sim);
+		special_rec(sim, ip, len, si.cls, nip, true);
+		rec_done(sim);
+		rset(sim, R_IP, nip);
+		return;
+	}
+	case RTIT_IC_WRMSR:
+	case RTIT_IC_RDMSR: {
+		bool wr = si.cls == RTIT_IC_WRMSR;
+		uint32_t msr = (uint32_t)rget(sim, R_CX);
+		if (m->cpl != 0) {
+			gp_fault(sim, ip, wr ? "WRMSR at CPL 3" : "RDMSR at CPL 3");
+			return;
+		}
+		v = (rget(sim, R_DX) & 0xffffffffull) << 32 |
+		    (rget(sim, R_AX) & 0xffffffffull);
+		struct rtit_sim_rec ctx = sim->tmpl;
+		ctx.kind = RTIT_SIM_INSN;
+		ctx.ip = ip;
+		ctx.len = (uint8_t)len;
+		ctx.cls = (uint8_t)si.cls;
+		ctx.next_ip = next;
+		ctx.msr = msr;
+		ctx.value = v;
+		ctx.cycles = sim->cycles;
+		ctx.tsc = sim->tsc;
+		if (msr_access(sim, wr, msr, &v, &ctx) < 0) {
+			snprintf(why, sizeof(why), "%s of MSR 0x%x refused",
+				 wr ? "WRMSR" : "RDMSR", msr);
+			gp_fault(sim, ip, why);
+			return;
+		}
+		if (!wr) {
+			rset(sim, R_AX, v & 0xffffffffull);
+			rset(sim, R_DX, v >> 32);
+		}
+		r = special_rec(sim, ip, len, si.cls, next, false);
+		r->msr = msr;
+		r->value = v;
+		rec_done(sim);
+		rset(sim, R_IP, next);
+		return;
+	}
+	case RTIT_IC_MOV_CR3:
+	case RTIT_IC_MOV_CR0:
+	case RTIT_IC_OTHER:
+		if (in.mnemonic == ZYDIS_MNEMONIC_MOV) {
+			unsigned cr = in.raw.modrm.reg | (in.raw.rex.R << 3);
+			int gpr = (int)(in.raw.modrm.rm | (in.raw.rex.B << 3));
+			uint64_t *crp = cr == 0 ? &m->cr0 : cr == 2 ? &m->cr2 :
+					cr == 3 ? &m->cr3 : cr == 4 ? &m->cr4 :
+					cr == 8 ? &m->cr8 : NULL;
+			if (m->cpl != 0 || !crp) {
+				gp_fault(sim, ip, "MOV CR at CPL 3 or bad CR");
+				return;
+			}
+			if (in.opcode == 0x22) {
+				v = rget(sim, gpr);
+				if (cr == 0 && m->mode == 64 && !(v & CR0_PG)) {
+					gp_fault(sim, ip, "clearing CR0.PG in 64-bit mode");
+					return;
+				}
+				*crp = v;
+				tmpl_on_state(sim);
+			} else {
+				v = *crp;
+				rset(sim, gpr, v);
+			}
+			r = special_rec(sim, ip, len, si.cls, next, false);
+			r->value = v;
+			rec_done(sim);
+			rset(sim, R_IP, next);
+			return;
+		}
+		/* RDTSC, RDTSCP: the model's TSC */
+		if (in.mnemonic == ZYDIS_MNEMONIC_RDTSC ||
+		    in.mnemonic == ZYDIS_MNEMONIC_RDTSCP) {
+			r = special_rec(sim, ip, len, si.cls, next, false);
+			r->value = sim->tsc;
+			rset(sim, R_AX, sim->tsc & 0xffffffffull);
+			rset(sim, R_DX, sim->tsc >> 32);
+			if (in.mnemonic == ZYDIS_MNEMONIC_RDTSCP)
+				rset(sim, R_CX, 0);
+			rec_done(sim);
+			rset(sim, R_IP, next);
+			return;
+		}
+		/* RDRAND, RDSEED: a fixed sequence, CF=1 */
+		if (in.mnemonic == ZYDIS_MNEMONIC_RDRAND ||
+		    in.mnemonic == ZYDIS_MNEMONIC_RDSEED) {
+			uint64_t x = sim->rand_state;
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			sim->rand_state = x;
+			if (ops[0].size < 64)
+				x &= (1ull << ops[0].size) - 1;
+			int gpr = gpr_of_zydis(ops[0].reg.value);
+			if (ops[0].size == 16)
+				x |= rget(sim, gpr) & ~0xffffull;
+			rset(sim, gpr, x);
+			rset(sim, R_FLAGS, (rget(sim, R_FLAGS) & ~0x8d5ull) | 1);
+			r = special_rec(sim, ip, len, si.cls, next, false);
+			r->value = x;
+			rec_done(sim);
+			rset(sim, R_IP, next);
+			return;
+		}
+		exception(sim, 6, ip, 0, 0, "RSM outside SMM");
+		goto fault_restart;
+	case RTIT_IC_HLT: {
+		if (m->cpl != 0) {
+			gp_fault(sim, ip, "HLT at CPL 3");
+			return;
+		}
+		special_rec(sim, ip, len, si.cls, next, false);
+		rec_done(sim);
+		/* a halted CPU wakes on the next interrupt (NMI even with
+		 * IF=0); instructions do not retire meanwhile */
+		bool ifl = rget(sim, R_FLAGS) & EFL_IF;
+		int best = -1;
+		for (int i = 0; i < sim->ninj; i++) {
+			const struct rtit_sim_inject *e = &sim->inj[i];
+			if (sim->inj_done[i] || e->trigger != RTIT_SIM_AT_INSN)
+				continue;
+			if (!(e->kind == RTIT_EV_NMI || e->kind == RTIT_EV_SMI ||
+			      (ifl && e->kind == RTIT_EV_EXT_INTERRUPT)))
+				continue;
+			if (best < 0 || e->at < sim->inj[best].at)
+				best = i;
+		}
+		if (ifl && sim->irq_deferred >= 0) {
+			/* an interrupt held while IF was 0 wakes it */
+			request(sim, SIM_REQ_EVENT, next);
+			return;
+		}
+		if (best >= 0) {
+			sim->inj_due = best;
+			request(sim, SIM_REQ_EVENT, next);
+			return;
+		}
+		stop_with(sim, RTIT_SIM_STOP_HALTED, ip,
+			  "halted at 0x%" PRIx64 " (HLT, %s)", ip,
+			  ifl ? "no wake event" : "interrupts off");
+		return;
+	}
+	case RTIT_IC_PTWRITE: {
+		bool ok;
+		v = operand_value(sim, &ops[0], ip, len, &ok);
+		if (!ok) {
+			exception(sim, 14, ip, 0, mem_ea(sim, &ops[0], ip, len),
+				  "PTWRITE operand unmapped");
+			goto fault_restart;
+		}
+		r = special_rec(sim, ip, len, si.cls, next, false);
+		r->value = v;
+		r->msr = ops[0].size;
+		rec_done(sim);
+		rset(sim, R_IP, next);
+		return;
+	}
+	default:
+		stop_with(sim, RTIT_SIM_STOP_ERROR, ip,
+			  "no model for instruction at 0x%" PRIx64, ip);
+		return;
+	}
+fault_restart:
+	return;	/* as gp_fault: RIP is the handler or the run stopped */
+}
+
+static bool is_special_at(struct rtit_sim *sim, uint64_t ip)
+{
+	uint8_t buf[16] = {0};
+	ZydisDecodedInstruction in;
+	struct sim_insn si;
+	uc_mem_read(sim->uc, ip, buf, sizeof(buf));
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&sim->dec, NULL, buf,
+							sizeof(buf), &in)))
+		return false;
+	sim_classify(&in, ip, &si);
+	return si.flags & SIM_I_SPECIAL;
+}
+
+static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
+{
+	struct rtit_sim *sim = opaque;
+	if (sim->req != SIM_REQ_NONE) {
+		uc_emu_stop(uc);
+		return;
+	}
+	uint64_t count = sim->retired;
+	int k = -1;
+	const struct sim_block *b = NULL;
+	if (sim->pending) {
+		b = blk(sim, sim->pending);
+		k = insn_index(sim, b, addr);
+		if (k >= 0)
+			count = sim->pending_base + (uint64_t)k;
+	}
+	if (k < 0)
+		return;	/* not at an instruction boundary we know */
+	if (count >= sim->cfg.budget) {
+		pending_retire_before(sim, addr);
+		stop_with(sim, RTIT_SIM_STOP_BUDGET, addr,
+			  "instruction budget of %" PRIu64 " exhausted at 0x%" PRIx64,
+			  sim->cfg.budget, addr);
+		return;
+	}
+	int e = inj_due_count(sim, count);
+	if (e < 0)
+		e = inj_due_ip(sim, addr);
+	if (e < 0 && sim->irq_deferred >= 0 && count >= sim->irq_after &&
+	    count > sim->pending_base && (rget(sim, R_FLAGS) & EFL_IF))
+		e = sim->irq_deferred;
+	if (e >= 0) {
+		pending_retire_before(sim, addr);
+		sim->inj_due = e;
+		request(sim, SIM_REQ_EVENT, addr);
+		return;
+	}
+	if (sim->cfg.has_end && addr == sim->cfg.end_ip) {
+		pending_retire_before(sim, addr);
+		stop_with(sim, RTIT_SIM_STOP_END, addr,
+			  "reached end address 0x%" PRIx64, addr);
+		return;
+	}
+	const struct sim_insn *si = &sim->cache.insns[b->first + (uint32_t)k];
+	if (!(si->flags & SIM_I_SPECIAL))
+		return;
+	pending_retire_before(sim, addr);
+	emulate(sim, addr);
+	if (sim->cfg.deliver == RTIT_SIM_PER_BLOCK)
+		flush(sim);
+}
+
+/* ------------------------------------------------------ injected events */
+
+static struct rtit_sim_rec *event_rec(struct rtit_sim *sim, int kind,
+				      uint64_t ip, uint64_t next)
+{
+	struct rtit_sim_rec *r = rec_new(sim);
+	r->kind = RTIT_SIM_EVENT;
+	r->cls = (uint8_t)kind;
+	r->ip = ip;
+	r->next_ip = next;
+	r->cycles = sim->cycles;
+	r->tsc = sim->tsc;
+	sim->events++;
+	return r;
+}
+
+/* Delivers injected event i with the flow about to execute at ip (NLIP).
+ * Returns the IP to resume at, or UINT64_MAX with the run stopped. */
+static uint64_t inject_now(struct rtit_sim *sim, int i, uint64_t ip)
+{
+	const struct rtit_sim_inject *e = &sim->inj[i];
+	struct rtit_sim_rec *r;
+	char why[64];
+	sim->inj_done[i] = true;
+	switch (e->kind) {
+	case RTIT_EV_EXT_INTERRUPT:
+		if (!(rget(sim, R_FLAGS) & EFL_IF)) {
+			/* held until IF=1 (checked at block starts) */
+			sim->irq_deferred = i;
+			return ip;
+		}
+		/* fall through */
+	case RTIT_EV_NMI: {
+		int vec = e->kind == RTIT_EV_NMI ? 2 : e->vector;
+		snprintf(why, sizeof(why), "no handler for %s vector %d",
+			 rtit_sim_event_name(e->kind), vec);
+		if (deliver(sim, vec, ip, false, 0, why) < 0)
+			return UINT64_MAX;
+		r = event_rec(sim, e->kind, ip, sim->m.idt[vec]);
+		r->vector = (uint8_t)vec;
+		rec_done(sim);
+		return sim->m.idt[vec];
+	}
+	case RTIT_EV_SMI:
+	case RTIT_EV_VMEXIT:
+		/* state changes only: no SMM or VMX root code runs */
+		event_rec(sim, e->kind, ip, ip);
+		rec_done(sim);
+		clock_on_cycles(sim, e->duration);
+		event_rec(sim, e->kind == RTIT_EV_SMI ? RTIT_EV_RSM : RTIT_EV_VMENTRY,
+			  ip, ip);
+		rec_done(sim);
+		return ip;
+	case RTIT_EV_FREQ_CHANGE:
+		sim->core_ratio = (uint32_t)e->value;
+		r = event_rec(sim, e->kind, ip, ip);
+		r->value = e->value;
+		rec_done(sim);
+		return ip;
+	case RTIT_EV_SLEEP:
+		r = event_rec(sim, e->kind, ip, ip);
+		r->vector = e->vector;
+		r->value = e->value;
+		rec_done(sim);
+		sim->tsc += e->value;	/* the core clock stops, the TSC runs */
+		r = event_rec(sim, RTIT_EV_WAKE, ip, ip);
+		r->vector = e->vector;
+		rec_done(sim);
+		return ip;
+	case RTIT_EV_MSR_WRITE_EXTERNAL: {
+		uint64_t v = e->value;
+		r = event_rec(sim, e->kind, ip, ip);
+		r->msr = e->msr;
+		r->value = v;
+		struct rtit_sim_rec ctx = *r;
+		rec_done(sim);
+		if (msr_access(sim, true, e->msr, &v, &ctx) < 0) {
+			stop_with(sim, RTIT_SIM_STOP_ERROR, ip,
+				  "external write of MSR 0x%x refused", e->msr);
+			return UINT64_MAX;
+		}
+		return ip;
+	}
+	default:
+		stop_with(sim, RTIT_SIM_STOP_ERROR, ip, "bad injected event");
+		return UINT64_MAX;
+	}
+}
+
+/* Delivers every event due at ip; returns the resume IP. */
+static uint64_t inject_due(struct rtit_sim *sim, uint64_t ip)
+{
+	if (sim->irq_deferred >= 0 && sim->retired >= sim->irq_after &&
+	    (rget(sim, R_FLAGS) & EFL_IF)) {
+		int i = sim->irq_deferred;
+		sim->irq_deferred = -1;
+		ip = inject_now(sim, i, ip);
+		if (ip == UINT64_MAX)
+			return ip;
+	}
+	if (sim->inj_due >= 0) {
+		int i = sim->inj_due;
+		sim->inj_due = -1;
+		if (!sim->inj_done[i])
+			ip = inject_now(sim, i, ip);
+	}
+	int i;
+	while (ip != UINT64_MAX &&
+	       ((i = inj_due_count(sim, sim->retired)) >= 0 ||
+		(i = inj_due_ip(sim, ip)) >= 0))
+		ip = inject_now(sim, i, ip);
+	return ip;
+}
+
+/* ------------------------------------------------------------- lifetime */
+
+int rtit_sim_new(struct rtit_sim **simp, const struct rtit_sim_config *cfg)
+{
+	if (!simp || !cfg)
+		return -RTIT_ERR_INVALID;
+	*simp = NULL;
+	if ((cfg->mode != 64 && cfg->mode != 32) || !cfg->clock.core_ratio ||
+	    !cfg->clock.tsc_ratio || (cfg->cpl != 0 && cfg->cpl != 3) ||
+	    cfg->deliver < 0 || cfg->deliver > RTIT_SIM_PER_BLOCK)
+		return -RTIT_ERR_BAD_CONFIG;
+	for (int i = 0; i < RTIT_SIM_NUM_CLASSES; i++)
+		if (cfg->clock.cpi[i] > 255)
+			return -RTIT_ERR_BAD_CONFIG;
+	struct rtit_sim *sim = calloc(1, sizeof(*sim));
+	if (!sim)
+		return -RTIT_ERR_NOMEM;
+	sim->cfg = *cfg;
+	if (!sim->cfg.batch_cap)
+		sim->cfg.batch_cap = 1024;
+	if (!sim->cfg.budget)
+		sim->cfg.budget = 100000000ull;
+	sim->batch = calloc(sim->cfg.batch_cap, sizeof(*sim->batch));
+	if (!sim->batch || sim_cache_init(&sim->cache) < 0) {
+		rtit_sim_free(sim);
+		return -RTIT_ERR_NOMEM;
+	}
+	uc_mode um = cfg->mode == 64 ? UC_MODE_64 : UC_MODE_32;
+	if (uc_open(UC_ARCH_X86, um, &sim->uc) != UC_ERR_OK) {
+		sim->uc = NULL;
+		rtit_sim_free(sim);
+		return -RTIT_ERR_INTERNAL;
+	}
+	/* SYSENTER and friends need a recent CPU model */
+	uc_ctl_set_cpu_model(sim->uc, UC_CPU_X86_SKYLAKE_CLIENT);
+	if (cfg->mode == 64)
+		ZydisDecoderInit(&sim->dec, ZYDIS_MACHINE_MODE_LONG_64,
+				 ZYDIS_STACK_WIDTH_64);
+	else
+		ZydisDecoderInit(&sim->dec, ZYDIS_MACHINE_MODE_LONG_COMPAT_32,
+				 ZYDIS_STACK_WIDTH_32);
+	struct sim_model *m = &sim->m;
+	m->mode = cfg->mode;
+	m->cpl = cfg->cpl;
+	m->cr0 = cfg->cr0;
+	m->cr3 = cfg->cr3;
+	m->rsp0 = cfg->rsp0;
+	if (m->cpl == 3) {
+		m->cs = m->mode == 64 ? UCS64 : UCS32;
+		m->ss = m->mode == 64 ? USS64 : USS32;
+	} else {
+		m->cs = KCS;
+		m->ss = KSS;
+	}
+	sim->core_ratio = cfg->clock.core_ratio;
+	sim->tsc = cfg->clock.tsc_start;
+	sim->inj_due = -1;
+	sim->irq_deferred = -1;
+	sim->rand_state = 0x9e3779b97f4a7c15ull;
+	tmpl_on_state(sim);
+
+	uc_err e = uc_hook_add(sim->uc, &sim->h_block, UC_HOOK_BLOCK,
+			       (void *)on_block, sim, 1, 0);
+	e = e ? e : uc_hook_add(sim->uc, &sim->h_intr, UC_HOOK_INTR,
+				(void *)on_intr, sim, 1, 0);
+	e = e ? e : uc_hook_add(sim->uc, &sim->h_unmapped,
+				UC_HOOK_MEM_UNMAPPED | UC_HOOK_MEM_PROT,
+				(void *)on_unmapped, sim, 1, 0);
+	if (!e && cfg->precise_faults)
+		e = uc_hook_add(sim->uc, &sim->h_sync,
+				UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,
+				(void *)on_sync, sim, UINT64_MAX - 1,
+				UINT64_MAX - 1);
+	if (e) {
+		rtit_sim_free(sim);
+		return -RTIT_ERR_INTERNAL;
+	}
+	if (cfg->stack_size) {
+		uint64_t base = (cfg->stack_top - cfg->stack_size) & ~0xfffull;
+		int r = rtit_sim_map(sim, base, cfg->stack_top - base);
+		if (r < 0) {
+			rtit_sim_free(sim);
+			return r;
+		}
+		rset(sim, R_SP, cfg->stack_top);
+	}
+	*simp = sim;
+	return 0;
+}
+
+void rtit_sim_free(struct rtit_sim *sim)
+{
+	if (!sim)
+		return;
+	if (sim->uc)
+		uc_close(sim->uc);
+	sim_cache_fini(&sim->cache);
+	free(sim->batch);
+	free(sim->hooked);
+	for (size_t i = 0; i < sim->nsyms; i++)
+		free(sim->syms[i].name);
+	free(sim->syms);
+	free(sim);
+}
+
+int rtit_sim_set_handler(struct rtit_sim *sim, unsigned vector, uint64_t ip)
+{
+	if (!sim || vector > 255)
+		return -RTIT_ERR_INVALID;
+	sim->m.idt[vector] = ip;
+	sim->m.idt_present[vector] = 1;
+	return 0;
+}
+
+int rtit_sim_set_reg(struct rtit_sim *sim, int uc_reg, uint64_t value)
+{
+	if (!sim || uc_reg_write(sim->uc, uc_reg, &value) != UC_ERR_OK)
+		return -RTIT_ERR_INVALID;
+	return 0;
+}
+
+int rtit_sim_get_reg(struct rtit_sim *sim, int uc_reg, uint64_t *value)
+{
+	*value = 0;
+	if (!sim || uc_reg_read(sim->uc, uc_reg, value) != UC_ERR_OK)
+		return -RTIT_ERR_INVALID;
+	return 0;
+}
+
+void rtit_sim_abort(struct rtit_sim *sim, const char *msg)
+{
+	if (!sim || sim->req == SIM_REQ_STOP)
+		return;
+	stop_with(sim, RTIT_SIM_STOP_ERROR, rget(sim, R_IP), "aborted by the consumer: %s",
+		  msg ? msg : "");
+}
+
+int rtit_sim_set_entry(struct rtit_sim *sim, uint64_t ip)
+{
+	if (!sim || !sim->loaded)
+		return -RTIT_ERR_INVALID;
+	sim->entry = ip;
+	return 0;
+}
+
+int rtit_sim_set_end(struct rtit_sim *sim, uint64_t ip)
+{
+	if (!sim)
+		return -RTIT_ERR_INVALID;
+	sim->cfg.has_end = true;
+	sim->cfg.end_ip = ip;
+	return 0;
+}
+
+int rtit_sim_inject(struct rtit_sim *sim, const struct rtit_sim_inject *ev)
+{
+	if (!sim || !ev || ev->kind <= RTIT_EV_EXCEPTION ||
+	    ev->kind >= RTIT_EV_COUNT || ev->kind == RTIT_EV_RSM ||
+	    ev->kind == RTIT_EV_VMENTRY || ev->kind == RTIT_EV_WAKE ||
+	    ev->trigger > RTIT_SIM_AT_IP)
+		return -RTIT_ERR_INVALID;
+	if (ev->kind == RTIT_EV_FREQ_CHANGE && !ev->value)
+		return -RTIT_ERR_BAD_CONFIG;
+	if (sim->ninj == RTIT_SIM_MAX_INJECT)
+		return -RTIT_ERR_NOSPACE;
+	sim->inj[sim->ninj++] = *ev;
+	return 0;
+}
+
+int rtit_sim_msr_preset(struct rtit_sim *sim, uint32_t msr, uint64_t value)
+{
+	if (!sim)
+		return -RTIT_ERR_INVALID;
+	struct rtit_sim_rec ctx = sim->tmpl;
+	ctx.msr = msr;
+	ctx.value = value;
+	if (msr_access(sim, true, msr, &value, &ctx) < 0)
+		return sim_seterr(sim, -RTIT_ERR_INVALID,
+				  "MSR 0x%x is not modelled or refused the value", msr);
+	return 0;
+}
+
+/* ------------------------------------------------------------- run loop */
+
+int rtit_sim_run(struct rtit_sim *sim, struct rtit_sim_status *st)
+{
+	if (!sim || !st)
+		return -RTIT_ERR_INVALID;
+	if (!sim->loaded) {
+		memset(st, 0, sizeof(*st));
+		st->stop = RTIT_SIM_STOP_ERROR;
+		snprintf(st->msg, sizeof(st->msg), "nothing loaded");
+		return -RTIT_ERR_INVALID;
+	}
+	memset(&sim->st, 0, sizeof(sim->st));
+	/* code hooks known before any translation: IP events, end address */
+	for (int i = 0; i < sim->ninj; i++)
+		if (sim->inj[i].trigger == RTIT_SIM_AT_IP &&
+		    hook_at(sim, sim->inj[i].at) < 0)
+			return -RTIT_ERR_INTERNAL;
+	if (sim->cfg.has_end && hook_at(sim, sim->cfg.end_ip) < 0)
+		return -RTIT_ERR_INTERNAL;
+
+	uint64_t ip = sim->entry;
+	ip = inject_due(sim, ip);
+	while (ip != UINT64_MAX && sim->req != SIM_REQ_STOP) {
+		sim->req = SIM_REQ_NONE;
+		sim->pending = 0;
+		uc_err err = uc_emu_start(sim->uc, ip, UINT64_MAX, 0, 0);
+		uint64_t rip = rget(sim, R_IP);
+		int req = sim->req;
+		if (req == SIM_REQ_STOP)
+			break;
+		if (req == SIM_REQ_NONE) {
+			if (err == UC_ERR_INSN_INVALID && is_special_at(sim, rip)) {
+				/* Unicorn rejects some specials (PTWRITE m32)
+				 * before any hook: emulate them from here */
+				pending_retire_before(sim, rip);
+				emulate(sim, rip);
+				if (sim->req == SIM_REQ_STOP)
+					break;
+				if (sim->req == SIM_REQ_EVENT)
+					ip = inject_due(sim, sim->resume_ip);
+				else
+					ip = inject_due(sim, rget(sim, R_IP));
+				continue;
+			}
+			if (err == UC_ERR_INSN_INVALID) {
+				sim->fault_vec = 6;
+				sim->fault_err = 0;
+				sim->fault_addr_valid = false;
+				snprintf(sim->fault_why, sizeof(sim->fault_why),
+					 "invalid instruction");
+				req = SIM_REQ_FAULT;
+			} else if (err == UC_ERR_OK && sim->pending) {
+				/* Unicorn left by itself (native HLT...) */
+				pending_retire_before(sim, rip);
+				stop_with(sim, RTIT_SIM_STOP_ERROR, rip,
+					  "emulation left at 0x%" PRIx64, rip);
+				break;
+			} else {
+				stop_with(sim, RTIT_SIM_STOP_ERROR, rip,
+					  "emulator error at 0x%" PRIx64 ": %s",
+					  rip, uc_strerror(err));
+				break;
+			}
+			sim->fault_ip = rip;
+		}
+		switch (req) {
+		case SIM_REQ_RESTART:
+			pending_retire_before(sim, sim->resume_ip);
+			ip = inject_due(sim, sim->resume_ip);
+			break;
+		case SIM_REQ_EVENT:
+			pending_retire_before(sim, sim->resume_ip);
+			ip = inject_due(sim, sim->resume_ip);
+			break;
+		case SIM_REQ_FAULT: {
+			uint64_t fip = sim->fault_ip == UINT64_MAX ? rip : sim->fault_ip;
+			pending_retire_before(sim, fip);
+			/* #DB and #OF from Unicorn are traps (after the
+			 * instruction); the rest are faults */
+			bool trap = sim->fault_vec == 1 || sim->fault_vec == 4;
+			if (exception_at(sim, sim->fault_vec, fip, sim->fault_err,
+					 sim->fault_addr_valid ? sim->fault_addr : 0,
+					 sim->fault_why, !trap) < 0)
+				ip = UINT64_MAX;
+			else
+				ip = inject_due(sim, rget(sim, R_IP));
+			break;
+		}
+		default:
+			ip = UINT64_MAX;
+			break;
+		}
+	}
+	flush(sim);
+	sim->st.insns = sim->retired;
+	sim->st.events = sim->events;
+	*st = sim->st;
+	switch (st->stop) {
+	case RTIT_SIM_STOP_HALTED:
+	case RTIT_SIM_STOP_END:
+		return 0;
+	case RTIT_SIM_STOP_ERROR:
+		return -RTIT_ERR_INTERNAL;
+	default:
+		return -RTIT_ERR_INVALID;
+	}
+}

@@ -1,0 +1,169 @@
+/*
+ * sim_internal.h - the simulator's state, shared by the files of sim/.
+ */
+#ifndef RTIT_SIM_INTERNAL_H
+#define RTIT_SIM_INTERNAL_H
+
+#include <unicorn/unicorn.h>
+#include <Zydis/Zydis.h>
+
+#include "rtit/sim.h"
+
+/* Per-instruction analysis flags. */
+enum {
+	SIM_I_SPECIAL = 1u << 0,	/* intercepted: emulated by the model */
+	SIM_I_ZLC = 1u << 1,		/* zero-length CALL */
+	SIM_I_DIRECT = 1u << 2,		/* target is known statically */
+	SIM_I_BRANCH = 1u << 3,		/* may change the flow */
+	SIM_I_SHADOW = 1u << 4,		/* STI, MOV SS, POP SS: interrupt shadow */
+	SIM_I_REP = 1u << 5		/* REP string op: one TB per iteration */
+};
+
+/* One analysed instruction (cached). */
+struct sim_insn {
+	uint64_t ip;
+	uint64_t target;	/* direct branch target */
+	uint8_t len;
+	uint8_t cls;		/* enum rtit_insn_class */
+	uint8_t flags;		/* SIM_I_* */
+	uint8_t cpi;
+	uint8_t cc;		/* COND: SIM_CC_* | address-size bits */
+	uint8_t rflags;		/* record flags known statically */
+};
+
+/* Conditions of COND instructions, to decide taken when the target is the
+ * fall-through: Jcc use their condition nibble (0-15). */
+enum {
+	SIM_CC_LOOP = 0x10, SIM_CC_LOOPE = 0x11, SIM_CC_LOOPNE = 0x12,
+	SIM_CC_JCXZ = 0x13, SIM_CC_MASK = 0x1f,
+	SIM_CC_A16 = 0x40, SIM_CC_A32 = 0x80
+};
+
+/* One analysed translation block, cached by (addr, size). */
+struct sim_block {
+	uint64_t addr;
+	uint32_t size;
+	uint32_t first;		/* index into the insn pool */
+	uint32_t n;
+	uint32_t nspecial;
+};
+
+/* The block cache: open addressing on addr, grown at half load. */
+struct sim_cache {
+	uint32_t *slots;	/* block index + 1, 0 = empty */
+	uint32_t cap;		/* power of two */
+	struct sim_block *blocks;
+	uint32_t nblocks, blocks_cap;
+	struct sim_insn *insns;
+	uint32_t ninsns, insns_cap;
+};
+
+/* Platform model state (the parts Unicorn does not model). */
+struct sim_model {
+	int cpl;
+	int mode;		/* 32 or 64 */
+	uint16_t cs, ss;
+	uint64_t cr0, cr2, cr3, cr4, cr8;
+	uint64_t star, lstar, cstar, fmask;
+	uint64_t sysenter_cs, sysenter_esp, sysenter_eip;
+	uint64_t rsp0;
+	uint64_t idt[256];
+	uint8_t idt_present[256];
+	/* trace MSRs when no consumer answers them */
+	uint32_t tmsr[64];
+	uint64_t tmsr_val[64];
+	int ntmsr;
+};
+
+/* Why a uc_emu_start call was stopped from a hook. */
+enum sim_req {
+	SIM_REQ_NONE = 0,
+	SIM_REQ_RESTART,	/* retranslate: resume at resume_ip */
+	SIM_REQ_FAULT,		/* deliver fault_vec at fault_ip */
+	SIM_REQ_EVENT,		/* deliver the next injected event */
+	SIM_REQ_STOP		/* run ends: status already filled */
+};
+
+struct sim_symbol {
+	char *name;
+	uint64_t value;
+};
+
+struct rtit_sim {
+	struct rtit_sim_config cfg;
+	uc_engine *uc;
+	ZydisDecoder dec;
+	struct sim_cache cache;
+	struct sim_model m;
+
+	/* hooks */
+	uc_hook h_block, h_intr, h_unmapped, h_prot, h_sync;
+	uint64_t *hooked;	/* sorted addresses with a code hook */
+	size_t nhooked, hooked_cap;
+
+	/* the block being executed */
+	uint32_t pending;	/* block index + 1, 0 = none */
+	uint64_t pending_base;	/* retired count at its start */
+	bool live_regs;
+	uint64_t fault_loop_at;	/* retired count at the last exception */
+	int fault_loop_n;	/* exceptions since then */
+	uint64_t rand_state;	/* RDRAND/RDSEED sequence (xorshift64) */		/* registers are those right after pending */
+
+	/* counters and clock */
+	uint64_t retired;
+	uint64_t events;
+	uint64_t cycles;
+	uint64_t tsc;
+	uint64_t tsc_frac;
+	uint32_t core_ratio;
+
+	/* record template: state after the last change */
+	struct rtit_sim_rec tmpl;
+
+	/* batch */
+	struct rtit_sim_rec *batch;
+	size_t nbatch;
+
+	/* stop request from a hook */
+	int req;
+	uint64_t resume_ip;
+	int fault_vec;
+	uint64_t fault_ip;
+	uint64_t fault_addr;
+	uint32_t fault_err;
+	bool fault_addr_valid;
+	char fault_why[96];
+
+	/* injected events, sorted by trigger order of insertion */
+	struct rtit_sim_inject inj[RTIT_SIM_MAX_INJECT];
+	bool inj_done[RTIT_SIM_MAX_INJECT];
+	int ninj;
+	int inj_due;		/* index of the event to deliver */
+	int irq_deferred;	/* index of an interrupt waiting for IF=1 */
+	uint64_t irq_after;	/* not before this count (STI shadow) */
+	bool last_shadow;	/* the last retired insn opened a shadow */
+
+	uint64_t entry;
+	bool loaded;
+	struct sim_symbol *syms;
+	size_t nsyms;
+
+	struct rtit_sim_status st;
+	char errmsg[256];
+};
+
+/* analyse.c */
+int sim_cache_init(struct sim_cache *c);
+void sim_cache_fini(struct sim_cache *c);
+/* Finds or analyses the block at (addr, size); NULL on out of memory. */
+const struct sim_block *sim_block_get(struct rtit_sim *sim, uint64_t addr,
+				      uint32_t size, bool *fresh);
+/* Classifies one decoded instruction at ip. */
+void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
+		  struct sim_insn *out);
+
+/* load.c */
+int sim_seterr(struct rtit_sim *sim, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif /* RTIT_SIM_INTERNAL_H */

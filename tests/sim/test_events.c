@@ -1,0 +1,195 @@
+/*
+ * test_events.c - injected events at an instruction count and at an
+ * address: external interrupt, NMI, SMI/RSM, VM exit/entry, frequency
+ * change, sleep/wake, external MSR write; HLT woken by an interrupt; the
+ * clock (cycles per class, TSC ratio, frequency change, sleep).
+ */
+#include <criterion/criterion.h>
+
+#include "sim_test.h"
+
+#define P ".intel_syntax noprefix\n.globl _start\n_start:\n"
+
+static const char *prog =
+	P "a: sti\n"
+	"b: nop\n"
+	"c: nop\n"
+	"d: nop\n"
+	"e: nop\n"
+	"f: cli\n"
+	"g: hlt\n"
+	"h_32: iretq\n"
+	"h_2: iretq\n";
+
+Test(sim_events, every_kind)
+{
+	struct st_opts o = {
+		.ev = {
+			{ RTIT_SIM_AT_INSN, RTIT_EV_EXT_INTERRUPT, 32, 2, NULL, 0, 0, 0 },
+			{ RTIT_SIM_AT_IP, RTIT_EV_NMI, 0, 0, "d", 0, 0, 0 },
+			{ RTIT_SIM_AT_INSN, RTIT_EV_SMI, 0, 6, NULL, 0, 0, 100 },
+			{ RTIT_SIM_AT_INSN, RTIT_EV_VMEXIT, 0, 7, NULL, 0, 0, 50 },
+			{ RTIT_SIM_AT_INSN, RTIT_EV_FREQ_CHANGE, 0, 8, NULL, 4, 0, 0 },
+			{ RTIT_SIM_AT_INSN, RTIT_EV_SLEEP, 6, 8, NULL, 1000, 0, 0 },
+			{ RTIT_SIM_AT_INSN, RTIT_EV_MSR_WRITE_EXTERNAL, 0, 8, NULL, 0x2001, 0x570, 0 },
+		},
+		.nev = 7,
+	};
+	struct st_run r;
+	cr_assert_eq(st_run_asm(&r, prog, &o), 0, "%s", r.err);
+	const char *expect =
+		"a other\n"
+		"b other\n"
+		"! interrupt 32 c -> h_32\n"
+		"h_32 iret T -> c\n"
+		"c other\n"
+		"! nmi d -> h_2\n"
+		"h_2 iret T -> d\n"
+		"d other\n"
+		"! smi e -> e\n"
+		"! rsm e -> e\n"
+		"e other\n"
+		"! vmexit f -> f\n"
+		"! vmentry f -> f\n"
+		"f other\n"
+		"! freq g -> g\n"
+		"! sleep g -> g\n"
+		"! wake g -> g\n"
+		"! msr-write g -> g\n"
+		"g hlt\n";
+	cr_expect_str_eq(r.text, expect, "\n--- expected\n%s--- got\n%s(%s)",
+			 expect, r.text, r.st.msg);
+	cr_expect_eq(r.st.stop, RTIT_SIM_STOP_HALTED);
+	cr_expect_eq(r.st.events, 10);
+	/* clock: 1 cycle per insn; SMI 100 and VM exit 50 cycles; after the
+	 * frequency change to 4 the TSC (ratio 1) runs 1/4 per cycle; sleep
+	 * adds 1000 TSC ticks */
+	const struct rtit_sim_rec *last = &r.recs[r.n - 1];
+	cr_expect_eq(last->cycles, 9 + 150, "cycles %" PRIu64, last->cycles);
+	cr_expect_eq(r.recs[r.n - 2].value, 0x2001);
+	cr_expect_eq(r.recs[r.n - 2].msr, 0x570);
+	cr_expect_eq(r.recs[r.n - 5].value, 4);
+	/* tsc before the change: 158; HLT adds 1 cycle = 1/4 tick */
+	cr_expect_eq(last->tsc, 158 + 1000, "tsc %" PRIu64, last->tsc);
+	st_free(&r);
+}
+
+Test(sim_events, hlt_woken_by_interrupt)
+{
+	struct st_opts o = {
+		.ev = { { RTIT_SIM_AT_INSN, RTIT_EV_EXT_INTERRUPT, 32, 1000, NULL, 0, 0, 0 } },
+		.nev = 1,
+	};
+	struct st_run r;
+	cr_assert_eq(st_run_asm(&r, P "a: sti\nb: hlt\nc: cli\nd: hlt\nh_32: iretq\n", &o), 0);
+	const char *expect =
+		"a other\n"
+		"b hlt\n"
+		"! interrupt 32 c -> h_32\n"
+		"h_32 iret T -> c\n"
+		"c other\n"
+		"d hlt\n";
+	cr_expect_str_eq(r.text, expect, "\n--- expected\n%s--- got\n%s(%s)",
+			 expect, r.text, r.st.msg);
+	st_free(&r);
+}
+
+Test(sim_events, interrupt_at_insn_zero_and_mid_block)
+{
+	struct st_opts o = {
+		.ev = { { RTIT_SIM_AT_INSN, RTIT_EV_NMI, 0, 0, NULL, 0, 0, 0 },
+			{ RTIT_SIM_AT_INSN, RTIT_EV_NMI, 0, 3, NULL, 0, 0, 0 } },
+		.nev = 2,
+	};
+	struct st_run r;
+	cr_assert_eq(st_run_asm(&r, P "a: nop\nb: nop\nc: nop\nd: nop\ne: hlt\nh_2: iretq\n", &o), 0);
+	const char *expect =
+		"! nmi a -> h_2\n"
+		"h_2 iret T -> a\n"
+		"a other\n"
+		"b other\n"
+		"! nmi c -> h_2\n"
+		"h_2 iret T -> c\n"
+		"c other\n"
+		"d other\n"
+		"e hlt\n";
+	cr_expect_str_eq(r.text, expect, "\n--- expected\n%s--- got\n%s(%s)",
+			 expect, r.text, r.st.msg);
+	st_free(&r);
+}
+
+Test(sim_events, interrupt_without_handler_ends_run)
+{
+	struct st_opts o = {
+		.ev = { { RTIT_SIM_AT_INSN, RTIT_EV_EXT_INTERRUPT, 0x40, 1, NULL, 0, 0, 0 } },
+		.nev = 1,
+	};
+	struct st_run r;
+	cr_assert_eq(st_run_asm(&r, P "a: sti\nb: nop\nc: hlt\n", &o), 0);
+	cr_expect_eq(r.st.stop, RTIT_SIM_STOP_FAULT);
+	cr_expect(strstr(r.st.msg, "vector 64") != NULL, "%s", r.st.msg);
+	st_free(&r);
+}
+
+Test(sim_events, cpi_per_class)
+{
+	struct rtit_sim_clock clk;
+	memset(&clk, 0, sizeof(clk));
+	for (int i = 0; i < RTIT_SIM_NUM_CLASSES; i++)
+		clk.cpi[i] = 1;
+	clk.cpi[RTIT_IC_COND] = 5;
+	clk.cpi[RTIT_IC_HLT] = 7;
+	clk.tsc_ratio = 3;
+	clk.core_ratio = 2;
+	struct st_opts o = { .clock = &clk };
+	struct st_run r;
+	cr_assert_eq(st_run_asm(&r, P "mov ecx, 3\n1: loop 1b\nhlt\n", &o), 0);
+	cr_assert_eq(r.n, 5);
+	/* 1 + 3*5 + 7 = 23 cycles; TSC = floor(23 * 3 / 2) = 34 */
+	cr_expect_eq(r.recs[4].cycles, 23);
+	cr_expect_eq(r.recs[4].tsc, 34);
+	st_free(&r);
+}
+
+/* An interrupt held while IF = 0 is taken when STI; HLT waits for it. */
+Test(sim_events, deferred_interrupt_wakes_hlt)
+{
+	struct st_opts o = {
+		.ev = { { RTIT_SIM_AT_INSN, RTIT_EV_EXT_INTERRUPT, 32, 1, NULL, 0, 0, 0 } },
+		.nev = 1,
+	};
+	struct st_run r;
+	cr_assert_eq(st_run_asm(&r, P "a: nop\nb: sti\nc: hlt\nd: cli\ne: hlt\nh_32: iretq\n", &o), 0);
+	const char *expect =
+		"a other\n"
+		"b other\n"
+		"c hlt\n"
+		"! interrupt 32 d -> h_32\n"
+		"h_32 iret T -> d\n"
+		"d other\n"
+		"e hlt\n";
+	cr_expect_str_eq(r.text, expect, "\n--- expected\n%s--- got\n%s(%s)",
+			 expect, r.text, r.st.msg);
+	st_free(&r);
+}
+
+/* SDM 6.8.3: after STI the held interrupt waits one more instruction. */
+Test(sim_events, sti_shadow)
+{
+	struct st_opts o = {
+		.ev = { { RTIT_SIM_AT_INSN, RTIT_EV_EXT_INTERRUPT, 32, 0, NULL, 0, 0, 0 } },
+		.nev = 1,
+	};
+	struct st_run r;
+	cr_assert_eq(st_run_asm(&r, P "a: sti\nb: nop\nc: nop\nd: hlt\nh_32: iretq\n", &o), 0);
+	const char *expect =
+		"a other\n"
+		"b other\n"
+		"! interrupt 32 c -> h_32\n"
+		"h_32 iret T -> c\n"
+		"c other\n"
+		"d hlt\n";
+	cr_expect_str_eq(r.text, expect, "\n--- expected\n%s--- got\n%s(%s)",
+			 expect, r.text, r.st.msg);
+	st_free(&r);
+}
