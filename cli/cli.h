@@ -9,10 +9,12 @@ enum rtit_exit {
 	RTIT_EXIT_IO = 2,	/* a file could not be read or written */
 	RTIT_EXIT_DECODE = 3,	/* bad bytes: something was skipped */
 	RTIT_EXIT_INPUT = 4,	/* bad input file (scenario, ELF, ...) */
-	RTIT_EXIT_MISMATCH = 5	/* a check or verification failed */
+	RTIT_EXIT_MISMATCH = 5,	/* a check or verification failed */
+	RTIT_EXIT_RUN = 6	/* the guest did not end normally */
 };
 
 int rtit_cmd_dump(int argc, char **argv);
 int rtit_cmd_demo(int argc, char **argv);
+int rtit_cmd_run(int argc, char **argv);
 
 #endif /* RTIT_CLI_H */

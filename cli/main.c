@@ -11,8 +11,9 @@ struct cmd {
 };
 
 static const struct cmd cmds[] = {
+	{ "run", rtit_cmd_run, "simulate a scenario or program and write its trace" },
 	{ "dump", rtit_cmd_dump, "print the packets of a trace, one per line" },
-	{ "demo", rtit_cmd_demo, "dump a small built-in stream of each dialect" },
+	{ "demo", rtit_cmd_demo, "dump a small hand-built stream of each dialect" },
 };
 
 static void usage(FILE *out)

@@ -191,3 +191,43 @@ void rtit_print_json(FILE *out, enum rtit_dialect dialect,
 		rtit_print_fields(out, dialect, it);
 	fputs("\"}\n", out);
 }
+
+int rtit_print_short(char *buf, size_t cap, enum rtit_dialect dialect,
+		     const struct rtit_pktdec_item *it)
+{
+	const struct rtit_packet *p = &it->pkt;
+	const char *name = rtit_pkt_name(p->type);
+	int n;
+
+	(void)dialect;
+	if (rtit_pkt_has_ip(p->type)) {
+		if (it->ip_status == 1)
+			return snprintf(buf, cap, "%s suppressed", name);
+		if (it->ip_status < 0)
+			return snprintf(buf, cap, "%s ?", name);
+		return snprintf(buf, cap, "%s 0x%" PRIx64, name, it->ip);
+	}
+	switch (p->type) {
+	case RTIT_R_TNT: case RTIT_PT_TNT8: case RTIT_PT_TNT64: {
+		char bits[64];
+		unsigned k = 0;
+		for (int i = p->u.tnt.nbits - 1; i >= 0 && k < sizeof(bits) - 1; i--)
+			bits[k++] = (p->u.tnt.bits >> i) & 1 ? 'T' : 'N';
+		bits[k] = 0;
+		return snprintf(buf, cap, "TNT %s", bits);
+	}
+	case RTIT_R_PIP: case RTIT_PT_PIP:
+		return snprintf(buf, cap, "PIP 0x%" PRIx64, p->u.pip.cr3);
+	case RTIT_R_MTC: case RTIT_PT_MTC:
+		return snprintf(buf, cap, "MTC 0x%x", p->u.mtc.ctc);
+	case RTIT_R_CCP: case RTIT_PT_CYC:
+		return snprintf(buf, cap, "%s %" PRIu64, name, p->u.cyc.value);
+	case RTIT_PT_CBR:
+		return snprintf(buf, cap, "CBR %u", p->u.cbr);
+	case RTIT_PT_MODE_EXEC:
+		n = (p->u.mode.bits & 3) == 1 ? 64 : (p->u.mode.bits & 3) == 2 ? 32 : 16;
+		return snprintf(buf, cap, "MODE.Exec %d", n);
+	default:
+		return snprintf(buf, cap, "%s", name);
+	}
+}

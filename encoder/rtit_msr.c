@@ -102,7 +102,7 @@ static int msr_write(struct rtit_r_model *m, uint32_t msr, uint64_t v,
 		     const struct rtit_sim_rec *ctx)
 {
 	bool trig0 = rtit_r_trigger_en(m), pe0 = rtit_r_packet_en(m);
-	uint64_t nlip = ctx ? ctx->ip + ctx->len : 0;
+	uint64_t nlip = ctx && ctx->kind ? ctx->ip + ctx->len : 0;
 
 	if (!is_rtit_msr(msr) || !m->ctl_read)	/* 3.3.1 */
 		return GP;
@@ -186,7 +186,7 @@ static int msr_write(struct rtit_r_model *m, uint32_t msr, uint64_t v,
 	default:
 		return GP;
 	}
-	if (!ctx) {
+	if (!ctx || !ctx->kind) {
 		/* A debugger's write before the run: the packets it causes
 		 * carry the IP of the first instruction (rtit_model.c). */
 		if (!m->deferred_enable) {

@@ -1,0 +1,441 @@
+/*
+ * cmd_run.c - `rtitsim run [SCENARIO|PROGRAM] [options]`: the simulator
+ * and an encoder model together.  Writes the trace (the bytes as they land
+ * in the output region, unwrapped, in order), a sideband file (the
+ * configuration and digests), the ground-truth flow, and optionally a dump
+ * that says what produced each packet.  With no file it runs a built-in
+ * demo and prints that account.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "cli.h"
+#include "demo_scenario.h"
+#include "rtit/msr_rtit.h"
+#include "rtit/print.h"
+#include "rtit/rtit_encoder.h"
+#include "rtit/scenario.h"
+
+struct run {
+	struct rtit_scenario sc;
+	struct rtit_r_model model;
+	struct rtit_r_params params;
+	struct rtit_flow_writer flow;
+	XXH3_state_t *xxh;
+	FILE *trace, *account;
+	uint64_t trace_bytes;
+	int io_err;
+	uint64_t first_ctl;	/* RTIT_CTL at the first enabling write */
+	bool have_ctl;
+};
+
+static void run_usage(FILE *out)
+{
+	fputs("usage: rtitsim run [SCENARIO.scn | PROGRAM] [options]\n"
+	      "\n"
+	      "Runs the program under the simulator and the RTIT encoder model.  SCENARIO is\n"
+	      "a scenario file (docs/scenario.md); PROGRAM a static ELF executable, traced\n"
+	      "from its entry at all CPLs.  With neither, a built-in demo runs and its\n"
+	      "packets are printed with what produced each.\n"
+	      "\n"
+	      "  -o, --out PREFIX   write PREFIX.trace, PREFIX.sideband, PREFIX.flow and\n"
+	      "                     PREFIX.flow.txt (default: the scenario's name; the demo\n"
+	      "                     writes no files unless asked)\n"
+	      "  --dump             print every packet with its cause\n"
+	      "  --param KEY=VALUE  an encoder parameter (as a scenario's param line)\n"
+	      "  --msr NAME=VALUE   an MSR preset (as a scenario's msr line)\n"
+	      "  -q, --quiet        print only errors and the digests\n"
+	      "\n"
+	      "A scenario's expect block is compared with the packets produced.  Exit\n"
+	      "status: 0 ok, 1 usage, 2 I/O, 4 bad scenario or program, 5 the packets differ\n"
+	      "from the expect block, 6 the guest did not end normally (fault with no\n"
+	      "handler, instruction budget exhausted).\n", out);
+}
+
+static int trace_write(void *opaque, const uint8_t *b, size_t n)
+{
+	struct run *r = opaque;
+	XXH3_64bits_update(r->xxh, b, n);
+	r->trace_bytes += n;
+	if (r->trace && fwrite(b, 1, n, r->trace) != n) {
+		r->io_err = errno ? errno : EIO;
+		return -RTIT_ERR_IO;
+	}
+	return 0;
+}
+
+/* The readable account: each packet, its bytes and why it was sent. */
+static void on_note(void *opaque, const struct rtit_enc_note *nt)
+{
+	struct run *r = opaque;
+	char ip[48] = "";
+
+	if (!r->account)
+		return;
+	if (nt->rec)
+		snprintf(ip, sizeof(ip), "%s at 0x%" PRIx64,
+			 nt->rec->kind == RTIT_SIM_EVENT ? rtit_sim_event_name(nt->rec->cls) :
+							   rtit_insn_class_name(nt->rec->cls),
+			 nt->rec->ip);
+	fprintf(r->account, "  %-11s", rtit_pkt_name(nt->pkt->type));
+	int col = 0;
+	for (size_t i = 0; i < nt->len; i++)
+		col += fprintf(r->account, "%02x ", nt->bytes[i]);
+	fprintf(r->account, "%*s %s%s%s\n", 22 - col, "", nt->why, ip[0] ? "; " : "", ip);
+}
+
+static void on_batch(const struct rtit_sim_rec *recs, size_t n, void *opaque)
+{
+	struct run *r = opaque;
+	rtit_flow_writer_on_batch(recs, n, &r->flow);
+	rtit_r_model_on_batch(recs, n, &r->model);
+}
+
+static int msr_write(void *opaque, uint32_t msr, uint64_t v, const struct rtit_sim_rec *ctx)
+{
+	struct run *r = opaque;
+	if (msr == RTIT_MSR_CTL && !r->have_ctl && (v & RTIT_CTL_TRACE_EN)) {
+		r->first_ctl = v;
+		r->have_ctl = true;
+	}
+	return rtit_r_model_msr_write(&r->model, msr, v, ctx);
+}
+
+static int msr_read(void *opaque, uint32_t msr, uint64_t *v, const struct rtit_sim_rec *ctx)
+{
+	struct run *r = opaque;
+	return rtit_r_model_msr_read(&r->model, msr, v, ctx);
+}
+
+/* Compares the trace with the scenario's expect block, in the short form
+ * of rtit_print_short; a line with only a name matches any fields.
+ * Returns 0 when they agree. */
+static int check_expect(struct run *r, const uint8_t *trace, size_t len, bool cycle_acc)
+{
+	static struct rtit_pktdec d;
+	struct rtit_pktdec_cfg cfg = { .dialect = RTIT_DIALECT_RTIT, .cycle_acc = cycle_acc,
+				       .mem = trace, .mem_len = len };
+	struct rtit_pktdec_item it;
+	size_t k = 0;
+	char got[96];
+	const char *where = r->sc.path;
+
+	rtit_pktdec_init(&d, &cfg);
+	for (;;) {
+		int ret = rtit_pktdec_next(&d, &it);
+		if (ret < 0) {
+			fprintf(stderr, "%s: the trace does not decode at offset %" PRIu64 ": %s\n",
+				where, d.err.offset, d.err.why ? d.err.why : rtit_errstr(ret));
+			return -1;
+		}
+		if (ret == 0)
+			break;
+		rtit_print_short(got, sizeof(got), RTIT_DIALECT_RTIT, &it);
+		if (k == r->sc.nexpect) {
+			fprintf(stderr, "%s: packet %zu at trace offset %" PRIu64 " is '%s'; the expect block ends at line %d\n",
+				where, k + 1, it.offset, got,
+				k ? r->sc.expect[k - 1].line + 1 : 0);
+			return -1;
+		}
+		const char *want = r->sc.expect[k].text;
+		size_t wn = strlen(want);
+		bool ok = strchr(want, ' ') ? !strcmp(want, got) :
+			  !strncmp(want, got, wn) && (got[wn] == ' ' || !got[wn]);
+		if (!ok) {
+			fprintf(stderr, "%s:%d: expected '%s', the trace has '%s' (packet %zu, offset %" PRIu64 ")\n",
+				where, r->sc.expect[k].line, want, got, k + 1, it.offset);
+			return -1;
+		}
+		k++;
+	}
+	if (k < r->sc.nexpect) {
+		fprintf(stderr, "%s:%d: expected '%s', the trace ends after %zu packets\n", where,
+			r->sc.expect[k].line, r->sc.expect[k].text, k);
+		return -1;
+	}
+	return 0;
+}
+
+static void hex_canonical(char out[17], uint64_t h)
+{
+	XXH64_canonical_t c;
+	XXH64_canonicalFromHash(&c, h);
+	for (int i = 0; i < 8; i++)
+		sprintf(out + 2 * i, "%02x", c.digest[i]);
+}
+
+/* Reads a whole file (the trace, to check it); NULL on failure. */
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (b = malloc((size_t)n + 1)) && fread(b, 1, (size_t)n, f) == (size_t)n) {
+		*len = (size_t)n;
+	} else {
+		free(b);
+		b = NULL;
+	}
+	fclose(f);
+	return b;
+}
+
+static FILE *open_out(const char *prefix, const char *ext, char *path, size_t cap)
+{
+	snprintf(path, cap, "%s%s", prefix, ext);
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		fprintf(stderr, "rtitsim run: %s: cannot create: %s\n", path, strerror(errno));
+	return f;
+}
+
+static bool is_scenario(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 4 && !strcmp(path + n - 4, ".scn");
+}
+
+int rtit_cmd_run(int argc, char **argv)
+{
+	static struct run r;
+	const char *input = NULL, *out = NULL;
+	bool dump = false, quiet = false;
+	const char *extra_params[32], *extra_msrs[32];
+	int nparams = 0, nmsrs = 0;
+	struct rtit_scn_error err;
+	int status = RTIT_EXIT_OK, ret;
+	char path[1024];
+
+	memset(&r, 0, sizeof(r));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			run_usage(stdout);
+			return RTIT_EXIT_OK;
+		} else if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && i + 1 < argc) {
+			out = argv[++i];
+		} else if (!strcmp(a, "--dump")) {
+			dump = true;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			quiet = true;
+		} else if (!strcmp(a, "--param") && i + 1 < argc && nparams < 32) {
+			extra_params[nparams++] = argv[++i];
+		} else if (!strcmp(a, "--msr") && i + 1 < argc && nmsrs < 32) {
+			extra_msrs[nmsrs++] = argv[++i];
+		} else if (a[0] == '-') {
+			fprintf(stderr, "rtitsim run: unknown or incomplete option '%s' (try --help)\n", a);
+			return RTIT_EXIT_USAGE;
+		} else if (input) {
+			fprintf(stderr, "rtitsim run: one input only ('%s' and '%s')\n", input, a);
+			return RTIT_EXIT_USAGE;
+		} else {
+			input = a;
+		}
+	}
+
+	/* The scenario: a file, a program with tracing of everything, or the
+	 * built-in demo.  Extra --param/--msr lines are appended. */
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *mem = open_memstream(&text, &tlen);
+	if (!mem)
+		return RTIT_EXIT_IO;
+	const char *name = "demo";
+	if (!input) {
+		fputs(demo_scenario, mem);
+	} else if (is_scenario(input)) {
+		size_t n;
+		uint8_t *b = slurp(input, &n);
+		if (!b) {
+			fprintf(stderr, "rtitsim run: %s: cannot read: %s\n", input, strerror(errno));
+			fclose(mem);
+			free(text);
+			return RTIT_EXIT_IO;
+		}
+		fwrite(b, 1, n, mem);
+		free(b);
+		name = input;
+	} else {
+		fprintf(mem, "name program\ndialect rtit\ncode elf path=%s\n"
+			"msr RTIT_EVENTS = 0x37\nmsr RTIT_CTL = 0x200d\n", input);
+		name = input;
+	}
+	fputc('\n', mem);
+	for (int i = 0; i < nparams; i++) {
+		const char *eq = strchr(extra_params[i], '=');
+		if (!eq) {
+			fprintf(stderr, "rtitsim run: --param %s: expected KEY=VALUE\n", extra_params[i]);
+			return RTIT_EXIT_USAGE;
+		}
+		fprintf(mem, "param %.*s = %s\n", (int)(eq - extra_params[i]), extra_params[i], eq + 1);
+	}
+	for (int i = 0; i < nmsrs; i++) {
+		const char *eq = strchr(extra_msrs[i], '=');
+		if (!eq) {
+			fprintf(stderr, "rtitsim run: --msr %s: expected NAME=VALUE\n", extra_msrs[i]);
+			return RTIT_EXIT_USAGE;
+		}
+		fprintf(mem, "msr %.*s = %s\n", (int)(eq - extra_msrs[i]), extra_msrs[i], eq + 1);
+	}
+	fclose(mem);
+	ret = rtit_scenario_parse_string(text, input && is_scenario(input) ? input : (input ? "<program>" : "<demo>"),
+					 &r.sc, &err);
+	free(text);
+	if (ret < 0) {
+		fprintf(stderr, "%s\n", err.text);
+		rtit_scenario_fini(&r.sc);
+		return ret == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;
+	}
+	if (r.sc.dialect != RTIT_DIALECT_RTIT) {
+		fprintf(stderr, "%s: dialect pt: the Intel PT encoder model is not in `rtitsim run` yet\n",
+			name);
+		rtit_scenario_fini(&r.sc);
+		return RTIT_EXIT_INPUT;
+	}
+
+	/* Encoder parameters from the scenario's param lines. */
+	rtit_r_params_default(&r.params);
+	for (size_t i = 0; i < r.sc.nparams; i++) {
+		char e[256];
+		if (rtit_r_param_set(&r.params, r.sc.params[i].key, r.sc.params[i].value, e, sizeof(e)) < 0) {
+			fprintf(stderr, "%s:%d: %s\n", r.sc.path, r.sc.params[i].line, e);
+			rtit_scenario_fini(&r.sc);
+			return RTIT_EXIT_INPUT;
+		}
+	}
+
+	/* Outputs. */
+	FILE *sideband = NULL, *flow_bin = NULL, *flow_txt = NULL;
+	char prefix[512];
+	if (!out && input)
+		out = r.sc.name[0] ? r.sc.name : "rtitsim";
+	if (out) {
+		snprintf(prefix, sizeof(prefix), "%s", out);
+		if (!(r.trace = open_out(prefix, ".trace", path, sizeof(path))) ||
+		    !(sideband = open_out(prefix, ".sideband", path, sizeof(path))) ||
+		    !(flow_bin = open_out(prefix, ".flow", path, sizeof(path))) ||
+		    !(flow_txt = open_out(prefix, ".flow.txt", path, sizeof(path))))
+			return RTIT_EXIT_IO;
+	}
+	if ((dump || !input) && !quiet)
+		r.account = stdout;
+	r.xxh = XXH3_createState();
+	if (!r.xxh || XXH3_64bits_reset(r.xxh) != XXH_OK)
+		return RTIT_EXIT_IO;
+	if (rtit_flow_writer_init(&r.flow, flow_bin, flow_txt) < 0)
+		return RTIT_EXIT_IO;
+
+	struct rtit_enc_sink sink = { .write = trace_write, .on_packet = on_note, .opaque = &r };
+	if ((ret = rtit_r_model_init(&r.model, &r.params, &sink)) < 0) {
+		fprintf(stderr, "%s: bad encoder parameters: %s\n", r.sc.path, rtit_errstr(ret));
+		return RTIT_EXIT_INPUT;
+	}
+	struct rtit_sim_config cfg;
+	rtit_sim_config_default(&cfg);
+	rtit_scenario_config(&r.sc, &cfg);
+	cfg.consumer.on_batch = on_batch;
+	cfg.consumer.msr_write = msr_write;
+	cfg.consumer.msr_read = msr_read;
+	cfg.consumer.opaque = &r;
+	rtit_r_model_set_platform(&r.model, (uint8_t)cfg.cpl, cfg.cr3, (cfg.cr0 >> 31) & 1);
+	/* 3.3.1: a debugger reads RTIT_CTL before it writes the others. */
+	uint64_t v;
+	rtit_r_model_msr_read(&r.model, RTIT_MSR_CTL, &v, NULL);
+
+	struct rtit_sim *sim;
+	if ((ret = rtit_sim_new(&sim, &cfg)) < 0) {
+		fprintf(stderr, "%s: cannot start the simulator: %s\n", r.sc.path, rtit_errstr(ret));
+		return RTIT_EXIT_INPUT;
+	}
+	if (r.account)
+		printf("== %s: %s\n", r.sc.name[0] ? r.sc.name : name, r.sc.describe);
+	if (rtit_scenario_setup(&r.sc, sim, &err) < 0) {
+		fprintf(stderr, "%s\n", err.text);
+		rtit_sim_free(sim);
+		rtit_scenario_fini(&r.sc);
+		return RTIT_EXIT_INPUT;
+	}
+	struct rtit_sim_status st;
+	ret = rtit_sim_run(sim, &st);
+	int fin = rtit_r_model_finish(&r.model);
+	uint64_t flow_digest = 0, trace_digest = XXH3_64bits_digest(r.xxh);
+	int fw = rtit_flow_writer_fini(&r.flow, &flow_digest);
+	if (ret < 0) {
+		fprintf(stderr, "%s: the guest did not end normally: %s\n", r.sc.path, st.msg);
+		status = RTIT_EXIT_RUN;
+	}
+	if (fin < 0 || fw < 0 || r.io_err) {
+		fprintf(stderr, "%s: writing the outputs failed: %s\n", r.sc.path,
+			r.io_err ? strerror(r.io_err) : rtit_errstr(fin < 0 ? fin : fw));
+		status = RTIT_EXIT_IO;
+	}
+
+	char th[17], fh[17];
+	hex_canonical(th, trace_digest);
+	hex_canonical(fh, flow_digest);
+	bool ca = r.first_ctl & RTIT_CTL_CYCLE_ACC;
+	if (sideband) {
+		fprintf(sideband, "# rtitsim sideband: what a decoder needs besides the trace\n"
+			"rtitsim_version 0.1.0\nscenario %s\nname %s\ndialect rtit\ncpu %s\nmode %d\n"
+			"cycle_accurate %d\ncmprs_ret %d\nmtc_range %u\nrtit_ctl 0x%" PRIx64 "\n",
+			r.sc.path, r.sc.name, r.sc.cpu[0] ? r.sc.cpu : "silvermont", r.sc.mode ? r.sc.mode : 64,
+			ca, (r.first_ctl & RTIT_CTL_CMPRS_RET) != 0,
+			(unsigned)((r.first_ctl >> RTIT_CTL_MTC_RANGE_SHIFT) & 3), r.first_ctl);
+		for (size_t i = 0; i < r.sc.nparams; i++)
+			fprintf(sideband, "param %s = %s\n", r.sc.params[i].key, r.sc.params[i].value);
+		fprintf(sideband, "trace_bytes %" PRIu64 "\ntrace_xxh3 %s\nflow_records %" PRIu64
+			"\nflow_xxh3 %s\ninstructions %" PRIu64 "\nevents %" PRIu64 "\npackets %" PRIu64
+			"\npsbs %" PRIu64 "\noverflows %" PRIu64 "\nstop %s\n",
+			r.trace_bytes, th, r.flow.count, fh, st.insns, st.events, r.model.stats.packets,
+			r.model.stats.psbs, r.model.stats.overflows, st.msg);
+		for (int e = 1; e < RTIT_NERRATA; e++)
+			if (r.model.stats.errata_fired[e])
+				fprintf(sideband, "erratum_e%d_fired %" PRIu64 "\n", e, r.model.stats.errata_fired[e]);
+	}
+	if (!quiet)
+		printf("%s: %s; %" PRIu64 " instructions, %" PRIu64 " events -> %" PRIu64
+		       " packets, %" PRIu64 " bytes\n", r.sc.name[0] ? r.sc.name : name, st.msg, st.insns,
+		       st.events, r.model.stats.packets, r.trace_bytes);
+	printf("trace %s  flow %s\n", th, fh);
+
+	int closing = 0;
+	FILE *fs[] = { r.trace, sideband, flow_bin, flow_txt };
+	for (int i = 0; i < 4; i++)
+		if (fs[i] && fclose(fs[i]) != 0)
+			closing = 1;
+	if (closing && status == RTIT_EXIT_OK) {
+		fprintf(stderr, "%s: closing the outputs failed\n", r.sc.path);
+		status = RTIT_EXIT_IO;
+	}
+
+	/* The expect block, checked against the trace as written. */
+	if (r.sc.has_expect && status == RTIT_EXIT_OK) {
+		size_t n = 0;
+		uint8_t *t = NULL;
+		if (out) {
+			snprintf(path, sizeof(path), "%s.trace", prefix);
+			t = slurp(path, &n);
+		}
+		if (!t) {
+			fprintf(stderr, "%s: the expect block needs the trace file (use --out)\n", r.sc.path);
+			status = RTIT_EXIT_IO;
+		} else if (check_expect(&r, t, n, ca) < 0) {
+			status = RTIT_EXIT_MISMATCH;
+		} else if (!quiet) {
+			printf("%s: the %zu packets match the expect block\n", r.sc.name, r.sc.nexpect);
+		}
+		free(t);
+	}
+	XXH3_freeState(r.xxh);
+	rtit_sim_free(sim);
+	rtit_scenario_fini(&r.sc);
+	return status;
+}
