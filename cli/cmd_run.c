@@ -49,6 +49,8 @@ static void run_usage(FILE *out)
 	      "  --param KEY=VALUE  an encoder parameter (as a scenario's param line)\n"
 	      "  --msr NAME=VALUE   an MSR preset (as a scenario's msr line)\n"
 	      "  -q, --quiet        print only errors and the digests\n"
+	      "  --deliver insn|block|batch  how records reach the encoder (default batch;\n"
+	      "                     the bytes must not depend on it)\n"
 	      "\n"
 	      "A scenario's expect block is compared with the packets produced.  Exit\n"
 	      "status: 0 ok, 1 usage, 2 I/O, 4 bad scenario or program, 5 the packets differ\n"
@@ -141,8 +143,18 @@ static int check_expect(struct run *r, const uint8_t *trace, size_t len, bool cy
 				k ? r->sc.expect[k - 1].line + 1 : 0);
 			return -1;
 		}
-		const char *want = r->sc.expect[k].text;
+		/* The line without its comment (docs/scenario.md: '#' after
+		 * whitespace starts one) and trailing blanks. */
+		char want[160];
+		snprintf(want, sizeof(want), "%s", r->sc.expect[k].text);
+		for (char *c = want; *c; c++)
+			if (*c == '#' && (c == want || c[-1] == ' ' || c[-1] == '\t')) {
+				*c = 0;
+				break;
+			}
 		size_t wn = strlen(want);
+		while (wn && (want[wn - 1] == ' ' || want[wn - 1] == '\t'))
+			want[--wn] = 0;
 		bool ok = strchr(want, ' ') ? !strcmp(want, got) :
 			  !strncmp(want, got, wn) && (got[wn] == ' ' || !got[wn]);
 		if (!ok) {
@@ -208,6 +220,7 @@ int rtit_cmd_run(int argc, char **argv)
 	static struct run r;
 	const char *input = NULL, *out = NULL;
 	bool dump = false, quiet = false;
+	int deliver = RTIT_SIM_PER_BATCH;
 	const char *extra_params[32], *extra_msrs[32];
 	int nparams = 0, nmsrs = 0;
 	struct rtit_scn_error err;
@@ -224,6 +237,18 @@ int rtit_cmd_run(int argc, char **argv)
 			out = argv[++i];
 		} else if (!strcmp(a, "--dump")) {
 			dump = true;
+		} else if (!strcmp(a, "--deliver") && i + 1 < argc) {
+			const char *d = argv[++i];
+			if (!strcmp(d, "insn"))
+				deliver = RTIT_SIM_PER_INSN;
+			else if (!strcmp(d, "block"))
+				deliver = RTIT_SIM_PER_BLOCK;
+			else if (!strcmp(d, "batch"))
+				deliver = RTIT_SIM_PER_BATCH;
+			else {
+				fprintf(stderr, "rtitsim run: --deliver takes insn, block or batch, not '%s'\n", d);
+				return RTIT_EXIT_USAGE;
+			}
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			quiet = true;
 		} else if (!strcmp(a, "--param") && i + 1 < argc && nparams < 32) {
@@ -341,6 +366,7 @@ int rtit_cmd_run(int argc, char **argv)
 	struct rtit_sim_config cfg;
 	rtit_sim_config_default(&cfg);
 	rtit_scenario_config(&r.sc, &cfg);
+	cfg.deliver = deliver;
 	cfg.consumer.on_batch = on_batch;
 	cfg.consumer.msr_write = msr_write;
 	cfg.consumer.msr_read = msr_read;
