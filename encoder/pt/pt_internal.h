@@ -1,0 +1,26 @@
+/* pt_internal.h - what pt_model.c and pt_msr.c share (not installed). */
+#ifndef RTIT_ENCODER_PT_INTERNAL_H
+#define RTIT_ENCODER_PT_INTERNAL_H
+
+#include "rtit/pt_encoder.h"
+
+/*
+ * IA32_RTIT_CTL changed from @old to m->ctl (33.2.8.3).  @clip is the IP of
+ * the WRMSR and @nlip the next one (the WRMSR record, Table 33-56 cases
+ * 1-3).  TraceEn 0->1: output pointers loaded, PSB+ or TSC/TMA/CBR,
+ * MODE.Exec, TIP.PGE; 1->0: FUP(CLIP), TIP.PGD() when PacketEn was 1,
+ * then every buffered byte is written.
+ */
+void rtit_pt_on_ctl_write(struct rtit_pt_model *m, uint64_t old, bool pe0,
+			  uint64_t clip, uint64_t nlip);
+
+/* Brings time up to @r (a WRMSR record being built). */
+void rtit_pt_time_to(struct rtit_pt_model *m, const struct rtit_sim_rec *r);
+
+/* Writes the output pointers back into OUTPUT_BASE/OUTPUT_MASK_PTRS. */
+void rtit_pt_output_save(struct rtit_pt_model *m);
+
+/* Flushes the bytes waiting for sink.write. */
+void rtit_pt_out_flush(struct rtit_pt_model *m);
+
+#endif

@@ -1,0 +1,1146 @@
+/*
+ * pt_model.c - the Intel PT trace unit: records in, packet bytes out.
+ *
+ * The reference is SDM chapter 33: Table 33-55 (packets of each operation
+ * with PacketEn=1 before and after), Table 33-56 (operations that change
+ * PacketEn), 33.2.5/33.2.6 (filtering, enables), 33.3.6-33.3.8 (CYC, PSB+,
+ * overflow), 33.4.2 (each packet's dependencies and generation scenarios)
+ * and 33.2.7 (output).  The structure follows the RTIT model
+ * (encoder/rtit_model.c): classify, time, enables before/after, the
+ * packets in order, then PSB+ at a packet boundary.
+ */
+#include <string.h>
+
+#include "rtit/pt_encoder.h"
+#include "rtit/opcodes_pt.h"
+#include "rtit/bits.h"
+#include "pt_internal.h"
+
+/* ---------------------------------------------------------------- enables */
+
+static bool ctl(const struct rtit_pt_model *m, uint64_t bit) { return (m->ctl & bit) != 0; }
+
+bool rtit_pt_trigger_en(const struct rtit_pt_model *m)
+{
+	/* 33.2.6.2: TraceEn, cleared by Stopped and Error. */
+	return ctl(m, RTIT_PT_CTL_TRACE_EN) &&
+	       !(m->status & (RTIT_PT_STATUS_STOPPED | RTIT_PT_STATUS_ERROR));
+}
+
+bool rtit_pt_context_en(const struct rtit_pt_model *m)
+{
+	/* 33.2.6.3, 33.2.5.1-2: CPL and CR3 (bits 63:5 compared, 4:0 ignored). */
+	if (!ctl(m, RTIT_PT_CTL_OS) && m->cpl == 0)
+		return false;
+	if (!ctl(m, RTIT_PT_CTL_USER) && m->cpl > 0)
+		return false;
+	if (ctl(m, RTIT_PT_CTL_CR3_FILTER) && (m->cr3 & ~0x1full) != (m->cr3_match & ~0x1full))
+		return false;
+	return true;
+}
+
+bool rtit_pt_packet_en(const struct rtit_pt_model *m)
+{
+	/* 33.2.6.1: PacketEn = TriggerEn && ContextEn && FilterEn && BranchEn. */
+	return rtit_pt_trigger_en(m) && rtit_pt_context_en(m) && m->filter_en &&
+	       ctl(m, RTIT_PT_CTL_BRANCH_EN);
+}
+
+static unsigned addr_cfg(const struct rtit_pt_model *m, unsigned n)
+{
+	return (unsigned)((m->ctl & RTIT_PT_CTL_ADDR_CFG_MASK(n)) >> RTIT_PT_CTL_ADDR_CFG_SHIFT(n));
+}
+
+static bool in_cfg_range(const struct rtit_pt_model *m, unsigned cfg, uint64_t ip, bool *any)
+{
+	bool hit = false;
+	*any = false;
+	for (unsigned n = 0; n < m->p.caps.num_ranges && n < RTIT_PT_MAX_RANGES; n++) {
+		if (addr_cfg(m, n) != cfg)
+			continue;
+		*any = true;
+		if (rtit_pt_in_range(m->addr_a[n], m->addr_b[n], ip))
+			hit = true;
+	}
+	return hit;
+}
+
+/* 33.2.5.3: FilterEn at @ip: 1 with no ADDRn_CFG=1 range, else whether
+ * @ip is inside one of them.  A TraceStop range overlapping wins (the
+ * caller forces FilterEn=0 on a stop). */
+static bool filter_at(const struct rtit_pt_model *m, uint64_t ip)
+{
+	bool any, hit = in_cfg_range(m, RTIT_PT_ADDR_FILTER, ip, &any);
+	return !any || hit;
+}
+
+static bool stop_at(const struct rtit_pt_model *m, uint64_t ip)
+{
+	bool any;
+	return in_cfg_range(m, RTIT_PT_ADDR_STOP, ip, &any);
+}
+
+/* ------------------------------------------------------------------ output */
+
+void rtit_pt_out_flush(struct rtit_pt_model *m)
+{
+	if (m->olen && !m->err && m->sink.write)
+		m->err = m->sink.write(m->sink.opaque, m->obuf, m->olen);
+	m->olen = 0;
+}
+
+static void stream_write(struct rtit_pt_model *m, const uint8_t *b, size_t n)
+{
+	if (m->olen + n > sizeof(m->obuf))
+		rtit_pt_out_flush(m);
+	if (n > sizeof(m->obuf)) {
+		if (!m->err && m->sink.write)
+			m->err = m->sink.write(m->sink.opaque, b, n);
+	} else {
+		memcpy(m->obuf + m->olen, b, n);
+		m->olen += n;
+	}
+	m->stats.bytes += n;
+}
+
+static void mem_write(struct rtit_pt_model *m, uint64_t phys, const uint8_t *b, size_t n)
+{
+	if (!m->err && m->sink.write_mem && n)
+		m->err = m->sink.write_mem(m->sink.opaque, phys, b, n);
+}
+
+/* 33.3.10: an operational error sets Error, which clears TriggerEn; the
+ * bytes still buffered are lost. */
+static void op_error(struct rtit_pt_model *m)
+{
+	m->status |= RTIT_PT_STATUS_ERROR;
+	m->stats.op_errors++;
+	m->out_ready = false;
+}
+
+static uint64_t maxphy_mask(const struct rtit_pt_model *m)
+{
+	return rtit_mask(m->p.caps.maxphyaddr ? m->p.caps.maxphyaddr : 52);
+}
+
+/* Loads the current ToPA entry, following END entries (33.2.7.2).  A
+ * malformed entry is an operational error ("ToPA Errors"). */
+static bool topa_fetch(struct rtit_pt_model *m)
+{
+	for (int hops = 0; hops < 4; hops++) {
+		uint8_t raw[RTIT_PT_TOPA_ENTRY_SIZE];
+		uint64_t e, base;
+
+		if (!m->read_mem ||
+		    m->read_mem(m->mem_opaque, m->topa_table + (uint64_t)m->topa_index * RTIT_PT_TOPA_ENTRY_SIZE,
+				raw, sizeof(raw)) < 0)
+			goto bad;
+		e = rtit_le_load(raw, sizeof(raw));
+		base = e & ~rtit_mask(RTIT_PT_TOPA_BASE_SHIFT);
+		if ((e & RTIT_PT_TOPA_RSVD_LOW) || (base & ~maxphy_mask(m)))
+			goto bad;
+		if (e & RTIT_PT_TOPA_END) {
+			if (e & (RTIT_PT_TOPA_INT | RTIT_PT_TOPA_STOP))
+				goto bad;
+			m->topa_table = base;
+			m->topa_index = 0;
+			continue;
+		}
+		/* One-entry implementations: END must be the second entry. */
+		if (!m->p.caps.topa_multi && m->topa_index > 0)
+			goto bad;
+		if (base & (rtit_pt_topa_region_size(e) - 1))
+			goto bad;	/* regions are aligned to their size */
+		m->topa_entry = e;
+		return true;
+	}
+bad:
+	op_error(m);
+	return false;
+}
+
+/* TraceEn 0->1: load the output pointers (33.2.7) and check them. */
+static void output_load(struct rtit_pt_model *m)
+{
+	uint64_t mask = (m->out_mask & RTIT_PT_MASK_FIELD) | RTIT_PT_MASK_LOWER;
+
+	m->out_ready = false;
+	m->out_off = m->out_mask >> RTIT_PT_MASK_OFFSET_SHIFT;
+	if (ctl(m, RTIT_PT_CTL_FABRIC_EN)) {
+		m->out_ready = true;
+		return;
+	}
+	if (ctl(m, RTIT_PT_CTL_TOPA)) {
+		/* Table 33-8: base bits 11:7 set is an operational error. */
+		if (m->out_base & 0xf80ull) {
+			op_error(m);
+			return;
+		}
+		m->topa_table = m->out_base;
+		m->topa_index = (uint32_t)((m->out_mask & RTIT_PT_MASK_FIELD) >> RTIT_PT_MASK_TABLE_SHIFT);
+		if (!topa_fetch(m))
+			return;
+		if (m->out_off >= rtit_pt_topa_region_size(m->topa_entry)) {
+			op_error(m);	/* Table 33-9: offset below the entry size */
+			return;
+		}
+		m->out_ready = true;
+		return;
+	}
+	/* Single range (33.2.7.1): contiguous mask, aligned base, offset
+	 * within the mask. */
+	if ((mask & (mask + 1)) || (m->out_base & mask) || m->out_off > mask) {
+		op_error(m);
+		return;
+	}
+	m->out_ready = true;
+}
+
+void rtit_pt_output_save(struct rtit_pt_model *m)
+{
+	if (ctl(m, RTIT_PT_CTL_FABRIC_EN))
+		return;
+	if (ctl(m, RTIT_PT_CTL_TOPA)) {
+		m->out_base = m->topa_table;
+		m->out_mask = ((uint64_t)m->topa_index << RTIT_PT_MASK_TABLE_SHIFT) | RTIT_PT_MASK_LOWER |
+			      (m->out_off << RTIT_PT_MASK_OFFSET_SHIFT);
+	} else {
+		m->out_mask = (m->out_mask & RTIT_PT_MASK_FIELD) | RTIT_PT_MASK_LOWER |
+			      (m->out_off << RTIT_PT_MASK_OFFSET_SHIFT);
+	}
+}
+
+/* A ToPA region filled (33.2.7.2): STOP before INT; STOP sets Stopped and
+ * leaves OutputOffset at size-1 (A-P23); INT signals a PMI. */
+static bool topa_region_full(struct rtit_pt_model *m)
+{
+	uint64_t e = m->topa_entry;
+
+	if (e & RTIT_PT_TOPA_STOP) {
+		m->status |= RTIT_PT_STATUS_STOPPED;
+		m->stats.topa_stops++;
+		m->out_off = rtit_pt_topa_region_size(e) - 1;
+		m->out_ready = false;
+	}
+	if (e & RTIT_PT_TOPA_INT) {
+		m->stats.topa_pmis++;
+		if (ctl(m, RTIT_PT_CTL_INJECT_PSB_PMI))
+			m->status |= RTIT_PT_STATUS_PEND_TOPA_PMI;
+	}
+	if (e & RTIT_PT_TOPA_STOP)
+		return false;
+	m->topa_index++;
+	m->out_off = 0;
+	return topa_fetch(m);
+}
+
+/* Bytes reach the output: the trace stream gets those that land in
+ * memory, the memory sink gets each write at its physical address. */
+static void deliver(struct rtit_pt_model *m, const uint8_t *b, size_t n)
+{
+	if (ctl(m, RTIT_PT_CTL_FABRIC_EN)) {
+		stream_write(m, b, n);
+		return;
+	}
+	while (n) {
+		uint64_t phys, room;
+		size_t k;
+
+		if (!m->out_ready) {
+			/* ToPA stop or error: the rest is lost (33.2.7.2). */
+			m->stats.lost_bytes += n;
+			return;
+		}
+		if (ctl(m, RTIT_PT_CTL_TOPA)) {
+			uint64_t size = rtit_pt_topa_region_size(m->topa_entry);
+			phys = (m->topa_entry & ~rtit_mask(RTIT_PT_TOPA_BASE_SHIFT)) + m->out_off;
+			room = size - m->out_off;
+		} else {
+			uint64_t mask = (m->out_mask & RTIT_PT_MASK_FIELD) | RTIT_PT_MASK_LOWER;
+			phys = (m->out_base & ~mask) + (m->out_off & mask);
+			room = mask + 1 - (m->out_off & mask);
+		}
+		k = room < n ? (size_t)room : n;
+		mem_write(m, phys, b, k);
+		stream_write(m, b, k);
+		m->out_off += k;
+		b += k;
+		n -= k;
+		if (ctl(m, RTIT_PT_CTL_TOPA)) {
+			if (m->out_off == rtit_pt_topa_region_size(m->topa_entry))
+				(void)topa_region_full(m);
+		} else if (m->out_off > ((m->out_mask & RTIT_PT_MASK_FIELD) | RTIT_PT_MASK_LOWER)) {
+			m->out_off = 0;	/* the single range is circular */
+		}
+	}
+}
+
+/* @k bytes leave the internal buffer. */
+static void drain_bytes(struct rtit_pt_model *m, uint64_t k)
+{
+	struct rtit_outq *q = &m->outq;
+
+	if (k > q->in - q->out)
+		k = q->in - q->out;
+	while (k) {
+		size_t at = (size_t)(q->out % rtit_outq_size);
+		size_t n = rtit_outq_size - at;
+		if (n > k)
+			n = (size_t)k;
+		deliver(m, q->ring + at, n);
+		q->out += n;
+		k -= n;
+	}
+}
+
+/* Bytes enter the internal buffer. */
+static void accept(struct rtit_pt_model *m, const uint8_t *b, size_t n)
+{
+	struct rtit_outq *q = &m->outq;
+
+	if (!m->ibuf.cap) {
+		deliver(m, b, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		q->ring[(q->in + i) % rtit_outq_size] = b[i];
+	q->in += n;
+}
+
+void rtit_pt_model_drain(struct rtit_pt_model *m)
+{
+	(void)rtit_ibuf_on_drain(&m->ibuf);
+	drain_bytes(m, UINT64_MAX);
+}
+
+/* ---------------------------------------------------------------- packets */
+
+enum {
+	F_ELIG = 1,	/* CYC-eligible (33.3.6) */
+	F_TIMING = 2	/* a timing packet: does not flush the TNT (A-P15) */
+};
+
+static void note(struct rtit_pt_model *m, const struct rtit_packet *p, const uint8_t *b,
+		 size_t n, const char *why)
+{
+	if (m->sink.on_packet) {
+		struct rtit_enc_note nt = {
+			.pkt = p, .bytes = b, .len = n, .offset = m->stats.bytes,
+			.rec = m->cur, .why = why,
+		};
+		m->sink.on_packet(m->sink.opaque, &nt);
+	}
+}
+
+/* 33.3.8: the buffer could not take a packet.  Generation stops; the TNT
+ * bits and the RET stack are lost (no compression against lost packets). */
+static void on_overflow(struct rtit_pt_model *m)
+{
+	m->ovf = true;
+	m->stats.overflows++;
+	m->stats.dropped_packets++;
+	rtit_pt_tnt_clear(&m->tnt);
+	rtit_pt_calls_clear(&m->calls);
+}
+
+static uint64_t psb_period(const struct rtit_pt_model *m)
+{
+	if (!m->p.caps.psb_cyc)
+		return m->p.psb_period_nocfg;
+	return rtit_pt_psb_period((unsigned)((m->ctl & RTIT_PT_CTL_PSB_FREQ_MASK) >> RTIT_PT_CTL_PSB_FREQ_SHIFT));
+}
+
+/* Encodes and buffers one packet.  @ip is the full IP of an IP packet. */
+static bool put(struct rtit_pt_model *m, struct rtit_packet *p, uint64_t ip, const char *why)
+{
+	uint8_t b[32];
+	int n;
+
+	if (m->ovf || (!m->out_ready && !ctl(m, RTIT_PT_CTL_FABRIC_EN))) {
+		m->stats.dropped_packets++;
+		return false;
+	}
+	n = rtit_pkt_encode(&m->ctx, p, b, sizeof(b));
+	if (n < 0) {
+		if (!m->err)
+			m->err = n;
+		return false;
+	}
+	if (!rtit_ibuf_fits(&m->ibuf, (uint64_t)n)) {
+		on_overflow(m);
+		return false;
+	}
+	rtit_pkt_ctx_on_packet(&m->ctx, p);
+	rtit_ibuf_on_packet(&m->ibuf, (uint64_t)n);
+	p->size = (uint8_t)n;
+	note(m, p, b, (size_t)n, why);
+	m->stats.packets++;
+	/* 33.4.2.2: LastIP takes every IP packet with IPBytes != 000b. */
+	if (rtit_pkt_has_ip(p->type) && p->u.ip.ipc != rtit_pt_ipc_suppressed)
+		rtit_last_ip_on_ip(&m->lastip, ip);
+	/* 33.4.2.17: PacketByteCnt counts the bytes; PSB+ when the PSBFreq
+	 * period is crossed (at the next packet boundary, A-P28). */
+	m->pkt_bytes += (uint64_t)n;
+	m->psb_bytes += (uint64_t)n;
+	if (m->psb_bytes >= psb_period(m))
+		m->psb_due = true;
+	accept(m, b, (size_t)n);
+	return true;
+}
+
+static uint64_t now_cycles(const struct rtit_pt_model *m) { return m->last_cycles; }
+
+/* 33.3.6: a CYC before an eligible packet once the cycles since the last
+ * CYC reach the threshold; at most one per core clock (33.4.2.14), so a
+ * count of 0 sends none. */
+static void cyc_due(struct rtit_pt_model *m)
+{
+	uint64_t cnt, thr;
+	struct rtit_packet p = { .type = RTIT_PT_CYC };
+
+	if (!ctl(m, RTIT_PT_CTL_CYC_EN) || m->ovf)
+		return;
+	cnt = now_cycles(m) - m->cyc_base;
+	thr = rtit_pt_cyc_threshold((unsigned)((m->ctl & RTIT_PT_CTL_CYC_THRESH_MASK) >> RTIT_PT_CTL_CYC_THRESH_SHIFT));
+	if (!cnt || cnt < thr)
+		return;
+	p.u.cyc.value = cnt;
+	if (put(m, &p, 0, "CYC: cycles since the last CYC, before an eligible packet (33.3.6)"))
+		m->cyc_base = now_cycles(m);
+}
+
+/* A partial or full TNT goes out before any non-timing packet (A-P15). */
+static void flush_tnt(struct rtit_pt_model *m)
+{
+	struct rtit_packet p = { 0 };
+
+	if (m->ovf || !rtit_pt_tnt_take(&m->tnt, &p))
+		return;
+	put(m, &p, 0, "TNT forced out by the next non-timing packet (33.4.2.1, A-P15)");
+}
+
+static bool send(struct rtit_pt_model *m, struct rtit_packet *p, uint64_t ip, const char *why,
+		 unsigned flags)
+{
+	if (m->ovf) {
+		m->stats.dropped_packets++;
+		return false;
+	}
+	if (!(flags & F_TIMING))
+		flush_tnt(m);
+	if (flags & F_ELIG)
+		cyc_due(m);
+	return put(m, p, ip, why);
+}
+
+/* A conditional branch or compressed RET (33.4.2.1): a bit, a TNT when
+ * the buffer fills.  The CYC of a TNT is that of its first branch
+ * (33.3.6.2), so it goes out when the first bit enters. */
+static void tnt_bit(struct rtit_pt_model *m, bool taken)
+{
+	struct rtit_packet p = { 0 };
+
+	if (m->ovf || ctl(m, RTIT_PT_CTL_DIS_TNT))
+		return;		/* 33.3.9: DisTNT omits the bits */
+	if (rtit_pt_tnt_empty(&m->tnt))
+		cyc_due(m);
+	if (rtit_pt_tnt_on_branch(&m->tnt, taken)) {
+		rtit_pt_tnt_take(&m->tnt, &p);
+		put(m, &p, 0, "TNT: the buffer is full (Table 33-55 cases 2/7)");
+	}
+}
+
+static void emit_ip(struct rtit_pt_model *m, enum rtit_pkt_type t, uint64_t ip, const char *why)
+{
+	struct rtit_packet p = { .type = t };
+
+	rtit_last_ip_choose(&m->lastip, ip, &p.u.ip);
+	send(m, &p, ip, why, t == RTIT_PT_FUP ? 0 : F_ELIG);
+}
+
+/* TIP.PGD with the IP suppressed (IPBytes 000b, 33.4.2.5). */
+static void emit_pgd_none(struct rtit_pt_model *m, const char *why)
+{
+	struct rtit_packet p = { .type = RTIT_PT_TIP_PGD };
+	send(m, &p, 0, why, F_ELIG);
+}
+
+static uint8_t mode_exec_bits(uint8_t mode)
+{
+	/* Table 33-26: CS.L&LMA (64-bit), CS.D (32-bit), neither (16-bit). */
+	return mode == RTIT_SIM_MODE_64 ? rtit_pt_mode_exec_csl :
+	       mode == RTIT_SIM_MODE_32 ? rtit_pt_mode_exec_csd : 0;
+}
+
+static void emit_mode(struct rtit_pt_model *m, bool always, const char *why)
+{
+	struct rtit_packet p = { .type = RTIT_PT_MODE_EXEC };
+	uint8_t bits = mode_exec_bits(m->mode);
+
+	if (!always && m->mode_known && m->mode_bits == bits)
+		return;
+	p.u.mode.bits = bits;
+	if (send(m, &p, 0, why, F_ELIG)) {
+		m->mode_bits = bits;
+		m->mode_known = true;
+	}
+}
+
+static void emit_pip(struct rtit_pt_model *m, const char *why)
+{
+	struct rtit_packet p = { .type = RTIT_PT_PIP };
+	/* Table 33-24: CR3[51:5]; NR in non-root operation (conceal = 0). */
+	p.u.pip.cr3 = m->cr3 & rtit_mask(52) & ~0x1full;
+	p.u.pip.nr = m->nonroot;
+	send(m, &p, 0, why, F_ELIG);
+}
+
+static void emit_vmcs(struct rtit_pt_model *m, const char *why)
+{
+	struct rtit_packet p = { .type = RTIT_PT_VMCS };
+	p.u.vmcs = m->p.vmcs;
+	if (send(m, &p, 0, why, F_ELIG))
+		m->vmcs_sent = true;
+}
+
+/* ------------------------------------------------------------------- time */
+
+static uint64_t art_of(const struct rtit_pt_model *m, uint64_t tsc)
+{
+	/* TSC = ART * num / den (33.8.3.1, CPUID.15H). */
+	return (uint64_t)((unsigned __int128)tsc * m->p.art_den / m->p.art_num);
+}
+
+static unsigned mtc_freq(const struct rtit_pt_model *m)
+{
+	return (unsigned)((m->ctl & RTIT_PT_CTL_MTC_FREQ_MASK) >> RTIT_PT_CTL_MTC_FREQ_SHIFT);
+}
+
+/* TSC, and TMA when MTCEn (33.4.2.11, 33.4.2.13: TMA right after TSC). */
+static void emit_tsc_tma(struct rtit_pt_model *m, const char *why)
+{
+	struct rtit_packet p = { .type = RTIT_PT_TSC };
+	uint64_t tsc = m->last_tsc, art = art_of(m, tsc);
+
+	if (!ctl(m, RTIT_PT_CTL_TSC_EN))
+		return;
+	p.u.tsc = tsc & rtit_mask(rtit_pt_tsc_bits);
+	if (!send(m, &p, 0, why, F_ELIG | F_TIMING))
+		return;
+	if (ctl(m, RTIT_PT_CTL_MTC_EN)) {
+		struct rtit_packet t = { .type = RTIT_PT_TMA };
+		/* CTC = ART[15:0] at the TSC; FastCounter = TSC-rate cycles
+		 * since the last crystal edge (33.8.3.2). */
+		unsigned __int128 frac = (unsigned __int128)tsc * m->p.art_den -
+					 (unsigned __int128)art * m->p.art_num;
+		t.u.tma.ctc = (uint16_t)art;
+		t.u.tma.fc = (uint16_t)((uint64_t)(frac / m->p.art_den) & rtit_mask(rtit_pt_tma_fc_bits));
+		send(m, &t, 0, "TMA: always right after a TSC when MTCEn=1 (33.4.2.13)", F_TIMING);
+	}
+}
+
+static void emit_cbr(struct rtit_pt_model *m, const char *why)
+{
+	struct rtit_packet p = { .type = RTIT_PT_CBR };
+	p.u.cbr = m->p.cbr;
+	send(m, &p, 0, why, F_TIMING);
+}
+
+/* Cycles and TSC up to record @r: the buffer drains, and an MTC when the
+ * watched ART bits change (33.4.2.12; several edges in one step give one
+ * MTC with the latest value, the rest counting as dropped). */
+void rtit_pt_time_to(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
+{
+	uint64_t dc, v;
+
+	if (!m->have_time) {
+		m->have_time = true;
+		m->last_cycles = r->cycles;
+		m->last_tsc = r->tsc;
+		m->cyc_base = r->cycles;
+		m->mtc_last = art_of(m, r->tsc) >> mtc_freq(m);
+		return;
+	}
+	if (r->cycles < m->last_cycles)
+		return;		/* the same record again (a WRMSR's callback) */
+	dc = r->cycles - m->last_cycles;
+	m->last_cycles = r->cycles;
+	m->last_tsc = r->tsc;
+	drain_bytes(m, rtit_ibuf_on_cycles(&m->ibuf, dc));
+	v = art_of(m, r->tsc) >> mtc_freq(m);
+	if (v != m->mtc_last && ctl(m, RTIT_PT_CTL_MTC_EN) && rtit_pt_trigger_en(m) && !m->asleep) {
+		struct rtit_packet p = { .type = RTIT_PT_MTC };
+		p.u.mtc.ctc = (uint8_t)v;
+		send(m, &p, 0, "MTC: ART bit MTCFreq toggled (33.4.2.12)", F_ELIG | F_TIMING);
+	}
+	m->mtc_last = v;
+}
+
+/* ------------------------------------------------------------------- PSB+ */
+
+/* 33.3.7, PACKETS.md 2.10: PSB, TSC, TMA, CBR, PIP, VMCS, [MODE.TSX],
+ * MODE.Exec and FUP when PacketEn (and @with_ip), PSBEND.  The order is
+ * not fixed by the manual; this one is rtitsim's. */
+static void psb_plus(struct rtit_pt_model *m, bool with_ip, uint64_t ip, const char *why)
+{
+	struct rtit_packet p = { .type = RTIT_PT_PSB };
+	bool ctx = rtit_pt_context_en(m);
+
+	m->psb_due = false;
+	if (!send(m, &p, 0, why, 0))
+		return;
+	m->stats.psbs++;
+	m->psb_bytes = 0;
+	m->status &= ~RTIT_PT_STATUS_PEND_PSB;
+	/* Nothing crosses a PSB: LastIP = 0, the RET stack empties. */
+	rtit_last_ip_on_psb(&m->lastip);
+	rtit_pt_calls_clear(&m->calls);
+	emit_tsc_tma(m, "TSC in PSB+ (33.3.7)");
+	emit_cbr(m, "CBR in PSB+ (33.3.7)");
+	if (ctx && ctl(m, RTIT_PT_CTL_OS))
+		emit_pip(m, "PIP in PSB+: ContextEn && OS (33.3.7)");
+	if (m->p.vmcs)
+		emit_vmcs(m, "VMCS in PSB+: in VMX operation (33.3.7)");
+	if (m->p.psb_mode_tsx && ctx && ctl(m, RTIT_PT_CTL_BRANCH_EN)) {
+		struct rtit_packet t = { .type = RTIT_PT_MODE_TSX };
+		send(m, &t, 0, "MODE.TSX in PSB+ (33.3.7)", F_ELIG);
+	}
+	if (with_ip && rtit_pt_packet_en(m)) {
+		emit_mode(m, true, "MODE.Exec in PSB+: PacketEn (33.3.7)");
+		emit_ip(m, RTIT_PT_FUP, ip, "FUP(current IP) in PSB+: PacketEn (33.3.7)");
+	}
+	p.type = RTIT_PT_PSBEND;
+	send(m, &p, 0, "PSBEND (33.4.2.18)", 0);
+}
+
+/* -------------------------------------------------------- enable changes */
+
+/* TriggerEn rose (TraceEn 0->1 by WRMSR, or RSM restoring it): Table
+ * 33-56 cases 1, 2, 10.  @ip is the WRMSR's NLIP or the RSM's BLIP. */
+static void on_trigger_rise(struct rtit_pt_model *m, uint64_t ip, const char *pge_why)
+{
+	bool ctx;
+
+	output_load(m);
+	if (!rtit_pt_trigger_en(m))
+		return;
+	m->ovf = false;
+	m->cyc_base = now_cycles(m);	/* the cycle counter restarts */
+	m->mtc_last = art_of(m, m->last_tsc) >> mtc_freq(m);
+	m->mode_known = false;
+	m->psb_bytes = 0;
+	rtit_pt_tnt_init(&m->tnt, m->p.long_tnt);
+	rtit_pt_calls_clear(&m->calls);
+	ctx = rtit_pt_context_en(m);
+	if (ctx)
+		m->filter_en = filter_at(m, ip);
+	/* 33.2.8.3: a full PSB+ when PacketByteCnt=0 (always without
+	 * configurable PSB, Table 33-11; and when PendPSB is set with
+	 * InjectPsbPmiOnEnable); else TSC, TMA, CBR. */
+	if (!m->pkt_bytes || !m->p.caps.psb_cyc ||
+	    ((m->status & RTIT_PT_STATUS_PEND_PSB) && ctl(m, RTIT_PT_CTL_INJECT_PSB_PMI))) {
+		psb_plus(m, false, ip, "PSB+: TraceEn 0->1 with PacketByteCnt=0 (33.2.8.3)");
+	} else {
+		emit_tsc_tma(m, "TSC: TraceEn 0->1 (Table 33-56 cases 1/2)");
+		emit_cbr(m, "CBR: TraceEn 0->1 (Table 33-56 cases 1/2)");
+	}
+	/* Table 33-56 cases 1/2 list MODE.Exec whether or not ContextEn. */
+	if (ctl(m, RTIT_PT_CTL_BRANCH_EN))
+		emit_mode(m, true, "MODE.Exec: TraceEn 0->1 (Table 33-56 cases 1/2)");
+	if (rtit_pt_packet_en(m))
+		emit_ip(m, RTIT_PT_TIP_PGE, ip, pge_why);
+	/* 33.2.5.3: a WRMSR that sets TraceEn inside a TraceStop range. */
+	if (ctx && stop_at(m, ip)) {
+		struct rtit_packet s = { .type = RTIT_PT_TRACESTOP };
+		bool pe = rtit_pt_packet_en(m);
+		m->status |= RTIT_PT_STATUS_STOPPED;
+		m->filter_en = false;
+		if (pe && !m->p.pgd_stop_suppressed)
+			emit_ip(m, RTIT_PT_TIP_PGD, ip, "TIP.PGD: enabled inside a TraceStop range (33.2.5.3, A-P2)");
+		else if (pe)
+			emit_pgd_none(m, "TIP.PGD(): enabled inside a TraceStop range (A-P2 switch)");
+		send(m, &s, 0, "TraceStop: enabled inside a TraceStop range (33.2.5.3)", 0);
+	}
+}
+
+/* TraceEn 1->0 (WRMSR, SMI): Table 33-56 cases 3/9: FUP, TIP.PGD(), then
+ * every buffered byte is written (Table 33-6 bit 0). */
+static void on_trace_disable(struct rtit_pt_model *m, bool pe0, uint64_t fup_ip, const char *why)
+{
+	if (pe0) {
+		emit_ip(m, RTIT_PT_FUP, fup_ip, why);
+		emit_pgd_none(m, "TIP.PGD(): TraceEn cleared (Table 33-56 cases 3/9)");
+	}
+	rtit_pt_tnt_clear(&m->tnt);
+	rtit_pt_calls_clear(&m->calls);
+	rtit_pt_model_drain(m);
+	rtit_pt_output_save(m);
+	m->ovf = false;
+}
+
+void rtit_pt_on_ctl_write(struct rtit_pt_model *m, uint64_t old, bool pe0,
+			  uint64_t clip, uint64_t nlip)
+{
+	bool was = old & RTIT_PT_CTL_TRACE_EN, is = ctl(m, RTIT_PT_CTL_TRACE_EN);
+
+	if (was && !is)
+		on_trace_disable(m, pe0, clip, "FUP(CLIP): WRMSR clears TraceEn (Table 33-56 case 3)");
+	else if (!was && is)
+		on_trigger_rise(m, nlip, "TIP.PGE(NLIP): WRMSR sets TraceEn (Table 33-56 case 2)");
+}
+
+/* ---------------------------------------------------------- one operation */
+
+struct op {
+	bool insn, cond, taken, call, zero_call, ret, indirect, direct, far;
+	bool fup;		/* an event the binary does not show (2.4) */
+	bool mov_cr3, hlt, ptwrite, smi, rsm, vmexit, vmentry;
+	uint8_t cfe;		/* Event Trace type (Table 33-50), 0 = none */
+	uint8_t vector;
+	uint64_t nlip, target, fup_ip;
+};
+
+/* CFE types (Table 33-50). */
+enum { CFE_INTR = 1, CFE_IRET = 2, CFE_SMI = 3, CFE_RSM = 4, CFE_VMENTRY = 7, CFE_VMEXIT = 8 };
+
+static void classify(const struct rtit_sim_rec *r, struct op *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->taken = r->flags & RTIT_SIM_F_TAKEN;
+	o->vector = r->vector;
+	o->fup_ip = r->ip;
+	if (r->kind == RTIT_SIM_INSN) {
+		o->insn = true;
+		o->nlip = r->ip + r->len;
+		switch (r->cls) {
+		case RTIT_IC_COND: o->cond = true; break;
+		case RTIT_IC_DIRECT_JMP: o->taken = o->direct = true; break;
+		case RTIT_IC_DIRECT_CALL:
+			o->taken = o->direct = true;
+			/* 33.4.2.2: zero-length CALLs are not pushed. */
+			o->call = !(r->flags & RTIT_SIM_F_ZERO_LEN_CALL);
+			break;
+		case RTIT_IC_INDIRECT_JMP: o->taken = o->indirect = true; break;
+		case RTIT_IC_INDIRECT_CALL: o->taken = o->indirect = o->call = true; break;
+		case RTIT_IC_RET: o->taken = o->ret = true; break;
+		case RTIT_IC_INT:
+			/* Table 33-23: a software interrupt's FUP is its CLIP. */
+			o->taken = o->far = o->fup = true;
+			o->cfe = CFE_INTR;
+			break;
+		case RTIT_IC_IRET:
+			o->taken = o->far = true;
+			o->cfe = CFE_IRET;
+			break;
+		case RTIT_IC_FAR_JMP: case RTIT_IC_FAR_CALL: case RTIT_IC_FAR_RET:
+		case RTIT_IC_SYSCALL: case RTIT_IC_SYSRET: case RTIT_IC_SYSENTER: case RTIT_IC_SYSEXIT:
+			o->taken = o->far = true;
+			break;
+		case RTIT_IC_MOV_CR3: o->mov_cr3 = true; break;
+		case RTIT_IC_HLT: o->hlt = true; break;
+		case RTIT_IC_PTWRITE: o->ptwrite = true; break;
+		default: break;
+		}
+		o->target = o->taken ? r->next_ip : o->nlip;
+		return;
+	}
+	/* Events: ip is NLIP (traps, interrupts) or CLIP (faults), as Table
+	 * 33-23 wants for the FUP. */
+	o->nlip = r->ip;
+	o->target = r->next_ip;
+	o->taken = true;
+	switch (r->cls) {
+	case RTIT_EV_EXCEPTION: case RTIT_EV_EXT_INTERRUPT:
+		o->far = o->fup = true;
+		o->cfe = CFE_INTR;
+		break;
+	case RTIT_EV_NMI:
+		o->far = o->fup = true;
+		o->cfe = CFE_INTR;
+		o->vector = 2;
+		break;
+	case RTIT_EV_SMI: o->smi = true; o->cfe = CFE_SMI; break;
+	case RTIT_EV_RSM: o->rsm = true; o->cfe = CFE_RSM; break;
+	case RTIT_EV_VMEXIT: o->vmexit = o->far = o->fup = true; o->cfe = CFE_VMEXIT; break;
+	case RTIT_EV_VMENTRY: o->vmentry = o->far = true; o->cfe = CFE_VMENTRY; break;
+	default: o->taken = false; break;
+	}
+}
+
+/* 33.3.8: the overflow resolves; OVF (with its CYC, A-P27), then
+ * FUP(current IP) if PacketEn (A-P16) with BranchEn; else a TIP.PGE
+ * comes when PacketEn rises.  LastIP is kept (A-P10). */
+static void resolve_overflow(struct rtit_pt_model *m, uint64_t ip, bool pe)
+{
+	struct rtit_packet p = { .type = RTIT_PT_OVF };
+
+	m->ovf = false;
+	rtit_pt_calls_clear(&m->calls);
+	rtit_pt_tnt_clear(&m->tnt);
+	if (!send(m, &p, 0, "OVF: the internal buffer overflow resolved (33.3.8)", F_ELIG))
+		return;
+	m->cyc_base = now_cycles(m);	/* Table 33-35: counter reset at OVF */
+	if (pe)
+		emit_ip(m, RTIT_PT_FUP, ip, "FUP after OVF: the first instruction traced again (33.3.8)");
+}
+
+/* Event Trace (33.4.2.29-30, Table 33-59): EVD, CFE and, when the CFE's
+ * IP bit is set, its stand-alone FUP.  IP=1 needs ContextEn before and no
+ * FUP from BranchEn for this event. */
+static void event_trace(struct rtit_pt_model *m, const struct op *o, const struct rtit_sim_rec *r,
+			bool trig0, bool ctx0, bool ctx1, bool branch_fup)
+{
+	struct rtit_packet p = { .type = RTIT_PT_CFE };
+	bool ip_bit;
+
+	if (!o->cfe || !ctl(m, RTIT_PT_CTL_EVENT_EN) || !trig0 || (!ctx0 && !ctx1))
+		return;
+	ip_bit = ctx0 && !branch_fup && o->cfe != CFE_RSM;
+	if (o->cfe == CFE_INTR && r->kind == RTIT_SIM_EVENT && r->cls == RTIT_EV_EXCEPTION &&
+	    r->vector == 14 && ctx0) {
+		struct rtit_packet e = { .type = RTIT_PT_EVD };
+		e.u.evd.type = 0;	/* page-fault linear address; the record's value */
+		e.u.evd.payload = r->value;
+		send(m, &e, 0, "EVD.PFA before the #PF CFE (Table 33-59 case 6)", 0);
+	}
+	p.u.cfe.type = o->cfe;
+	p.u.cfe.vector = o->cfe == CFE_INTR ? o->vector : 0;
+	p.u.cfe.ip = ip_bit;
+	send(m, &p, 0, "CFE: EventEn (Table 33-59)", 0);
+	if (ip_bit)
+		emit_ip(m, RTIT_PT_FUP, o->fup_ip, "FUP after CFE(IP=1) (Table 33-59)");
+}
+
+/* Power events (33.2.3, Table 33-57 cases 5/7). */
+static uint8_t mwait_cstate(unsigned c)
+{
+	/* MWAIT encoding (SDM Vol. 2B Table 4-11): Cn is n-1; C0 is 0xF. */
+	return (uint8_t)(c ? (c - 1) & 0xf : 0xf);
+}
+
+static void power_entry(struct rtit_pt_model *m, unsigned cstate, uint64_t ip, bool ctx)
+{
+	struct rtit_packet p = { .type = RTIT_PT_PWRE };
+
+	if (!ctl(m, RTIT_PT_CTL_PWR_EVT_EN) || !rtit_pt_trigger_en(m))
+		return;
+	p.u.pwre.state = mwait_cstate(cstate);
+	send(m, &p, 0, "PWRE: entry to a C-state (Table 33-57 case 5)", 0);
+	if (m->pwre_sent) {
+		m->sleep_state = (uint8_t)(cstate > m->sleep_state ? cstate : m->sleep_state);
+		return;		/* a deeper state: PWRE only (33.4.2.24) */
+	}
+	m->pwre_sent = true;
+	m->sleep_state = (uint8_t)cstate;
+	p.type = RTIT_PT_EXSTOP;
+	p.u.ip_bit = ctx;
+	send(m, &p, 0, "EXSTOP: execution stopped (33.4.2.22)", F_ELIG);
+	if (ctx)
+		emit_ip(m, RTIT_PT_FUP, ip, "FUP(CLIP) after EXSTOP(IP=1) (Table 33-57 case 5)");
+}
+
+static void on_ptwrite(struct rtit_pt_model *m, const struct rtit_sim_rec *r, bool ctx)
+{
+	struct rtit_packet p = { .type = RTIT_PT_PTW };
+	bool fup = ctl(m, RTIT_PT_CTL_FUP_ON_PTW);
+	bool eight;
+
+	/* Table 33-58 (titles swapped, A-P13): TriggerEn && ContextEn &&
+	 * FilterEn && PTWEn. */
+	if (!ctl(m, RTIT_PT_CTL_PTW_EN) || !rtit_pt_trigger_en(m) || !ctx || !m->filter_en)
+		return;
+	/* Operand size: the record's vector (4 or 8); 0 = by the value. */
+	eight = r->vector == 8 || (r->vector != 4 && (r->value >> 32));
+	p.u.ptw.plsz = eight ? 1 : 0;
+	p.u.ptw.ip = fup;
+	p.u.ptw.payload = eight ? r->value : r->value & 0xffffffffull;
+	send(m, &p, 0, "PTW: PTWRITE (Table 33-58 cases 2/3)", F_ELIG);
+	if (fup)
+		emit_ip(m, RTIT_PT_FUP, r->ip, "FUP(CLIP) after PTW(IP=1): FUPonPTW (Table 33-58)");
+}
+
+/* The TIP.PGD of a transfer that clears PacketEn (Table 33-56 cases 4,
+ * 6-8; A-P1, A-P2). */
+static void leave(struct rtit_pt_model *m, const struct op *o, bool stop, bool ctx1)
+{
+	if (stop) {
+		if (m->p.pgd_stop_suppressed)
+			emit_pgd_none(m, "TIP.PGD(): TraceStop (A-P2 switch)");
+		else
+			emit_ip(m, RTIT_PT_TIP_PGD, o->target, "TIP.PGD(target): branch into a TraceStop range (33.2.5.3, A-P2)");
+	} else if (!ctx1) {
+		emit_pgd_none(m, "TIP.PGD(): ContextEn cleared (Table 33-56 cases 6-8)");
+	} else if (o->cond) {
+		emit_pgd_none(m, "TIP.PGD(): a conditional branch left the filter region (A-P1)");
+	} else {
+		emit_ip(m, RTIT_PT_TIP_PGD, o->target, "TIP.PGD(BLIP): left the filter region (Table 33-56 case 4)");
+	}
+}
+
+static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
+{
+	struct op o;
+	bool trig0, ctx0, pe0, ctx1, pe1, stop = false, cr3_changed, pip;
+	uint64_t mask;
+
+	classify(r, &o);
+	trig0 = rtit_pt_trigger_en(m);
+	ctx0 = rtit_pt_context_en(m);
+	pe0 = rtit_pt_packet_en(m);
+	cr3_changed = r->cr3 != m->cr3;
+
+	/* 33.3.8: the overflow resolves once the buffer has room again. */
+	if (m->ovf && rtit_ibuf_empty(&m->ibuf) && trig0)
+		resolve_overflow(m, r->ip, pe0);
+
+	/* Architectural state after the operation. */
+	m->cpl = r->cpl;
+	m->cr3 = r->cr3;
+	if (r->mode)
+		m->mode = r->mode;
+	if (o.vmentry)
+		m->nonroot = true;
+	if (o.vmexit)
+		m->nonroot = false;
+	ctx1 = rtit_pt_context_en(m);
+
+	/* 33.2.5.3: FilterEn and TraceStop on taken transfers only (A-P19),
+	 * while TriggerEn && ContextEn (A-P17); TraceStop needs TriggerEn at
+	 * the start and ContextEn at the end (A-P26). */
+	if (trig0 && ctx1 && (o.taken || m->p.filter_sequential) && !o.smi && !o.rsm)
+		m->filter_en = filter_at(m, o.target);
+	if (trig0 && ctx1 && ((o.taken && !o.smi && !o.rsm && stop_at(m, o.target)) ||
+			      (o.mov_cr3 && stop_at(m, r->ip)))) {
+		stop = true;
+		m->status |= RTIT_PT_STATUS_STOPPED;
+		m->filter_en = false;
+	}
+	pe1 = rtit_pt_packet_en(m);
+	pip = rtit_pt_trigger_en(m) && ctx1 && ctl(m, RTIT_PT_CTL_OS) &&
+	      (o.mov_cr3 || o.vmentry || o.vmexit || (o.far && cr3_changed));
+
+	event_trace(m, &o, r, trig0, ctx0, ctx1, pe0 && (o.fup || o.smi));
+
+	if (o.smi) {
+		/* 33.2.9.3, Table 33-56 case 9: FUP(NLIP), TIP.PGD(); TraceEn
+		 * is saved and cleared.  No PIP. */
+		if (ctl(m, RTIT_PT_CTL_TRACE_EN)) {
+			m->smm_saved_te = true;
+			m->ctl &= ~RTIT_PT_CTL_TRACE_EN;
+			on_trace_disable(m, pe0, r->ip, "FUP(NLIP): SMI (Table 33-56 case 9)");
+		}
+		goto out;
+	}
+	if (o.rsm) {
+		/* Table 33-56 case 10: the enable packets, TIP.PGE(BLIP). */
+		if (m->smm_saved_te) {
+			m->smm_saved_te = false;
+			m->ctl |= RTIT_PT_CTL_TRACE_EN;
+			on_trigger_rise(m, o.target, "TIP.PGE(BLIP): RSM restores TraceEn (Table 33-56 case 10)");
+			if (ctl(m, RTIT_PT_CTL_EVENT_EN) && rtit_pt_trigger_en(m) && rtit_pt_context_en(m)) {
+				struct rtit_packet p = { .type = RTIT_PT_CFE };
+				p.u.cfe.type = CFE_RSM;
+				send(m, &p, 0, "CFE.RSM(IP=0) (Table 33-59 case 11)", 0);
+			}
+		}
+		goto out;
+	}
+
+	mask = m->mode == RTIT_SIM_MODE_64 ? ~0ull : rtit_mask(32);
+	if (o.cond) {
+		if (pe0 && pe1)
+			tnt_bit(m, o.taken);
+		else if (pe0)
+			leave(m, &o, stop, ctx1);	/* no TNT bit (A-P1) */
+		else if (pe1)
+			emit_ip(m, RTIT_PT_TIP_PGE, o.target, "TIP.PGE(BLIP): entered the filter region (Table 33-56 case 5)");
+	} else if (o.direct || o.indirect || o.ret) {
+		if (pe0 && pe1) {
+			bool compressed = false;
+			if (o.call)
+				rtit_pt_calls_push(&m->calls, o.nlip & mask);
+			if (o.ret)
+				compressed = rtit_pt_calls_on_ret(&m->calls, o.target, mask) &&
+					     !ctl(m, RTIT_PT_CTL_DIS_RETC);
+			if (compressed)
+				tnt_bit(m, true);
+			else if (!o.direct)
+				emit_ip(m, RTIT_PT_TIP, o.target, o.ret ?
+					"TIP(BLIP): uncompressed near RET (Table 33-55 case 6)" :
+					"TIP(BLIP): near indirect JMP or CALL (Table 33-55 case 4)");
+		} else if (pe0) {
+			leave(m, &o, stop, ctx1);
+		} else if (pe1) {
+			emit_ip(m, RTIT_PT_TIP_PGE, o.target, "TIP.PGE(BLIP): entered the filter region (Table 33-56 case 5)");
+		}
+	} else if (o.far) {
+		/* Table 33-55 cases 8-13, 16; Table 33-53; Table 33-56 cases
+		 * 5-8: [FUP], [PIP], [VMCS], [MODE.Exec], TIP / TIP.PGD /
+		 * TIP.PGE. */
+		if (pe0 && o.fup)
+			emit_ip(m, RTIT_PT_FUP, o.fup_ip, r->kind == RTIT_SIM_INSN ?
+				"FUP(CLIP): software interrupt (Table 33-55 case 13, Table 33-23)" :
+				"FUP: interrupt, exception or VM exit (Table 33-55 cases 11-13, Table 33-23)");
+		if (pip)
+			emit_pip(m, "PIP(NewCR3): far transfer changing CR3, or VM entry/exit (Table 33-55 cases 9/10/12, Table 33-53)");
+		if (o.vmentry && m->p.vmcs && !m->vmcs_sent && rtit_pt_trigger_en(m) && ctx1)
+			emit_vmcs(m, "VMCS: VM entry (33.4.2.15)");
+		if (pe0 && pe1) {
+			emit_mode(m, false, "MODE.Exec: CS.L/CS.D changed (Table 33-55 cases 10/12)");
+			emit_ip(m, RTIT_PT_TIP, o.target, "TIP(BLIP): far transfer, interrupt or exception (Table 33-55 cases 8-13)");
+		} else if (pe0) {
+			leave(m, &o, stop, ctx1);
+		} else if (pe1) {
+			emit_mode(m, false, "MODE.Exec before TIP.PGE: mode changed (33.4.2.8)");
+			emit_ip(m, RTIT_PT_TIP_PGE, o.target, "TIP.PGE(BLIP): far transfer sets PacketEn (Table 33-56 case 5)");
+		}
+	} else {
+		/* Non-branch operations (MOV CR3, HLT, PTWRITE, others). */
+		if (pip)
+			emit_pip(m, "PIP(NewCR3, NR): MOV to CR3 (Table 33-55 case 14)");
+		if (o.ptwrite)
+			on_ptwrite(m, r, ctx1);
+		if (o.hlt)
+			power_entry(m, 1, r->ip, ctx1);
+		if (pe0 && !pe1)
+			leave(m, &o, stop, ctx1);
+		else if (!pe0 && pe1) {
+			emit_mode(m, false, "MODE.Exec before TIP.PGE: mode changed (33.4.2.8)");
+			emit_ip(m, RTIT_PT_TIP_PGE, o.nlip, "TIP.PGE(NLIP): ContextEn set by a non-branch instruction (33.4.2.4)");
+		}
+	}
+	if (stop) {
+		struct rtit_packet s = { .type = RTIT_PT_TRACESTOP };
+		send(m, &s, 0, "TraceStop: entered a TraceStop range (33.4.2.9)", 0);
+	}
+out:
+	/* 33.4.2.2: no RET compression across PacketEn=0. */
+	if (!rtit_pt_packet_en(m))
+		rtit_pt_calls_clear(&m->calls);
+	m->next_ip = o.target;
+}
+
+static void on_event_other(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
+{
+	switch (r->cls) {
+	case RTIT_EV_FREQ_CHANGE:
+		/* 33.4.2.10: CBR after any frequency change (TriggerEn). */
+		m->p.cbr = (uint8_t)r->value;
+		if (rtit_pt_trigger_en(m))
+			emit_cbr(m, "CBR: core frequency changed (Table 33-55 case 25)");
+		break;
+	case RTIT_EV_SLEEP:
+		power_entry(m, r->vector, m->next_ip, rtit_pt_context_en(m));
+		/* C-states deeper than C1 drain the buffer (as RTIT App. B). */
+		if (r->vector >= 4)
+			rtit_pt_model_drain(m);
+		m->asleep = true;
+		break;
+	case RTIT_EV_WAKE:
+		m->asleep = false;
+		m->mtc_last = art_of(m, r->tsc) >> mtc_freq(m);
+		if (!rtit_pt_trigger_en(m))
+			break;
+		/* Table 33-55 case 25, Table 33-57 case 7: TSC, TMA, CBR,
+		 * PWRX(last, deepest, interrupt). */
+		emit_tsc_tma(m, "TSC: wake, timing packets had ceased (Table 33-55 case 25)");
+		emit_cbr(m, "CBR: wake (Table 33-55 case 25)");
+		if (ctl(m, RTIT_PT_CTL_PWR_EVT_EN) && m->pwre_sent) {
+			struct rtit_packet p = { .type = RTIT_PT_PWRX };
+			p.u.pwrx.last = mwait_cstate(m->sleep_state);
+			p.u.pwrx.deepest = mwait_cstate(m->sleep_state);
+			p.u.pwrx.wake = rtit_pt_pwrx_wr_int;
+			send(m, &p, 0, "PWRX: return to C0 (Table 33-57 case 7)", 0);
+		}
+		m->pwre_sent = false;
+		m->sleep_state = 0;
+		break;
+	default:
+		break;
+	}
+}
+
+void rtit_pt_model_on_rec(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
+{
+	m->cur = r;
+	rtit_pt_time_to(m, r);
+	if (m->deferred_enable) {
+		/* A debugger's write before the run: the NLIP is the first
+		 * instruction's IP. */
+		uint64_t old = m->deferred_trig0 ? m->ctl | RTIT_PT_CTL_TRACE_EN : m->ctl & ~RTIT_PT_CTL_TRACE_EN;
+		m->deferred_enable = false;
+		rtit_pt_on_ctl_write(m, old, m->deferred_pe0, r->ip, r->ip);
+	}
+	if (r->kind == RTIT_SIM_INSN) {
+		on_op(m, r);
+	} else {
+		switch (r->cls) {
+		case RTIT_EV_EXCEPTION: case RTIT_EV_EXT_INTERRUPT: case RTIT_EV_NMI:
+		case RTIT_EV_SMI: case RTIT_EV_RSM: case RTIT_EV_VMEXIT: case RTIT_EV_VMENTRY:
+			on_op(m, r);
+			break;
+		default:
+			on_event_other(m, r);
+			break;
+		}
+	}
+	/* PSB+ at the packet boundary after the PSBFreq threshold (A-P28);
+	 * the FUP carries where execution goes on. */
+	if (m->psb_due && rtit_pt_trigger_en(m) && !m->ovf)
+		psb_plus(m, true, m->next_ip, "PSB+: PSBFreq bytes since the last PSB (33.4.2.17)");
+	m->cur = NULL;
+	rtit_pt_out_flush(m);
+}
+
+void rtit_pt_model_on_batch(const struct rtit_sim_rec *recs, size_t n, void *opaque)
+{
+	struct rtit_pt_model *m = opaque;
+
+	for (size_t i = 0; i < n; i++)
+		rtit_pt_model_on_rec(m, &recs[i]);
+}
+
+int rtit_pt_model_finish(struct rtit_pt_model *m)
+{
+	rtit_pt_model_drain(m);
+	rtit_pt_out_flush(m);
+	return m->err;
+}
+
+int rtit_pt_model_init(struct rtit_pt_model *m, const struct rtit_pt_params *p,
+		       const struct rtit_enc_sink *sink)
+{
+	if (!m || !p || !sink)
+		return -RTIT_ERR_INVALID;
+	if ((p->buffer_bytes && !p->drain_den) || p->buffer_bytes > rtit_outq_size ||
+	    !p->art_num || !p->art_den || p->caps.num_ranges > RTIT_PT_MAX_RANGES)
+		return -RTIT_ERR_BAD_CONFIG;
+	memset(m, 0, sizeof(*m));
+	m->p = *p;
+	m->sink = *sink;
+	rtit_pkt_ctx_init(&m->ctx, RTIT_DIALECT_PT, false);
+	rtit_last_ip_init(&m->lastip, RTIT_DIALECT_PT);
+	rtit_pt_tnt_init(&m->tnt, p->long_tnt);
+	rtit_pt_calls_clear(&m->calls);
+	m->out_mask = RTIT_PT_MASK_LOWER;	/* Table 33-9 reset value */
+	m->ibuf.cap = p->buffer_bytes;
+	m->ibuf.num = p->drain_num;
+	m->ibuf.den = p->drain_den;
+	m->mode = RTIT_SIM_MODE_64;
+	m->filter_en = true;
+	return 0;
+}
+
+void rtit_pt_model_set_platform(struct rtit_pt_model *m, uint8_t cpl, uint64_t cr3, uint8_t mode)
+{
+	m->cpl = cpl;
+	m->cr3 = cr3;
+	if (mode)
+		m->mode = mode;
+}
+
+void rtit_pt_model_set_mem(struct rtit_pt_model *m, rtit_pt_read_mem_fn fn, void *opaque)
+{
+	m->read_mem = fn;
+	m->mem_opaque = opaque;
+}

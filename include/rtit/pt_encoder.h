@@ -1,0 +1,146 @@
+/*
+ * pt_encoder.h - the model of an Intel PT trace unit (SDM chapter 33).
+ *
+ * It consumes the simulator's records (sim.h) and writes the bytes the
+ * hardware would: the packets of Tables 33-55/33-56 for each operation,
+ * with LastIP and RET compression, PSB+ by PSBFreq, TSC/TMA/MTC/CYC/CBR,
+ * the internal buffer and its overflow, filtering and TraceStop, and the
+ * single-range and ToPA output schemes.  It mirrors the RTIT model
+ * (rtit_encoder.h) in structure and shares its sink.
+ */
+#ifndef RTIT_PT_ENCODER_H
+#define RTIT_PT_ENCODER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtit/ip.h"
+#include "rtit/packet.h"
+#include "rtit/sim.h"
+#include "rtit/msr_pt.h"
+#include "rtit/pt_state.h"
+#include "rtit/rtit_encoder.h"	/* struct rtit_enc_sink, rtit_enc_note */
+
+/* Model parameters: the capability profile, what the manual leaves to the
+ * implementation, and switches for the readings of its ambiguities. */
+struct rtit_pt_params {
+	struct rtit_pt_caps caps;
+	uint64_t buffer_bytes;		/* internal buffer; 0 = unlimited */
+	uint64_t drain_num, drain_den;	/* drain rate, bytes per core cycle */
+	uint32_t art_num, art_den;	/* TSC = ART * num / den (CPUID.15H) */
+	uint8_t cbr;			/* core:bus ratio at start (CBR) */
+	uint64_t vmcs;			/* current VMCS pointer; 0 = none */
+	bool long_tnt;			/* Long TNT (47 bits) instead of TNT-8 (A-P15) */
+	bool pgd_stop_suppressed;	/* TraceStop's TIP.PGD without IP (A-P2) */
+	bool filter_sequential;		/* FilterEn also on sequential steps (A-P19) */
+	bool psb_mode_tsx;		/* MODE.TSX in PSB+ (2.10) */
+	uint64_t psb_period_nocfg;	/* PSB period when EBX[1]=0 */
+};
+
+/* Defaults: the full profile, unlimited buffer, ART = TSC, CBR 16. */
+void rtit_pt_params_default(struct rtit_pt_params *p);
+
+/*
+ * Sets one parameter by name ("param KEY = VALUE").  Keys: profile
+ * (full|basic|client), buffer_bytes, drain (N or N/D), art (NUM/DEN: TSC =
+ * ART * NUM / DEN), cbr, vmcs, long_tnt, pgd_stop_suppressed,
+ * filter_sequential, psb_mode_tsx, ranges (0-4), mtc_periods,
+ * cyc_thresholds, psb_freqs (16-bit bitmaps), and each capability by its
+ * field name (cr3_filter, psb_cyc, ip_filter, mtc, ptwrite, power_events,
+ * psb_pmi_preserve, event_trace, tnt_disable, topa, topa_multi,
+ * single_range, fabric).  Returns 0, or -RTIT_ERR_BAD_CONFIG with a
+ * message in @err.
+ */
+int rtit_pt_param_set(struct rtit_pt_params *p, const char *key, const char *value,
+		      char *err, size_t errlen);
+
+/* Reads guest physical memory (the ToPA tables).  Returns 0 or < 0. */
+typedef int (*rtit_pt_read_mem_fn)(void *opaque, uint64_t phys, void *buf, size_t n);
+
+struct rtit_pt_stats {
+	uint64_t bytes, packets, psbs, overflows, dropped_packets;
+	uint64_t topa_pmis, topa_stops, op_errors, lost_bytes;
+};
+
+enum { rtit_pt_call_depth = 64 };
+
+/* The model.  Embed by value; touch only through the functions below. */
+struct rtit_pt_model {
+	struct rtit_pt_params p;
+	struct rtit_enc_sink sink;
+	struct rtit_pt_stats stats;
+	struct rtit_pkt_ctx ctx;
+	rtit_pt_read_mem_fn read_mem;
+	void *mem_opaque;
+	/* registers (33.2.8) */
+	uint64_t ctl, status, cr3_match, out_base, out_mask;
+	uint64_t addr_a[RTIT_PT_MAX_RANGES], addr_b[RTIT_PT_MAX_RANGES];
+	uint64_t pkt_bytes;		/* PacketByteCnt, unbounded (A-P8) */
+	uint64_t psb_bytes;		/* bytes since the last PSB */
+	bool filter_en, ovf, psb_due;
+	/* packet state */
+	struct rtit_last_ip lastip;
+	struct rtit_pt_tnt tnt;
+	struct rtit_pt_callstack calls;
+	struct rtit_ibuf ibuf;
+	uint8_t mode_bits;		/* MODE.Exec bits of the current mode */
+	bool mode_known;		/* the decoder knows mode_bits */
+	/* platform view */
+	uint8_t cpl, mode;
+	uint64_t cr3;
+	bool nonroot, smm_saved_te, asleep, pwre_sent;
+	uint8_t sleep_state;
+	bool vmcs_sent;
+	uint64_t next_ip;		/* where execution goes on */
+	/* time */
+	uint64_t last_cycles, last_tsc, cyc_base;
+	bool have_time, cyc_valid;
+	uint64_t mtc_last;		/* ART >> MTCFreq at the last MTC */
+	/* deferred debugger writes (no record) */
+	bool deferred_enable, deferred_trig0, deferred_pe0;
+	const struct rtit_sim_rec *cur;
+	int err;
+	/* output (33.2.7): single range or ToPA */
+	bool out_ready;			/* the output pointers are loaded */
+	uint64_t topa_table, topa_entry;	/* current table, entry value */
+	uint32_t topa_index;
+	uint64_t out_off;		/* offset in region (single range or ToPA) */
+	uint8_t obuf[4096];
+	size_t olen;
+	struct rtit_outq outq;		/* last: large */
+};
+
+/* Initialises @m at reset (all PT MSRs 0, 33.2.8.1).  Returns 0,
+ * -RTIT_ERR_INVALID or -RTIT_ERR_BAD_CONFIG. */
+int rtit_pt_model_init(struct rtit_pt_model *m, const struct rtit_pt_params *p,
+		       const struct rtit_enc_sink *sink);
+
+/* The platform state when tracing starts: CPL, CR3, mode (16/32/64). */
+void rtit_pt_model_set_platform(struct rtit_pt_model *m, uint8_t cpl, uint64_t cr3, uint8_t mode);
+
+/* The guest memory reader for the ToPA table walk. */
+void rtit_pt_model_set_mem(struct rtit_pt_model *m, rtit_pt_read_mem_fn fn, void *opaque);
+
+/* Consumer callbacks for struct rtit_sim_consumer (opaque = the model). */
+void rtit_pt_model_on_batch(const struct rtit_sim_rec *recs, size_t n, void *opaque);
+int rtit_pt_model_msr_write(void *opaque, uint32_t msr, uint64_t value,
+			    const struct rtit_sim_rec *ctx);
+int rtit_pt_model_msr_read(void *opaque, uint32_t msr, uint64_t *value,
+			   const struct rtit_sim_rec *ctx);
+
+/* One record (what on_batch does for each). */
+void rtit_pt_model_on_rec(struct rtit_pt_model *m, const struct rtit_sim_rec *r);
+
+/* Writes out every byte still in the internal buffer. */
+void rtit_pt_model_drain(struct rtit_pt_model *m);
+
+/* The end of the run: drains.  Returns 0 or the first sink error. */
+int rtit_pt_model_finish(struct rtit_pt_model *m);
+
+/* Enables (33.2.6). */
+bool rtit_pt_trigger_en(const struct rtit_pt_model *m);
+bool rtit_pt_context_en(const struct rtit_pt_model *m);
+bool rtit_pt_packet_en(const struct rtit_pt_model *m);
+
+#endif /* RTIT_PT_ENCODER_H */
