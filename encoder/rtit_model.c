@@ -493,6 +493,30 @@ static uint8_t mtc_bits(const struct rtit_r_model *m, uint64_t tsc)
 	return (uint8_t)(tsc >> mtc_shift(m));
 }
 
+/* 4.2.12: an MTC when the watched 8 TSC bits changed (MTC_En and the
+ * Table 17 gate checked by the caller). */
+static void mtc_on_tsc(struct rtit_r_model *m, uint64_t tsc)
+{
+	uint8_t bits = mtc_bits(m, tsc);
+	bool first = m->mtc_first;
+	struct rtit_packet p = { .type = RTIT_R_MTC };
+
+	if (bits == m->mtc_bits)
+		return;
+	m->mtc_first = false;
+	/* E7: the first MTC after enable may come at the wrong time;
+	 * modelled as dropped (the next carries the later value). */
+	if (first && erratum(m, RTIT_E7) && (uint8_t)(bits - m->mtc_bits) == 1) {
+		m->mtc_bits = bits;
+		return;
+	}
+	p.u.mtc.ctc = bits;
+	p.u.mtc.rng = (uint8_t)((m->ctl & RTIT_CTL_MTC_RANGE_MASK) >> RTIT_CTL_MTC_RANGE_SHIFT);
+	m->mtc_bits = bits;
+	/* 4.2.5: MTCs during an overflow are dropped. */
+	send(m, &p, 0, "MTC: the watched TSC bits changed (4.2.12)");
+}
+
 /* Cycles and TSC up to record @r: CNTP (Table 17 gating), the buffer
  * drain, RTIT_OFFSET, and MTC when the watched TSC bits change (4.2.12). */
 static void on_time(struct rtit_r_model *m, const struct rtit_sim_rec *r)
@@ -514,27 +538,10 @@ static void on_time(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 	if (gate_cycles(m))
 		rtit_cntp_on_cycles(&m->cntp, dc);
 	drain_bytes(m, rtit_ibuf_on_cycles(&m->ibuf, dc));
-	if (ctl(m, RTIT_CTL_MTC_EN) && gate_sts_mtc(m)) {
-		uint8_t bits = mtc_bits(m, r->tsc);
-		bool first = m->mtc_first;
-		if (bits != m->mtc_bits) {
-			struct rtit_packet p = { .type = RTIT_R_MTC };
-			m->mtc_first = false;
-			/* E7: the first MTC after enable may come at the wrong
-			 * time; modelled as one TSC-bit step late. */
-			if (first && erratum(m, RTIT_E7) && (uint8_t)(bits - m->mtc_bits) == 1) {
-				m->mtc_bits = bits;
-				return;
-			}
-			p.u.mtc.ctc = bits;
-			p.u.mtc.rng = (uint8_t)((m->ctl & RTIT_CTL_MTC_RANGE_MASK) >> RTIT_CTL_MTC_RANGE_SHIFT);
-			m->mtc_bits = bits;
-			/* 4.2.5: MTCs during an overflow are dropped. */
-			send(m, &p, 0, "MTC: the watched TSC bits changed (4.2.12)");
-		}
-	} else {
+	if (ctl(m, RTIT_CTL_MTC_EN) && gate_sts_mtc(m))
+		mtc_on_tsc(m, r->tsc);
+	else
 		m->mtc_bits = mtc_bits(m, r->tsc);
-	}
 }
 
 /* ------------------------------------------------------------ enables */
@@ -1023,8 +1030,33 @@ static size_t fast_run(struct rtit_r_model *m, const struct rtit_sim_rec *recs, 
 		    (r->flags & RTIT_SIM_F_CR0_PG) != pg)
 			break;
 		what = fp_class[r->cls];
-		if (what == FP_SLOW || r->cycles >= cyc_limit || r->tsc >= tsc_limit)
+		if (what == FP_SLOW || r->cycles >= cyc_limit)
 			break;
+		if (r->tsc >= tsc_limit) {
+			/* The MTC goes out before the instruction's packets,
+			 * with CNTP up to date for its CCP (on_time's order). */
+			if (ranges || m->mtc_first)
+				break;
+			if (m->fp_count)
+				rtit_cntp_on_cycles(&m->cntp, r->cycles - start);
+			start = last = r->cycles;
+			tsc = r->tsc;
+			m->cur = r;
+			mtc_on_tsc(m, r->tsc);
+			m->cur = NULL;
+			if (m->buff_ovf || m->psb_due_after_next || m->psb_clear_countdown)
+				fast_refresh(m);
+			tsc_limit = ((tsc >> m->fp_mtc_shift) + 1) << m->fp_mtc_shift;
+			if (!m->fp_ok || (m->fp_pcc && rtit_cntp_msb(&m->cntp))) {
+				/* The instruction itself goes the slow way, its
+				 * time already counted. */
+				m->last_cycles = last;
+				m->last_tsc = tsc;
+				return i;
+			}
+			if (m->fp_pcc && m->fp_count)
+				cyc_limit = start + (RTIT_CNTP_MSB - (m->cntp.v & (RTIT_CNTP_MSB - 1)));
+		}
 		if (ranges) {
 			/* 3.3.5: a taken transfer or a step onto a base or
 			 * limit IP may change FilterEn or stop tracing. */

@@ -144,6 +144,8 @@ Test(paths, fast_equals_slow_and_batching_does_not_matter)
 		{ T | RTIT_CTL_OS | RTIT_CTL_USER | RTIT_CTL_CMPRS_RET, 7 | (1 << 3), 0 },
 		{ T | RTIT_CTL_OS | RTIT_CTL_USER | RTIT_CTL_CYCLE_ACC, 7 | (6 << 3), 48 },
 		{ T | RTIT_CTL_OS | RTIT_CTL_USER | RTIT_CTL_MTC_EN | (2ull << 14), 7 | (6 << 3), 200 },
+		{ T | RTIT_CTL_OS | RTIT_CTL_USER | RTIT_CTL_CYCLE_ACC | RTIT_CTL_MTC_EN, 7 | (6 << 3), 0 },
+		{ T | RTIT_CTL_USER | RTIT_CTL_MTC_EN | RTIT_CTL_CMPRS_RET | RTIT_CTL_LESS_PKTS, 7 | (6 << 3), 0 },
 	};
 	for (unsigned c = 0; c < sizeof(cfg) / sizeof(cfg[0]); c++) {
 		for (uint64_t seed = 1; seed <= 3; seed++) {
