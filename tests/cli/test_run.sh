@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# test_run.sh RTITSIM - `rtitsim run`: the demo, a program, the outputs,
+# and every kind of bad input with its exit status and one-line message.
+set -u
+R=$1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T"
+pass=0 fail=0
+check() {
+	local name=$1; shift
+	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $name"; fi
+}
+
+# The demo: an account of each packet with its cause, no files.
+out=$("$R" run 2>&1); rc=$?
+check "demo exits 0" test $rc -eq 0
+check "demo explains the PSB" grep -q 'PSB .*TriggerEn 0->1' <<<"$out"
+check "demo has a FUP.FAR for the page fault's CLIP" grep -q 'FUP.FAR .*exception at 0x' <<<"$out"
+check "demo prints digests" grep -qE '^trace [0-9a-f]{16}  flow [0-9a-f]{16}$' <<<"$out"
+check "demo writes no files" test -z "$(ls)"
+out2=$("$R" run 2>&1)
+check "demo is deterministic" test "$out" = "$out2"
+
+# A program: a static ELF traced from its entry.
+cat > p.s <<'ASM'
+	.globl _start
+_start:
+	mov $3, %ecx
+1:	dec %ecx
+	jnz 1b
+	hlt
+ASM
+as --64 -o p.o p.s && ld -static -Ttext=0x401000 -o prog p.o
+"$R" run prog -q > o.txt 2>&1; rc=$?
+check "program exits 0" test $rc -eq 0
+check "program writes trace, sideband, flow" test -s program.trace -a -s program.sideband -a -s program.flow -a -s program.flow.txt
+check "sideband names the dialect and digests" grep -q '^trace_xxh3 [0-9a-f]\{16\}$' program.sideband
+"$R" dump program.trace > d.txt; rc=$?
+check "the trace dumps cleanly" test $rc -eq 0
+check "PSB, FUP.PGE at the entry, then TNT" test "$(awk '{print $NF}' d.txt | head -0; grep -c 'PSB\|FUP.PGE' d.txt)" -ge 2
+"$R" run prog -o other -q >/dev/null 2>&1
+check "--out names the files" test -s other.trace
+
+# Bad input: one line naming file and line, and the exit status.
+printf 'name bad\ndialect rtit\ncode asm load=0x401000\n nop\nend\nmsr RTIT_CTL = 0x200d\nparam no_such_thing = 1\n' > bad.scn
+"$R" run bad.scn 2> e.txt >/dev/null; rc=$?
+check "unknown param: exit 4" test $rc -eq 4
+check "unknown param: file:line" grep -q '^bad.scn:7: unknown RTIT parameter' e.txt
+check "one line" test "$(wc -l < e.txt)" -eq 1
+printf 'name bad2\nfrobnicate 3\n' > bad2.scn
+"$R" run bad2.scn 2> e.txt >/dev/null; rc=$?
+check "bad directive: exit 4" test $rc -eq 4
+check "bad directive: file:line" grep -q '^bad2.scn:2:' e.txt
+printf 'name spin\ncode asm load=0x401000\n1: jmp 1b\nend\nbudget 1000\nmsr RTIT_CTL = 0x200d\n' > spin.scn
+"$R" run spin.scn -q 2> e.txt >/dev/null; rc=$?
+check "a guest that never halts: exit 6" test $rc -eq 6
+check "budget message" grep -q 'budget of 1000' e.txt
+printf 'name fault\ncode asm load=0x401000\n mov dword ptr [0x9000], 1\nend\n' | sed 's/^ mov/ .intel_syntax noprefix\n mov/' > fault.scn
+"$R" run fault.scn -q 2> e.txt >/dev/null; rc=$?
+check "a fault with no handler: exit 6" test $rc -eq 6
+check "fault message names the IP" grep -q '0x401000' e.txt
+"$R" run missing.scn 2> e.txt >/dev/null; rc=$?
+check "missing scenario: exit 2" test $rc -eq 2
+printf 'not an elf' > junk
+"$R" run junk 2> e.txt >/dev/null; rc=$?
+check "malformed ELF: exit 4" test $rc -eq 4
+check "malformed ELF: named" grep -q 'junk' e.txt
+"$R" run --bogus 2>/dev/null; check "bad option: exit 1" test $? -eq 1
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
