@@ -32,7 +32,17 @@ struct px {
 	uint8_t mem[1 << 16];
 	uint64_t mem_base;
 	unsigned mem_writes;
+	/* packet types in order (sink.on_packet) */
+	enum rtit_pkt_type types[8192];
+	size_t ntypes;
 };
+
+static void px_note(void *opaque, const struct rtit_enc_note *nt)
+{
+	struct px *h = opaque;
+	if (h->ntypes < sizeof(h->types) / sizeof(h->types[0]))
+		h->types[h->ntypes++] = nt->pkt->type;
+}
 
 static int px_write(void *opaque, const uint8_t *b, size_t n)
 {
@@ -74,7 +84,8 @@ static inline void px_init(struct px *h)
 /* Starts the model (after adjusting h->p). */
 static inline void px_start(struct px *h)
 {
-	struct rtit_enc_sink s = { .write = px_write, .write_mem = px_write_mem, .opaque = h };
+	struct rtit_enc_sink s = { .write = px_write, .write_mem = px_write_mem,
+				   .on_packet = px_note, .opaque = h };
 	cr_assert_eq(rtit_pt_model_init(&h->m, &h->p, &s), 0);
 	rtit_pt_model_set_platform(&h->m, h->cpl, h->cr3, h->mode);
 	rtit_pt_model_set_mem(&h->m, px_read_mem, h);
@@ -110,6 +121,13 @@ static inline struct rtit_sim_rec px_rec(struct px *h, uint8_t kind, uint8_t cls
 	r.cycles = h->cycles;
 	r.tsc = h->tsc;
 	return r;
+}
+
+/* The next record retires at core cycle @c (and TSC @c). */
+static inline void px_at(struct px *h, uint64_t c)
+{
+	h->cycles = c - h->cpi;
+	h->tsc = c - h->cpi;
 }
 
 static inline void px_feed(struct px *h, const struct rtit_sim_rec *r)
