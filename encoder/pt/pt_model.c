@@ -587,10 +587,11 @@ static void psb_plus(struct rtit_pt_model *m, bool with_ip, uint64_t ip, const c
 	bool ctx = rtit_pt_context_en(m);
 
 	m->psb_due = false;
+	m->psb_bytes = 0;	/* the period counts from this PSB's first byte */
 	if (!send(m, &p, 0, why, 0))
 		return;
+	m->psb_due = false;
 	m->stats.psbs++;
-	m->psb_bytes = 0;
 	m->status &= ~RTIT_PT_STATUS_PEND_PSB;
 	/* Nothing crosses a PSB: LastIP = 0, the RET stack empties. */
 	rtit_last_ip_on_psb(&m->lastip);
