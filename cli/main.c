@@ -11,7 +11,9 @@ struct cmd {
 };
 
 static const struct cmd cmds[] = {
+#ifdef RTIT_HAVE_SIM
 	{ "run", rtit_cmd_run, "simulate a scenario or program and write its trace" },
+#endif
 	{ "dump", rtit_cmd_dump, "print the packets of a trace, one per line" },
 	{ "demo", rtit_cmd_demo, "dump a small hand-built stream of each dialect" },
 };
