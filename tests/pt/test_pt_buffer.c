@@ -74,8 +74,8 @@ Test(buffer, psb_every_psbfreq_bytes)
 		px_insn(&h, RTIT_IC_INDIRECT_JMP, i & 1 ? 0x1200 : 0x1100, 2, i & 1 ? 0x1100 : 0x1200, true);
 	cr_expect_eq(h.m.stats.psbs, 2);
 	/* The second PSB+ follows the record that crossed 2048 bytes since
-	 * the first PSB's first byte (A-P28): PSB, CBR, PIP, PSBEND,
-	 * MODE.Exec, FUP(next IP), the next TIP uncompressed against 0. */
+	 * the first PSB's first byte (A-P28): PSB, CBR, PIP, MODE.Exec,
+	 * FUP(next IP), PSBEND. */
 	for (size_t i = 16; i + 16 <= h.n; i++)
 		if (h.out[i] == 0x02 && h.out[i + 1] == 0x82 && h.out[i + 2] == 0x02) {
 			psb_at = i;
@@ -83,9 +83,10 @@ Test(buffer, psb_every_psbfreq_bytes)
 		}
 	cr_assert_geq(psb_at, 2048);
 	cr_expect_leq(psb_at, 2048 + 3);
-	const uint8_t want[] = { PT_PSB, PT_CBR(16), PIP0, PT_PSBEND, PT_MODE64 };
-	cr_expect_arr_eq(h.out + psb_at, want, sizeof(want));
-	cr_expect_eq(h.out[psb_at + sizeof(want)], 0x3d);	/* FUP, IPBytes 001b */
+	const uint8_t want[] = { PT_PSB, PT_CBR(16), PIP0, PT_MODE64, 0x3d };
+	cr_expect_arr_eq(h.out + psb_at, want, sizeof(want));	/* FUP: 001b */
+	cr_expect_eq(h.out[psb_at + sizeof(want) + 2], 0x02);	/* PSBEND */
+	cr_expect_eq(h.out[psb_at + sizeof(want) + 3], 0x23);
 }
 
 Test(buffer, psb_resets_ret_compression)
