@@ -162,6 +162,96 @@ void rtit_print_line(FILE *out, enum rtit_dialect dialect,
 	fputc('\n', out);
 }
 
+/* The decoded fields of a non-IP packet as JSON members (",\"k\":v"). */
+static void json_fields(FILE *out, const struct rtit_packet *p)
+{
+	const __typeof__(p->u) *u = &p->u;
+
+	switch (p->type) {
+	case RTIT_R_TNT: case RTIT_PT_TNT8: case RTIT_PT_TNT64:
+		fputs(",\"tnt\":\"", out);
+		for (int i = u->tnt.nbits - 1; i >= 0; i--)
+			fputc((u->tnt.bits >> i) & 1 ? 'T' : 'N', out);
+		fputc('"', out);
+		break;
+	case RTIT_R_PIP:
+		fprintf(out, ",\"cr3\":\"0x%" PRIx64 "\",\"pg\":%u", u->pip.cr3, u->pip.pg);
+		break;
+	case RTIT_PT_PIP:
+		fprintf(out, ",\"cr3\":\"0x%" PRIx64 "\",\"nr\":%u", u->pip.cr3, u->pip.nr);
+		break;
+	case RTIT_R_MTC:
+		fprintf(out, ",\"ctc\":%u,\"range\":%u", u->mtc.ctc, u->mtc.rng);
+		break;
+	case RTIT_PT_MTC:
+		fprintf(out, ",\"ctc\":%u", u->mtc.ctc);
+		break;
+	case RTIT_R_STS:
+		fprintf(out, ",\"acbr\":%u,\"ecbr\":%u,\"tsc\":\"0x%" PRIx64 "\"",
+			u->sts.acbr, u->sts.ecbr, u->sts.tsc);
+		break;
+	case RTIT_R_CCP: case RTIT_PT_CYC:
+		fprintf(out, ",\"cycles\":%" PRIu64, u->cyc.value);
+		break;
+	case RTIT_PT_MODE_EXEC:
+		fprintf(out, ",\"csl\":%u,\"csd\":%u,\"if\":%u", u->mode.bits & 1,
+			(u->mode.bits >> 1) & 1, (u->mode.bits >> 2) & 1);
+		break;
+	case RTIT_PT_MODE_TSX:
+		fprintf(out, ",\"intx\":%u,\"abrt\":%u", u->mode.bits & 1, (u->mode.bits >> 1) & 1);
+		break;
+	case RTIT_PT_CBR:
+		fprintf(out, ",\"ratio\":%u", u->cbr);
+		break;
+	case RTIT_PT_TSC:
+		fprintf(out, ",\"tsc\":\"0x%" PRIx64 "\"", u->tsc);
+		break;
+	case RTIT_PT_TMA:
+		fprintf(out, ",\"ctc\":%u,\"fc\":%u", u->tma.ctc, u->tma.fc);
+		break;
+	case RTIT_PT_VMCS:
+		fprintf(out, ",\"vmcs\":\"0x%" PRIx64 "\"", u->vmcs);
+		break;
+	case RTIT_PT_MNT:
+		fprintf(out, ",\"payload\":\"0x%" PRIx64 "\"", u->mnt);
+		break;
+	case RTIT_PT_PTW:
+		fprintf(out, ",\"payload\":\"0x%" PRIx64 "\",\"bytes\":%u,\"ip\":%u", u->ptw.payload,
+			u->ptw.plsz ? 8 : 4, u->ptw.ip);
+		break;
+	case RTIT_PT_EXSTOP: case RTIT_PT_BEP:
+		fprintf(out, ",\"ip\":%u", u->ip_bit);
+		break;
+	case RTIT_PT_MWAIT:
+		fprintf(out, ",\"hints\":%u,\"ext\":%u", u->mwait.hints & 0xff, u->mwait.ext & 3);
+		break;
+	case RTIT_PT_PWRE:
+		fprintf(out, ",\"cstate\":%u,\"substate\":%u,\"hw\":%u", u->pwre.state,
+			u->pwre.sub_state, u->pwre.hw);
+		break;
+	case RTIT_PT_PWRX:
+		fprintf(out, ",\"last\":%u,\"deepest\":%u,\"wake\":%u", u->pwrx.last,
+			u->pwrx.deepest, u->pwrx.wake);
+		break;
+	case RTIT_PT_BBP:
+		fprintf(out, ",\"block_type\":%u,\"item_bytes\":%u", u->bbp.type, u->bbp.sz ? 4 : 8);
+		break;
+	case RTIT_PT_BIP:
+		fprintf(out, ",\"id\":%u,\"value\":\"0x%" PRIx64 "\"", u->bip.id, u->bip.value);
+		break;
+	case RTIT_PT_CFE:
+		fprintf(out, ",\"event_type\":%u,\"vector\":%u,\"ip\":%u", u->cfe.type,
+			u->cfe.vector, u->cfe.ip);
+		break;
+	case RTIT_PT_EVD:
+		fprintf(out, ",\"event_type\":%u,\"payload\":\"0x%" PRIx64 "\"", u->evd.type,
+			u->evd.payload);
+		break;
+	default:
+		break;
+	}
+}
+
 void rtit_print_json(FILE *out, enum rtit_dialect dialect,
 		     const struct rtit_pktdec_item *it)
 {
@@ -184,12 +274,10 @@ void rtit_print_json(FILE *out, enum rtit_dialect dialect,
 			fputs(",\"ip\":null", out);
 		if (it->last_ip_valid)
 			fprintf(out, ",\"last_ip\":\"0x%016" PRIx64 "\"", it->last_ip);
+	} else {
+		json_fields(out, p);
 	}
-	/* The readable fields too, so JSON users need not decode them. */
-	fputs(",\"fields\":\"", out);
-	if (!rtit_pkt_has_ip(p->type))
-		rtit_print_fields(out, dialect, it);
-	fputs("\"}\n", out);
+	fputs("}\n", out);
 }
 
 int rtit_print_short(char *buf, size_t cap, enum rtit_dialect dialect,
