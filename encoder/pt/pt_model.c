@@ -825,6 +825,8 @@ static void power_entry(struct rtit_pt_model *m, unsigned cstate, uint64_t ip, b
 
 	if (!ctl(m, RTIT_PT_CTL_PWR_EVT_EN) || !rtit_pt_trigger_en(m))
 		return;
+	if (m->pwre_sent && cstate <= m->sleep_state)
+		return;		/* already reported (HLT, then its SLEEP) */
 	p.u.pwre.state = mwait_cstate(cstate);
 	send(m, &p, 0, "PWRE: entry to a C-state (Table 33-57 case 5)", 0);
 	if (m->pwre_sent) {

@@ -1,0 +1,155 @@
+/*
+ * test_pt_events.c - PTWRITE (Table 33-58, titles swapped: A-P13), power
+ * events (Table 33-57 cases 5/7), Event Trace (Table 33-59), VMCS
+ * (33.4.2.15), each on and off.
+ *
+ * PTW 02 {IP<<7 | PB<<5 | 12} payload; PWRE 02 22 {HW} {C<<4|sub};
+ * EXSTOP 02 {IP<<7 | 62}; PWRX 02 A2 {last<<4|deepest} {wake} 00 00 00;
+ * CFE 02 13 {IP<<7 | type} vector; EVD 02 53 type payload[8];
+ * VMCS 02 C8 ptr[51:12].  C-states in MWAIT encoding (C1 = 0, C6 = 5).
+ */
+#include "pt_harness.h"
+
+#define PIP0 0x02, 0x43, 0, 0, 0, 0, 0, 0
+
+static struct px h;
+
+static size_t start(uint64_t ctl)
+{
+	px_init(&h);
+	px_start(&h);
+	px_single_range(&h);
+	px_msr(&h, RTIT_PT_MSR_ADDR0_A, 0x1000);
+	px_msr(&h, RTIT_PT_MSR_ADDR0_B, 0x1fff);
+	px_msr(&h, RTIT_PT_MSR_CTL, ctl);
+	px_op(&h, 0x1000, 2);
+	return h.n;
+}
+
+static void ptwrite(uint64_t ip, uint64_t v, uint8_t size)
+{
+	struct rtit_sim_rec r = px_rec(&h, RTIT_SIM_INSN, RTIT_IC_PTWRITE, ip, 4, ip + 4, false);
+	r.value = v;
+	r.vector = size;
+	px_feed(&h, &r);
+}
+
+Test(events, ptwrite_cases)
+{
+	size_t n = start(PT_CTL_ON | RTIT_PT_CTL_PTW_EN);
+	ptwrite(0x1002, 0xdeadbeef, 4);			/* case 2, FUPonPTW=0 */
+	ptwrite(0x1006, 1, 8);				/* case 3 */
+	px_expect(&h, n, 0x02, 0x12, 0xef, 0xbe, 0xad, 0xde,
+		  0x02, 0x32, 0x01, 0, 0, 0, 0, 0, 0, 0);
+}
+
+Test(events, ptwrite_fup_on_ptw)
+{
+	size_t n = start(PT_CTL_ON | RTIT_PT_CTL_PTW_EN | RTIT_PT_CTL_FUP_ON_PTW);
+	ptwrite(0x1002, 0xdeadbeef, 4);
+	/* PACKETS.md 4.13: PTW(IP=1, 4B) = 02 92 ..., then FUP(CLIP). */
+	px_expect(&h, n, 0x02, 0x92, 0xef, 0xbe, 0xad, 0xde, 0x3d, 0x02, 0x10);
+}
+
+Test(events, ptwrite_off_or_filtered)
+{
+	size_t n = start(PT_CTL_ON);
+	ptwrite(0x1002, 5, 4);				/* PTWEn=0 */
+	px_expect(&h, n);
+	n = start(PT_CTL_ON | RTIT_PT_CTL_PTW_EN | (1ull << RTIT_PT_CTL_ADDR_CFG_SHIFT(0)));
+	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1002, 2, 0x3000, true);
+	n = h.n;
+	ptwrite(0x3000, 5, 4);				/* case 1: FilterEn=0 */
+	px_expect(&h, n);
+}
+
+Test(events, hlt_power_events)
+{
+	size_t n = start(PT_CTL_ON | RTIT_PT_CTL_PWR_EVT_EN);
+	px_insn(&h, RTIT_IC_HLT, 0x1002, 1, 0x1003, false);
+	/* Table 33-57 case 5: PWRE(C1), EXSTOP(IP), FUP(CLIP). */
+	px_expect(&h, n, 0x02, 0x22, 0x00, 0x00, 0x02, 0xe2, 0x3d, 0x02, 0x10);
+	n = h.n;
+	px_event(&h, RTIT_EV_SLEEP, 0x1003, 0x1003, 1);	/* the same C1: nothing */
+	px_expect(&h, n);
+	px_event(&h, RTIT_EV_SLEEP, 0x1003, 0x1003, 6);	/* deeper: PWRE(C6) */
+	px_expect(&h, n, 0x02, 0x22, 0x00, 0x50);
+	n = h.n;
+	px_event(&h, RTIT_EV_WAKE, 0x1003, 0x1003, 0);
+	/* Case 7: CBR, PWRX(C6, C6, interrupt). */
+	px_expect(&h, n, PT_CBR(16), 0x02, 0xa2, 0x55, 0x01, 0x00, 0x00, 0x00);
+}
+
+Test(events, power_events_off)
+{
+	size_t n = start(PT_CTL_ON);
+	px_insn(&h, RTIT_IC_HLT, 0x1002, 1, 0x1003, false);
+	px_event(&h, RTIT_EV_SLEEP, 0x1003, 0x1003, 1);
+	px_event(&h, RTIT_EV_WAKE, 0x1003, 0x1003, 0);
+	px_expect(&h, n, PT_CBR(16));
+}
+
+Test(events, power_events_without_context)
+{
+	size_t n;
+	px_init(&h);
+	h.cpl = 3;
+	px_start(&h);
+	px_single_range(&h);
+	px_msr(&h, RTIT_PT_MSR_CTL, RTIT_PT_CTL_TRACE_EN | RTIT_PT_CTL_OS | RTIT_PT_CTL_BRANCH_EN |
+	       RTIT_PT_CTL_PWR_EVT_EN);
+	px_op(&h, 0x1000, 2);
+	n = h.n;
+	px_event(&h, RTIT_EV_SLEEP, 0x1002, 0x1002, 6);
+	/* Table 33-57 case 3: PWRE(Cx), EXSTOP (IP=0), no FUP. */
+	px_expect(&h, n, 0x02, 0x22, 0x00, 0x50, 0x02, 0x62);
+}
+
+Test(events, event_trace_interrupt_shared_fup)
+{
+	size_t n = start(PT_CTL_ON | RTIT_PT_CTL_EVENT_EN);
+	px_event(&h, RTIT_EV_EXT_INTERRUPT, 0x1002, 0x1900, 0x20);
+	/* Table 33-59 case 4: CFE.INTR(IP=0, 0x20), FUP(NLIP), TIP. */
+	px_expect(&h, n, 0x02, 0x13, 0x01, 0x20, 0x3d, 0x02, 0x10, 0x2d, 0x00, 0x19);
+}
+
+Test(events, event_trace_without_branch_en)
+{
+	size_t n = start(RTIT_PT_CTL_TRACE_EN | RTIT_PT_CTL_OS | RTIT_PT_CTL_USER | RTIT_PT_CTL_EVENT_EN);
+	px_event(&h, RTIT_EV_EXT_INTERRUPT, 0x1002, 0x1900, 0x20);
+	/* Case 3: CFE.INTR(IP=1, 0x20), FUP(NLIP). */
+	px_expect(&h, n, 0x02, 0x13, 0x81, 0x20, 0x3d, 0x02, 0x10);
+	n = h.n;
+	struct rtit_sim_rec r = px_rec(&h, RTIT_SIM_EVENT, RTIT_EV_EXCEPTION, 0x1900, 0, 0x1a00, true);
+	r.vector = 14;
+	r.flags |= RTIT_SIM_F_FAULT;
+	r.value = 0x7fff0000;	/* CR2 */
+	px_feed(&h, &r);
+	/* Case 6: EVD.PFA, CFE.INTR(IP=1, 14), FUP(CLIP) (PACKETS.md 4.14). */
+	px_expect(&h, n, 0x02, 0x53, 0x00, 0x00, 0x00, 0xff, 0x7f, 0, 0, 0, 0,
+		  0x02, 0x13, 0x81, 0x0e, 0x3d, 0x00, 0x19);
+	n = h.n;
+	px_insn(&h, RTIT_IC_IRET, 0x1a00, 2, 0x1900, true);
+	/* Case 1: CFE.IRET(IP=1), FUP(CLIP). */
+	px_expect(&h, n, 0x02, 0x13, 0x82, 0x00, 0x3d, 0x00, 0x1a);
+}
+
+Test(events, event_trace_off)
+{
+	size_t n = start(RTIT_PT_CTL_TRACE_EN | RTIT_PT_CTL_OS | RTIT_PT_CTL_USER);
+	px_event(&h, RTIT_EV_EXT_INTERRUPT, 0x1002, 0x1900, 0x20);
+	px_insn(&h, RTIT_IC_IRET, 0x1900, 2, 0x1004, true);
+	px_expect(&h, n);
+}
+
+Test(events, vmcs_in_psb)
+{
+	px_init(&h);
+	h.p.vmcs = 0x12345000;
+	px_start(&h);
+	px_single_range(&h);
+	px_msr(&h, RTIT_PT_MSR_CTL, PT_CTL_ON);
+	px_op(&h, 0x1000, 2);
+	px_expect(&h, 0, PT_PSB, PT_CBR(16), PIP0, 0x02, 0xc8, 0x45, 0x23, 0x01, 0x00, 0x00,
+		  PT_PSBEND, PT_MODE64, 0x31, 0x00, 0x10);
+}
