@@ -668,6 +668,11 @@ static void on_trigger_rise(struct rtit_pt_model *m, uint64_t ip, const char *pg
  * every buffered byte is written (Table 33-6 bit 0). */
 static void on_trace_disable(struct rtit_pt_model *m, bool pe0, uint64_t fup_ip, const char *why)
 {
+	/* 33.2.8.4: a PSB+ due but not inserted is remembered in PendPSB
+	 * when InjectPsbPmiOnEnable=1 (A-P28). */
+	if (m->psb_due && ctl(m, RTIT_PT_CTL_INJECT_PSB_PMI))
+		m->status |= RTIT_PT_STATUS_PEND_PSB;
+	m->psb_due = false;
 	if (pe0) {
 		emit_ip(m, RTIT_PT_FUP, fup_ip, why);
 		emit_pgd_none(m, "TIP.PGD(): TraceEn cleared (Table 33-56 cases 3/9)");

@@ -94,7 +94,12 @@ static int msr_write(struct rtit_pt_model *m, uint32_t msr, uint64_t v,
 			return 0;
 		if (!ctx) {
 			/* A debugger's write: the packets carry the IP of the
-			 * next record (pt_model.c). */
+			 * next record (pt_model.c).  An enable that no record
+			 * has seen yet is simply cancelled by a disable. */
+			if (m->deferred_enable && !(v & RTIT_PT_CTL_TRACE_EN) && !m->deferred_trig0) {
+				m->deferred_enable = false;
+				return 0;
+			}
 			if (!m->deferred_enable) {
 				m->deferred_enable = true;
 				m->deferred_trig0 = old & RTIT_PT_CTL_TRACE_EN;
