@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_dump.sh RTITSIM - the dump command's output, errors and exit codes.
 set -u
-R=$1
+R=$(realpath "$1")
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 pass=0 fail=0

@@ -2,7 +2,7 @@
 # test_run.sh RTITSIM - `rtitsim run`: the demo, a program, the outputs,
 # and every kind of bad input with its exit status and one-line message.
 set -u
-R=$1
+R=$(realpath "$1")
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cd "$T"
