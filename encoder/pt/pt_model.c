@@ -915,8 +915,8 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 	/* 33.2.5.3: FilterEn and TraceStop on taken transfers only (A-P19),
 	 * while TriggerEn && ContextEn (A-P17); TraceStop needs TriggerEn at
 	 * the start and ContextEn at the end (A-P26). */
-	if (trig0 && ctx1 && (o.taken || m->p.filter_sequential) && !o.smi && !o.rsm)
-		m->filter_en = filter_at(m, o.target);
+	if (trig0 && ctx1 && (o.taken || m->p.filter_sequential || !ctx0) && !o.smi && !o.rsm)
+		m->filter_en = filter_at(m, o.target);	/* (FilterEn was frozen while !ContextEn) */
 	if (trig0 && ctx1 && ((o.taken && !o.smi && !o.rsm && stop_at(m, o.target)) ||
 			      (o.mov_cr3 && stop_at(m, r->ip)))) {
 		stop = true;
