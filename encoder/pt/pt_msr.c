@@ -89,26 +89,38 @@ static int msr_write(struct rtit_pt_model *m, uint32_t msr, uint64_t v,
 			return GP;
 		if (v == old)
 			return 0;
-		m->ctl = v;
-		if (((old ^ v) & RTIT_PT_CTL_TRACE_EN) == 0)
+		if (((old ^ v) & RTIT_PT_CTL_TRACE_EN) == 0) {
+			m->ctl = v;
 			return 0;
-		if (!ctx) {
-			/* A debugger's write: the packets carry the IP of the
-			 * next record (pt_model.c).  An enable that no record
-			 * has seen yet is simply cancelled by a disable. */
-			if (m->deferred_enable && !(v & RTIT_PT_CTL_TRACE_EN) && !m->deferred_trig0) {
-				m->deferred_enable = false;
-				return 0;
+		}
+		if (!(v & RTIT_PT_CTL_TRACE_EN)) {
+			/* TraceEn 1->0: the FUP/TIP.PGD and the flush use the
+			 * configuration tracing ran with (33.2.8.3); the write
+			 * may change other bits too.  A debugger's write has no
+			 * record: the IP is where execution goes on; an enable
+			 * no record has seen yet is simply cancelled. */
+			bool seen = !m->deferred_enable || m->deferred_trig0;
+			uint64_t ip = ctx ? ctx->ip : m->next_ip;
+			m->deferred_enable = false;
+			m->ctl = old & ~RTIT_PT_CTL_TRACE_EN;
+			if (seen) {
+				if (ctx)
+					rtit_pt_time_to(m, ctx);
+				m->cur = ctx;
+				rtit_pt_on_ctl_write(m, old, pe0, ip, ip);
+				m->cur = NULL;
 			}
+			m->ctl = v;
+			return 0;
+		}
+		m->ctl = v;
+		if (!ctx) {
+			/* A debugger's enable: the packets carry the IP of the
+			 * next record (pt_model.c). */
 			if (!m->deferred_enable) {
 				m->deferred_enable = true;
-				m->deferred_trig0 = old & RTIT_PT_CTL_TRACE_EN;
-				m->deferred_pe0 = pe0;
-			}
-			if (!(v & RTIT_PT_CTL_TRACE_EN)) {
-				/* Disable now: the IP is where execution goes on. */
-				m->deferred_enable = false;
-				rtit_pt_on_ctl_write(m, old, pe0, m->next_ip, m->next_ip);
+				m->deferred_trig0 = false;
+				m->deferred_pe0 = false;
 			}
 			return 0;
 		}

@@ -173,3 +173,21 @@ Test(output, topa_single_entry_profile)
 	cr_expect_eq(h.n, 4096);
 	cr_expect(rd(RTIT_PT_MSR_STATUS) & RTIT_PT_STATUS_ERROR);
 }
+
+Test(output, disable_write_changing_scheme_saves_old_pointers)
+{
+	px_init(&h);
+	px_start(&h);
+	px_single_range(&h);
+	px_msr(&h, RTIT_PT_MSR_CTL, PT_CTL_ON);
+	px_op(&h, 0x1000, 2);
+	size_t n = h.n;
+	/* Clearing TraceEn and setting ToPA in one write: the FUP, TIP.PGD,
+	 * the flush and the pointer write-back use the single-range scheme
+	 * tracing ran with. */
+	px_msr(&h, RTIT_PT_MSR_CTL, (PT_CTL_ON & ~RTIT_PT_CTL_TRACE_EN) | RTIT_PT_CTL_TOPA);
+	px_expect(&h, n, 0x3d, 0x02, 0x10, 0x01);
+	cr_expect_arr_eq(MEM(0x100000), h.out, h.n);
+	cr_expect_eq(rd(RTIT_PT_MSR_OUTPUT_MASK_PTRS), ((uint64_t)h.n << 32) | 0xffff);
+	cr_expect_eq(rd(RTIT_PT_MSR_CTL), (PT_CTL_ON & ~RTIT_PT_CTL_TRACE_EN) | RTIT_PT_CTL_TOPA);
+}
