@@ -18,12 +18,17 @@
 #include "rtit/msr_rtit.h"
 #include "rtit/print.h"
 #include "rtit/rtit_encoder.h"
+#include "rtit/pt_encoder.h"
+#include "rtit/msr_pt.h"
 #include "rtit/scenario.h"
 
 struct run {
 	struct rtit_scenario sc;
-	struct rtit_r_model model;
+	int dialect;
+	struct rtit_r_model model;	/* RTIT */
 	struct rtit_r_params params;
+	struct rtit_pt_model ptm;	/* Intel PT */
+	struct rtit_pt_params ptp;
 	struct rtit_flow_writer flow;
 	XXH3_state_t *xxh;
 	FILE *trace, *account;
@@ -37,7 +42,8 @@ static void run_usage(FILE *out)
 {
 	fputs("usage: rtitsim run [SCENARIO.scn | PROGRAM] [options]\n"
 	      "\n"
-	      "Runs the program under the simulator and the RTIT encoder model.  SCENARIO is\n"
+	      "Runs the program under the simulator and the encoder model of the scenario's\n"
+	      "dialect (RTIT, or Intel PT with `dialect pt`).  SCENARIO is\n"
 	      "a scenario file (docs/scenario.md); PROGRAM a static ELF executable, traced\n"
 	      "from its entry at all CPLs.  With neither, a built-in demo runs and its\n"
 	      "packets are printed with what produced each.\n"
@@ -94,22 +100,30 @@ static void on_batch(const struct rtit_sim_rec *recs, size_t n, void *opaque)
 {
 	struct run *r = opaque;
 	rtit_flow_writer_on_batch(recs, n, &r->flow);
-	rtit_r_model_on_batch(recs, n, &r->model);
+	if (r->dialect == RTIT_DIALECT_PT)
+		rtit_pt_model_on_batch(recs, n, &r->ptm);
+	else
+		rtit_r_model_on_batch(recs, n, &r->model);
 }
 
 static int msr_write(void *opaque, uint32_t msr, uint64_t v, const struct rtit_sim_rec *ctx)
 {
 	struct run *r = opaque;
-	if (msr == RTIT_MSR_CTL && !r->have_ctl && (v & RTIT_CTL_TRACE_EN)) {
+	uint32_t ctl_msr = r->dialect == RTIT_DIALECT_PT ? RTIT_PT_MSR_CTL : RTIT_MSR_CTL;
+	if (msr == ctl_msr && !r->have_ctl && (v & 1)) {	/* Trace_En / TraceEn */
 		r->first_ctl = v;
 		r->have_ctl = true;
 	}
+	if (r->dialect == RTIT_DIALECT_PT)
+		return rtit_pt_model_msr_write(&r->ptm, msr, v, ctx);
 	return rtit_r_model_msr_write(&r->model, msr, v, ctx);
 }
 
 static int msr_read(void *opaque, uint32_t msr, uint64_t *v, const struct rtit_sim_rec *ctx)
 {
 	struct run *r = opaque;
+	if (r->dialect == RTIT_DIALECT_PT)
+		return rtit_pt_model_msr_read(&r->ptm, msr, v, ctx);
 	return rtit_r_model_msr_read(&r->model, msr, v, ctx);
 }
 
@@ -119,7 +133,8 @@ static int msr_read(void *opaque, uint32_t msr, uint64_t *v, const struct rtit_s
 static int check_expect(struct run *r, const uint8_t *trace, size_t len, bool cycle_acc)
 {
 	static struct rtit_pktdec d;
-	struct rtit_pktdec_cfg cfg = { .dialect = RTIT_DIALECT_RTIT, .cycle_acc = cycle_acc,
+	struct rtit_pktdec_cfg cfg = { .dialect = (enum rtit_dialect)r->dialect,
+				       .cycle_acc = cycle_acc && r->dialect == RTIT_DIALECT_RTIT,
 				       .mem = trace, .mem_len = len };
 	struct rtit_pktdec_item it;
 	size_t k = 0;
@@ -136,7 +151,7 @@ static int check_expect(struct run *r, const uint8_t *trace, size_t len, bool cy
 		}
 		if (ret == 0)
 			break;
-		rtit_print_short(got, sizeof(got), RTIT_DIALECT_RTIT, &it);
+		rtit_print_short(got, sizeof(got), (enum rtit_dialect)r->dialect, &it);
 		if (k == r->sc.nexpect) {
 			fprintf(stderr, "%s: packet %zu at trace offset %" PRIu64 " is '%s'; the expect block ends at line %d\n",
 				where, k + 1, it.offset, got,
@@ -319,18 +334,17 @@ int rtit_cmd_run(int argc, char **argv)
 		rtit_scenario_fini(&r.sc);
 		return ret == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;
 	}
-	if (r.sc.dialect != RTIT_DIALECT_RTIT) {
-		fprintf(stderr, "%s: dialect pt: the Intel PT encoder model is not in `rtitsim run` yet\n",
-			name);
-		rtit_scenario_fini(&r.sc);
-		return RTIT_EXIT_INPUT;
-	}
+	r.dialect = r.sc.dialect;
 
 	/* Encoder parameters from the scenario's param lines. */
 	rtit_r_params_default(&r.params);
+	rtit_pt_params_default(&r.ptp);
 	for (size_t i = 0; i < r.sc.nparams; i++) {
 		char e[256];
-		if (rtit_r_param_set(&r.params, r.sc.params[i].key, r.sc.params[i].value, e, sizeof(e)) < 0) {
+		int pr = r.dialect == RTIT_DIALECT_PT ?
+			 rtit_pt_param_set(&r.ptp, r.sc.params[i].key, r.sc.params[i].value, e, sizeof(e)) :
+			 rtit_r_param_set(&r.params, r.sc.params[i].key, r.sc.params[i].value, e, sizeof(e));
+		if (pr < 0) {
 			fprintf(stderr, "%s:%d: %s\n", r.sc.path, r.sc.params[i].line, e);
 			rtit_scenario_fini(&r.sc);
 			return RTIT_EXIT_INPUT;
@@ -359,7 +373,9 @@ int rtit_cmd_run(int argc, char **argv)
 		return RTIT_EXIT_IO;
 
 	struct rtit_enc_sink sink = { .write = trace_write, .on_packet = on_note, .opaque = &r };
-	if ((ret = rtit_r_model_init(&r.model, &r.params, &sink)) < 0) {
+	ret = r.dialect == RTIT_DIALECT_PT ? rtit_pt_model_init(&r.ptm, &r.ptp, &sink) :
+					     rtit_r_model_init(&r.model, &r.params, &sink);
+	if (ret < 0) {
 		fprintf(stderr, "%s: bad encoder parameters: %s\n", r.sc.path, rtit_errstr(ret));
 		return RTIT_EXIT_INPUT;
 	}
@@ -371,10 +387,14 @@ int rtit_cmd_run(int argc, char **argv)
 	cfg.consumer.msr_write = msr_write;
 	cfg.consumer.msr_read = msr_read;
 	cfg.consumer.opaque = &r;
-	rtit_r_model_set_platform(&r.model, (uint8_t)cfg.cpl, cfg.cr3, (cfg.cr0 >> 31) & 1);
-	/* 3.3.1: a debugger reads RTIT_CTL before it writes the others. */
-	uint64_t v;
-	rtit_r_model_msr_read(&r.model, RTIT_MSR_CTL, &v, NULL);
+	if (r.dialect == RTIT_DIALECT_PT) {
+		rtit_pt_model_set_platform(&r.ptm, (uint8_t)cfg.cpl, cfg.cr3, (uint8_t)cfg.mode);
+	} else {
+		rtit_r_model_set_platform(&r.model, (uint8_t)cfg.cpl, cfg.cr3, (cfg.cr0 >> 31) & 1);
+		/* RTIT 3.3.1: a debugger reads RTIT_CTL before the others. */
+		uint64_t v;
+		rtit_r_model_msr_read(&r.model, RTIT_MSR_CTL, &v, NULL);
+	}
 
 	struct rtit_sim *sim;
 	if ((ret = rtit_sim_new(&sim, &cfg)) < 0) {
@@ -391,7 +411,11 @@ int rtit_cmd_run(int argc, char **argv)
 	}
 	struct rtit_sim_status st;
 	ret = rtit_sim_run(sim, &st);
-	int fin = rtit_r_model_finish(&r.model);
+	int fin = r.dialect == RTIT_DIALECT_PT ? rtit_pt_model_finish(&r.ptm) :
+						 rtit_r_model_finish(&r.model);
+	uint64_t packets = r.dialect == RTIT_DIALECT_PT ? r.ptm.stats.packets : r.model.stats.packets;
+	uint64_t psbs = r.dialect == RTIT_DIALECT_PT ? r.ptm.stats.psbs : r.model.stats.psbs;
+	uint64_t overflows = r.dialect == RTIT_DIALECT_PT ? r.ptm.stats.overflows : r.model.stats.overflows;
 	uint64_t flow_digest = 0, trace_digest = XXH3_64bits_digest(r.xxh);
 	int fw = rtit_flow_writer_fini(&r.flow, &flow_digest);
 	if (ret < 0) {
@@ -407,29 +431,39 @@ int rtit_cmd_run(int argc, char **argv)
 	char th[17], fh[17];
 	hex_canonical(th, trace_digest);
 	hex_canonical(fh, flow_digest);
-	bool ca = r.first_ctl & RTIT_CTL_CYCLE_ACC;
+	bool pt = r.dialect == RTIT_DIALECT_PT;
+	bool ca = !pt && (r.first_ctl & RTIT_CTL_CYCLE_ACC);
 	if (sideband) {
 		fprintf(sideband, "# rtitsim sideband: what a decoder needs besides the trace\n"
-			"rtitsim_version 0.1.0\nscenario %s\nname %s\ndialect rtit\ncpu %s\nmode %d\n"
-			"cycle_accurate %d\ncmprs_ret %d\nmtc_range %u\nrtit_ctl 0x%" PRIx64 "\n",
-			r.sc.path, r.sc.name, r.sc.cpu[0] ? r.sc.cpu : "silvermont", r.sc.mode ? r.sc.mode : 64,
-			ca, (r.first_ctl & RTIT_CTL_CMPRS_RET) != 0,
-			(unsigned)((r.first_ctl >> RTIT_CTL_MTC_RANGE_SHIFT) & 3), r.first_ctl);
+			"rtitsim_version 0.1.0\nscenario %s\nname %s\ndialect %s\ncpu %s\nmode %d\n",
+			r.sc.path, r.sc.name, pt ? "pt" : "rtit",
+			r.sc.cpu[0] ? r.sc.cpu : (pt ? "default" : "silvermont"), r.sc.mode ? r.sc.mode : 64);
+		if (pt)
+			fprintf(sideband, "ia32_rtit_ctl 0x%" PRIx64 "\nret_compression %d\nmtc_freq %u\n"
+				"cyc_thresh %u\nart_num %u\nart_den %u\ncbr %u\n", r.first_ctl,
+				!(r.first_ctl & RTIT_PT_CTL_DIS_RETC),
+				(unsigned)((r.first_ctl & RTIT_PT_CTL_MTC_FREQ_MASK) >> RTIT_PT_CTL_MTC_FREQ_SHIFT),
+				(unsigned)((r.first_ctl & RTIT_PT_CTL_CYC_THRESH_MASK) >> RTIT_PT_CTL_CYC_THRESH_SHIFT),
+				r.ptp.art_num, r.ptp.art_den, r.ptp.cbr);
+		else
+			fprintf(sideband, "cycle_accurate %d\ncmprs_ret %d\nmtc_range %u\nrtit_ctl 0x%" PRIx64 "\n",
+				ca, (r.first_ctl & RTIT_CTL_CMPRS_RET) != 0,
+				(unsigned)((r.first_ctl >> RTIT_CTL_MTC_RANGE_SHIFT) & 3), r.first_ctl);
 		for (size_t i = 0; i < r.sc.nparams; i++)
 			fprintf(sideband, "param %s = %s\n", r.sc.params[i].key, r.sc.params[i].value);
 		fprintf(sideband, "trace_bytes %" PRIu64 "\ntrace_xxh3 %s\nflow_records %" PRIu64
 			"\nflow_xxh3 %s\ninstructions %" PRIu64 "\nevents %" PRIu64 "\npackets %" PRIu64
 			"\npsbs %" PRIu64 "\noverflows %" PRIu64 "\nstop %s\n",
-			r.trace_bytes, th, r.flow.count, fh, st.insns, st.events, r.model.stats.packets,
-			r.model.stats.psbs, r.model.stats.overflows, st.msg);
-		for (int e = 1; e < RTIT_NERRATA; e++)
+			r.trace_bytes, th, r.flow.count, fh, st.insns, st.events, packets,
+			psbs, overflows, st.msg);
+		for (int e = 1; e < RTIT_NERRATA && !pt; e++)
 			if (r.model.stats.errata_fired[e])
 				fprintf(sideband, "erratum_e%d_fired %" PRIu64 "\n", e, r.model.stats.errata_fired[e]);
 	}
 	if (!quiet)
 		printf("%s: %s; %" PRIu64 " instructions, %" PRIu64 " events -> %" PRIu64
 		       " packets, %" PRIu64 " bytes\n", r.sc.name[0] ? r.sc.name : name, st.msg, st.insns,
-		       st.events, r.model.stats.packets, r.trace_bytes);
+		       st.events, packets, r.trace_bytes);
 	printf("trace %s  flow %s\n", th, fh);
 
 	int closing = 0;
