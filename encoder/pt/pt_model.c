@@ -568,10 +568,16 @@ void rtit_pt_time_to(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 	m->last_tsc = r->tsc;
 	drain_bytes(m, rtit_ibuf_on_cycles(&m->ibuf, dc));
 	v = art_of(m, r->tsc) >> mtc_freq(m);
-	if (v != m->mtc_last && ctl(m, RTIT_PT_CTL_MTC_EN) && rtit_pt_trigger_en(m) && !m->asleep) {
-		struct rtit_packet p = { .type = RTIT_PT_MTC };
-		p.u.mtc.ctc = (uint8_t)v;
-		send(m, &p, 0, "MTC: ART bit MTCFreq toggled (33.4.2.12)", F_ELIG | F_TIMING);
+	if (v > m->mtc_last && ctl(m, RTIT_PT_CTL_MTC_EN) && rtit_pt_trigger_en(m) && !m->asleep) {
+		/* One MTC per toggle of ART bit MTCFreq (33.4.2.12); beyond
+		 * 256 in one step only the last (a decoder cannot tell more
+		 * than 256 drops apart anyway, 2.6.8). */
+		uint64_t e = v - m->mtc_last > 256 ? v : m->mtc_last + 1;
+		for (; e <= v; e++) {
+			struct rtit_packet p = { .type = RTIT_PT_MTC };
+			p.u.mtc.ctc = (uint8_t)e;
+			send(m, &p, 0, "MTC: ART bit MTCFreq toggled (33.4.2.12)", F_ELIG | F_TIMING);
+		}
 	}
 	m->mtc_last = v;
 }
@@ -673,6 +679,16 @@ static void on_trace_disable(struct rtit_pt_model *m, bool pe0, uint64_t fup_ip,
 	if (m->psb_due && ctl(m, RTIT_PT_CTL_INJECT_PSB_PMI))
 		m->status |= RTIT_PT_STATUS_PEND_PSB;
 	m->psb_due = false;
+	if (m->ovf) {
+		/* Disabled during an overflow: the flush makes room, the OVF
+		 * tells the decoder what was lost, and the FUP/TIP.PGD that
+		 * follow complete it (33.3.8 "FUP after OVF"; rtitsim's
+		 * reading, docs/decisions.md). */
+		struct rtit_packet o = { .type = RTIT_PT_OVF };
+		rtit_pt_model_drain(m);
+		m->ovf = false;
+		send(m, &o, 0, "OVF: the overflow ends with TraceEn cleared (33.3.8)", F_ELIG);
+	}
 	if (pe0) {
 		emit_ip(m, RTIT_PT_FUP, fup_ip, why);
 		emit_pgd_none(m, "TIP.PGD(): TraceEn cleared (Table 33-56 cases 3/9)");

@@ -100,3 +100,29 @@ Test(buffer, psb_resets_ret_compression)
 	/* The CALL came before the PSB: not compressed (33.4.2.2). */
 	px_expect(&h, n, 0x2d, 0x07, 0x10);
 }
+
+Test(buffer, disable_during_overflow)
+{
+	start(PT_CTL_ON, 40);
+	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1002, 2, 0x1100, true);
+	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1100, 2, 0x1200, true);
+	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1200, 2, 0x1300, true);	/* overflows */
+	cr_assert_eq(px_wrmsr(&h, 0x1300, RTIT_PT_MSR_CTL, PT_CTL_ON & ~RTIT_PT_CTL_TRACE_EN), 0);
+	cr_assert_eq(rtit_pt_model_finish(&h.m), 0);
+	/* Flush, OVF, then Table 33-56 case 3: FUP(CLIP), TIP.PGD(). */
+	px_expect(&h, 0, ENABLE_1000, 0x2d, 0x00, 0x11, 0x2d, 0x00, 0x12,
+		  PT_OVF, 0x3d, 0x00, 0x13, 0x01);
+}
+
+Test(buffer, mtc_per_edge)
+{
+	start(PT_CTL_ON | RTIT_PT_CTL_MTC_EN, 0);
+	size_t n = h.n;
+	h.tsc += 2;	/* three ART edges in one step (MTCFreq 0) */
+	px_op(&h, 0x1002, 2);
+	px_expect(&h, n, 0x59, 0x02, 0x59, 0x03, 0x59, 0x04);
+	n = h.n;
+	h.tsc += 1000;	/* more than 256: only the last */
+	px_op(&h, 0x1004, 2);
+	px_expect(&h, n, 0x59, (uint8_t)(4 + 1001));
+}
