@@ -174,6 +174,10 @@ int rtit_pt_model_msr_write(void *opaque, uint32_t msr, uint64_t v,
 			    const struct rtit_sim_rec *ctx)
 {
 	struct rtit_pt_model *m = opaque;
+	/* The simulator's presets (a scenario's msr lines) come with a
+	 * record of kind 0: a debugger's write, no instruction. */
+	if (ctx && !ctx->kind)
+		ctx = NULL;
 	int ret = msr_write(m, msr, v, ctx);
 	rtit_pt_out_flush(m);
 	return ret;

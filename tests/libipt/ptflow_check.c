@@ -1,0 +1,171 @@
+/*
+ * ptflow_check.c - decodes an Intel PT trace that `rtitsim run` wrote with
+ * libipt's instruction-flow decoder (Intel's reference decoder, an
+ * independent tool) over the same program image, and compares every
+ * instruction libipt reports with the simulator's ground-truth flow.
+ *
+ *   ptflow_check PREFIX SCENARIO.scn
+ *
+ * reads PREFIX.trace and PREFIX.flow.  Between an enable (TIP.PGE, or the
+ * FUP of a PSB+/OVF) and the next disable, libipt's instructions must be
+ * the flow's instructions one by one; across a disabled stretch the flow
+ * is searched forward for the enable IP.  Exit 0 when everything libipt
+ * decoded matched, 1 on a mismatch (first one printed), 2 on bad input.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <intel-pt.h>
+#include <unicorn/unicorn.h>
+
+#include "rtit/scenario.h"
+#include "rtit/sim.h"
+
+static struct rtit_sim *sim;
+
+/* libipt's image callback: the program's bytes from the simulator's
+ * memory (loaded, not run). */
+static int read_image(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip,
+		      void *ctx)
+{
+	(void)asid;
+	(void)ctx;
+	/* Shorten at unmapped pages: libipt asks for up to 15 bytes. */
+	while (size && uc_mem_read(rtit_sim_uc(sim), ip, buf, size) != UC_ERR_OK)
+		size--;
+	return size ? (int)size : -pte_nomap;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b = NULL;
+	long n;
+	if (!f)
+		return NULL;
+	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) &&
+	    (b = malloc((size_t)n + 1)) && fread(b, 1, (size_t)n, f) == (size_t)n)
+		*len = (size_t)n;
+	else {
+		free(b);
+		b = NULL;
+	}
+	fclose(f);
+	return b;
+}
+
+int main(int argc, char **argv)
+{
+	char path[1024];
+	struct rtit_scenario sc;
+	struct rtit_scn_error err;
+	struct rtit_sim_config cfg;
+	struct rtit_sim_rec *recs;
+	size_t nrecs, tlen;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: ptflow_check PREFIX SCENARIO.scn\n");
+		return 2;
+	}
+	snprintf(path, sizeof(path), "%s.flow", argv[1]);
+	FILE *ff = fopen(path, "rb");
+	if (!ff || rtit_flow_read(ff, &recs, &nrecs) < 0) {
+		fprintf(stderr, "%s: cannot read the flow\n", path);
+		return 2;
+	}
+	fclose(ff);
+	snprintf(path, sizeof(path), "%s.trace", argv[1]);
+	uint8_t *trace = slurp(path, &tlen);
+	if (!trace) {
+		fprintf(stderr, "%s: cannot read the trace\n", path);
+		return 2;
+	}
+	if (rtit_scenario_parse_file(argv[2], &sc, &err) < 0) {
+		fprintf(stderr, "%s\n", err.text);
+		return 2;
+	}
+	rtit_sim_config_default(&cfg);
+	rtit_scenario_config(&sc, &cfg);
+	if (rtit_sim_new(&sim, &cfg) < 0 || rtit_scenario_setup(&sc, sim, &err) < 0) {
+		fprintf(stderr, "%s: cannot load the program: %s\n", argv[2], err.text);
+		return 2;
+	}
+
+	/* The flow's instructions (events are not instructions). */
+	uint64_t *ips = malloc((nrecs + 1) * sizeof(*ips));
+	size_t nips = 0;
+	for (size_t i = 0; i < nrecs; i++)
+		if (recs[i].kind == RTIT_SIM_INSN)
+			ips[nips++] = recs[i].ip;
+
+	struct pt_config config;
+	pt_config_init(&config);
+	config.begin = trace;
+	config.end = trace + tlen;
+	/* No CPU given: libipt applies no errata workarounds. */
+	struct pt_insn_decoder *dec = pt_insn_alloc_decoder(&config);
+	if (!dec) {
+		fprintf(stderr, "cannot allocate the libipt decoder\n");
+		return 2;
+	}
+	pt_image_set_callback(pt_insn_get_image(dec), read_image, NULL);
+
+	size_t k = 0, matched = 0, events = 0;
+	bool resync = true;
+	int status = pt_insn_sync_forward(dec), rc = 0;
+	while (status >= 0) {
+		while (status & pts_event_pending) {
+			struct pt_event ev;
+			status = pt_insn_event(dec, &ev, sizeof(ev));
+			if (status < 0)
+				break;
+			events++;
+			if (ev.type == ptev_enabled || ev.type == ptev_overflow ||
+			    ev.type == ptev_disabled || ev.type == ptev_async_disabled)
+				resync = true;
+		}
+		if (status < 0 || (status & pts_eos))
+			break;
+		struct pt_insn insn;
+		status = pt_insn_next(dec, &insn, sizeof(insn));
+		if (status < 0)
+			break;
+		if (resync) {
+			while (k < nips && ips[k] != insn.ip)
+				k++;
+			resync = false;
+		}
+		if (k >= nips || ips[k] != insn.ip) {
+			uint64_t off = 0;
+			pt_insn_get_offset(dec, &off);
+			fprintf(stderr, "%s: instruction %zu: libipt decodes 0x%" PRIx64 ", the flow has %s0x%" PRIx64
+				" (trace offset 0x%" PRIx64 ")\n", argv[1], matched + 1, insn.ip,
+				k < nips ? "" : "nothing after ", k < nips ? ips[k] : ips[nips ? nips - 1 : 0], off);
+			rc = 1;
+			break;
+		}
+		k++;
+		matched++;
+	}
+	if (!rc && status < 0 && status != -pte_eos) {
+		uint64_t off = 0;
+		pt_insn_get_offset(dec, &off);
+		fprintf(stderr, "%s: libipt: %s at trace offset 0x%" PRIx64 " after %zu instructions\n",
+			argv[1], pt_errstr(pt_errcode(status)), off, matched);
+		rc = 1;
+	}
+	printf("%s: libipt decoded %zu of the flow's %zu instructions, all matching (%zu events)%s\n",
+	       argv[1], matched, nips, events, rc ? " -- FAILED" : "");
+	if (!rc && !matched) {
+		fprintf(stderr, "%s: libipt decoded nothing\n", argv[1]);
+		rc = 1;
+	}
+	pt_insn_free_decoder(dec);
+	rtit_sim_free(sim);
+	rtit_scenario_fini(&sc);
+	free(ips);
+	free(recs);
+	free(trace);
+	return rc;
+}
