@@ -962,6 +962,10 @@ int rtit_scenario_setup(const struct rtit_scenario *sc, struct rtit_sim *sim,
 				 &ev.at, err)) < 0)
 			return r;
 		r = rtit_sim_inject(sim, &ev);
+		if (r == -RTIT_ERR_NOSPACE)
+			return serr(err, sc, sc->events[i].line, r,
+				    "event: more than %d injected events",
+				    RTIT_SIM_MAX_INJECT);
 		if (r < 0)
 			return serr(err, sc, sc->events[i].line, r,
 				    "event: %s", rtit_errstr(r));
