@@ -118,6 +118,8 @@ struct rtit_sim_rec {
 	uint32_t pad1;		/* zero */
 };
 
+_Static_assert(sizeof(struct rtit_sim_rec) == 64, "one record is 64 bytes");
+
 /* How records reach the consumer: one call per record, one per block (the
  * records finalised together), or in batches of up to batch_cap. */
 enum rtit_sim_deliver {
@@ -131,8 +133,9 @@ enum rtit_sim_deliver {
  * on_batch: n >= 1 records, valid only during the call.
  * msr_write/msr_read: an access to a trace MSR (RTIT 0x760-0x77D or Intel
  * PT 0x560-0x561, 0x570-0x572, 0x580-0x587) by the guest (ctx = the WRMSR or
- * RDMSR record being built) or from outside (ctx = the event record).
- * Return >= 0 to accept, < 0 for #GP.
+ * RDMSR record being built) or from outside (ctx = the event record), or
+ * a preset before the run (ctx->kind == 0).  Every record before ctx has
+ * been delivered.  Return >= 0 to accept, < 0 for #GP.
  */
 struct rtit_sim_consumer {
 	void (*on_batch)(const struct rtit_sim_rec *recs, size_t n, void *opaque);
