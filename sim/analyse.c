@@ -210,6 +210,19 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 	if (in->attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
 			      ZYDIS_ATTRIB_HAS_REPNE))
 		out->flags |= SIM_I_REP;
+	/* Unicorn keeps RIP exact at a memory access only for the plain
+	 * integer loads and stores (with precise_faults); x87, SSE, MMX,
+	 * atomics (LOCK, XCHG), CMPXCHG8B/16B, FXSAVE... fault with a stale
+	 * RIP.  A code hook on them makes Unicorn store RIP first. */
+	if ((in->attributes & ZYDIS_ATTRIB_HAS_MODRM) && in->raw.modrm.mod != 3 &&
+	    !(out->flags & SIM_I_SPECIAL) &&
+	    ((in->meta.isa_ext != ZYDIS_ISA_EXT_BASE &&
+	      in->meta.isa_ext != ZYDIS_ISA_EXT_LONGMODE) ||
+	     (in->attributes & ZYDIS_ATTRIB_HAS_LOCK) ||
+	     in->mnemonic == ZYDIS_MNEMONIC_XCHG ||
+	     in->mnemonic == ZYDIS_MNEMONIC_CMPXCHG8B ||
+	     in->mnemonic == ZYDIS_MNEMONIC_CMPXCHG16B))
+		out->flags |= SIM_I_RISKY;
 	/* MOV SS, r/m (8E /2): SDM 6.8.3, interrupts held one instruction */
 	if (in->mnemonic == ZYDIS_MNEMONIC_MOV && in->opcode == 0x8E &&
 	    in->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT && in->raw.modrm.reg == 2)
@@ -261,7 +274,7 @@ static int analyse(struct rtit_sim *sim, uint64_t addr, uint32_t size,
 		if (si->flags & SIM_I_ZLC)
 			si->rflags |= RTIT_SIM_F_ZERO_LEN_CALL;
 		b->n++;
-		if (si->flags & SIM_I_SPECIAL)
+		if (si->flags & (SIM_I_SPECIAL | SIM_I_RISKY))
 			b->nspecial++;
 		off += in.length;
 		/* size unknown: stop at the first branch */

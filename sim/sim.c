@@ -456,7 +456,7 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 	if (fresh && b->nspecial) {
 		const struct sim_insn *in = &sim->cache.insns[b->first];
 		for (uint32_t i = 0; i < b->n; i++) {
-			if (!(in[i].flags & SIM_I_SPECIAL))
+			if (!(in[i].flags & (SIM_I_SPECIAL | SIM_I_RISKY)))
 				continue;
 			int r = hook_at(sim, in[i].ip);
 			if (r < 0) {
@@ -530,14 +530,19 @@ static bool on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr,
 		snprintf(sim->fault_why, sizeof(sim->fault_why),
 			 "%s non-canonical address 0x%" PRIx64, what, addr);
 		sim->req = SIM_REQ_FAULT;
-		sim->fault_ip = UINT64_MAX;
+		sim->fault_ip = type == UC_MEM_FETCH_UNMAPPED ||
+				type == UC_MEM_FETCH_PROT ? UINT64_MAX : rget(sim, R_IP);
 		return false;
 	}
 	snprintf(sim->fault_why, sizeof(sim->fault_why), "%s %s address 0x%" PRIx64,
 		 what, prot ? "protected" : "unmapped", addr);
-	/* the IP is read after uc_emu_start returns (exact then) */
+	/* RIP as stored by the last synchronisation point (a memory access
+	 * with precise_faults, or the code hook of a risky instruction);
+	 * after uc_emu_start returns it can be the block start or the next
+	 * instruction instead */
 	sim->req = SIM_REQ_FAULT;
-	sim->fault_ip = UINT64_MAX;
+	sim->fault_ip = type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT ?
+			UINT64_MAX : rget(sim, R_IP);
 	return false;
 }
 

@@ -16,7 +16,9 @@ enum {
 	SIM_I_DIRECT = 1u << 2,		/* target is known statically */
 	SIM_I_BRANCH = 1u << 3,		/* may change the flow */
 	SIM_I_SHADOW = 1u << 4,		/* STI, MOV SS, POP SS: interrupt shadow */
-	SIM_I_REP = 1u << 5		/* REP string op: one TB per iteration */
+	SIM_I_REP = 1u << 5,		/* REP string op: one TB per iteration */
+	SIM_I_RISKY = 1u << 6		/* memory access Unicorn does not keep
+					 * RIP exact for: code hook syncs it */
 };
 
 /* One analysed instruction (cached). */

@@ -596,3 +596,35 @@ Test(sim_classes, privilege)
 		st_free(&r);
 	}
 }
+
+/* A #PF names the faulting instruction exactly, whichever way Unicorn
+ * performs the access (inline, helper, atomic), and the instructions
+ * before it in the block retire. */
+Test(sim_classes, precise_fault_ip_every_access_kind)
+{
+	static const char *const accesses[] = {
+		"mov dword ptr [rdx], 1", "add [rdx], al", "bt dword ptr [rdx], eax",
+		"push qword ptr [rdx]", "pop qword ptr [rdx]", "call qword ptr [rdx]",
+		"jmp qword ptr [rdx]", "movsb", "lodsb", "stosq", "rep movsb", "cmpsb",
+		"cmpxchg [rdx], ecx", "xchg [rdx], eax", "lock add [rdx], eax",
+		"cmpxchg8b [rdx]", "cmpxchg16b [rdx]", "fnstcw [rdx]",
+		"fld dword ptr [rdx]", "fstp dword ptr [rdx]", "fild dword ptr [rdx]",
+		"fbstp [rdx]", "fxsave [rdx]", "movdqu [rdx], xmm0",
+		"movdqu xmm0, [rdx]", "movss xmm0, [rdx]", "movq [rdx], mm0",
+		"ldmxcsr [rdx]", "lgdt [rdx]",
+	};
+	const char *expect =
+		"a other\nb other\nc other\nd other\ne other\n"
+		"! exception 14 fault x -> h_14\nh_14 hlt\n";
+	for (size_t i = 0; i < sizeof(accesses) / sizeof(accesses[0]); i++) {
+		char src[512];
+		snprintf(src, sizeof(src), P
+			 "a: mov rdx, 0x5000\nb: mov rsi, 0x5000\nc: mov rdi, 0x5000\n"
+			 "d: mov rcx, 3\ne: add rax, 1\nx: %s\nhlt\nh_14: hlt\n",
+			 accesses[i]);
+		struct st_run r;
+		cr_assert_eq(st_run_asm(&r, src, NULL), 0, "%s: %s", accesses[i], r.err);
+		cr_expect_str_eq(r.text, expect, "%s:\n%s", accesses[i], r.text);
+		st_free(&r);
+	}
+}
