@@ -553,6 +553,87 @@ static void on_sync(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
 	 * guest PC exact at every memory access */
 }
 
+/* ------------------------------------------- Unicorn's exception memory */
+
+/*
+ * QEMU remembers the last exception it raised (env->old_exception) to turn
+ * a second contributory exception into #DF (SDM 6.15, Table 6-5); it
+ * forgets it only when it delivers the exception itself, which it never
+ * does here (the model delivers).  Left alone, a second #DE or #GP from
+ * real execution would arrive as #DF.  The field is found once, by
+ * calibration on a scratch engine (the context blob with -1 before and 13
+ * after a #GP), and reset to -1 after each exception Unicorn raised.
+ */
+struct sim_ctx_hdr {	/* Unicorn 2.0 struct uc_context, before the blob */
+	size_t size;
+	int mode;
+	int arch;
+	char data[];
+};
+
+static long old_exc_off = -2;	/* -2 not calibrated, -1 not found */
+
+static void calib_intr(uc_engine *uc, uint32_t intno, void *opaque)
+{
+	*(uint32_t *)opaque = intno;
+	uc_emu_stop(uc);
+}
+
+static long calibrate_old_exception(void)
+{
+	uc_engine *uc;
+	uc_context *a = NULL, *b = NULL;
+	long off = -1;
+	/* mov ax, 0x1234; mov ds, ax: #GP (13) */
+	static const uint8_t code[] = { 0x66, 0xb8, 0x34, 0x12, 0x8e, 0xd8, 0xf4 };
+	uint32_t got = 0;
+	uc_hook h;
+	if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK)
+		return -1;
+	if (uc_mem_map(uc, 0x1000, 0x1000, UC_PROT_ALL) ||
+	    uc_mem_write(uc, 0x1000, code, sizeof(code)) ||
+	    uc_hook_add(uc, &h, UC_HOOK_INTR, (void *)calib_intr, &got, 1, 0) ||
+	    uc_context_alloc(uc, &a) || uc_context_alloc(uc, &b) ||
+	    uc_context_save(uc, a) || uc_emu_start(uc, 0x1000, 0, 0, 0) ||
+	    got != 13 || uc_context_save(uc, b))
+		goto out;
+	const struct sim_ctx_hdr *ha = (const void *)a, *hb = (const void *)b;
+	if (ha->size + sizeof(*ha) != uc_context_size(uc) || ha->size != hb->size)
+		goto out;
+	int n = 0;
+	for (size_t o = 0; o + 4 <= ha->size; o += 4) {
+		int32_t x, y;
+		memcpy(&x, ha->data + o, 4);
+		memcpy(&y, hb->data + o, 4);
+		if (x == -1 && y == 13) {
+			off = (long)o;
+			n++;
+		}
+	}
+	if (n != 1)
+		off = -1;
+out:
+	if (a)
+		uc_context_free(a);
+	if (b)
+		uc_context_free(b);
+	uc_close(uc);
+	return off;
+}
+
+/* Makes Unicorn forget the exception it raised last. */
+static void forget_exception(struct rtit_sim *sim)
+{
+	if (old_exc_off < 0 || !sim->ctx)
+		return;
+	struct sim_ctx_hdr *h = (void *)sim->ctx;
+	int32_t none = -1;
+	if (uc_context_save(sim->uc, sim->ctx) != UC_ERR_OK)
+		return;
+	memcpy(h->data + old_exc_off, &none, 4);
+	uc_context_restore(sim->uc, sim->ctx);
+}
+
 /* ---------------------------------------------------------- guest memory */
 
 static bool push(struct rtit_sim *sim, uint64_t *sp, uint64_t v, int w)
@@ -1399,6 +1480,10 @@ int rtit_sim_new(struct rtit_sim **simp, const struct rtit_sim_config *cfg)
 	}
 	/* SYSENTER and friends need a recent CPU model */
 	uc_ctl_set_cpu_model(sim->uc, UC_CPU_X86_SKYLAKE_CLIENT);
+	if (old_exc_off == -2)
+		old_exc_off = calibrate_old_exception();
+	if (old_exc_off >= 0 && uc_context_alloc(sim->uc, &sim->ctx) != UC_ERR_OK)
+		sim->ctx = NULL;
 	if (cfg->mode == 64)
 		ZydisDecoderInit(&sim->dec, ZYDIS_MACHINE_MODE_LONG_64,
 				 ZYDIS_STACK_WIDTH_64);
@@ -1458,6 +1543,8 @@ void rtit_sim_free(struct rtit_sim *sim)
 {
 	if (!sim)
 		return;
+	if (sim->ctx)
+		uc_context_free(sim->ctx);
 	if (sim->uc)
 		uc_close(sim->uc);
 	sim_cache_fini(&sim->cache);
@@ -1623,6 +1710,7 @@ int rtit_sim_run(struct rtit_sim *sim, struct rtit_sim_status *st)
 			break;
 		case SIM_REQ_FAULT: {
 			uint64_t fip = sim->fault_ip == UINT64_MAX ? rip : sim->fault_ip;
+			forget_exception(sim);
 			pending_retire_before(sim, fip);
 			/* #DB and #OF from Unicorn are traps (after the
 			 * instruction); the rest are faults */

@@ -94,6 +94,7 @@ struct sim_symbol {
 struct rtit_sim {
 	struct rtit_sim_config cfg;
 	uc_engine *uc;
+	uc_context *ctx;	/* scratch, to reset Unicorn's old_exception */
 	ZydisDecoder dec;
 	struct sim_cache cache;
 	struct sim_model m;

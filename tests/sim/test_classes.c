@@ -291,6 +291,40 @@ static const struct ccase cases[] = {
 	  "y iret T -> g\n"
 	  "g hlt\n", RTIT_SIM_STOP_HALTED, 64, 0 },
 
+	{ "repeated #DE and #GP from real execution stay #DE and #GP (no #DF)",
+	  P "a: xor edx, edx\n"
+	  "b: xor ecx, ecx\n"
+	  "c: div ecx\n"
+	  "d: div ecx\n"
+	  "e: mov ax, 0x1234\n"
+	  "f: mov ds, ax\n"
+	  "g: mov ds, ax\n"
+	  "i: hlt\n"
+	  "h_0: add qword ptr [rsp], 2\n"
+	  "x: iretq\n"
+	  "h_13: add rsp, 8\n"
+	  "y: add qword ptr [rsp], 2\n"
+	  "z: iretq\n"
+	  "h_8: hlt\n",
+	  "a other\n"
+	  "b other\n"
+	  "! exception 0 fault c -> h_0\n"
+	  "h_0 other\n"
+	  "x iret T -> d\n"
+	  "! exception 0 fault d -> h_0\n"
+	  "h_0 other\n"
+	  "x iret T -> e\n"
+	  "e other\n"
+	  "! exception 13 fault f -> h_13\n"
+	  "h_13 other\n"
+	  "y other\n"
+	  "z iret T -> g\n"
+	  "! exception 13 fault g -> h_13\n"
+	  "h_13 other\n"
+	  "y other\n"
+	  "z iret T -> i\n"
+	  "i hlt\n", RTIT_SIM_STOP_HALTED, 64, 0 },
+
 	{ "#PF in the middle of a block: only the prefix retires",
 	  P "a: mov eax, 1\n"
 	  "b: add eax, 2\n"
