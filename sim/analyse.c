@@ -162,7 +162,28 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 		out->cls = RTIT_IC_SYSEXIT;
 		out->flags = SIM_I_BRANCH | SIM_I_SPECIAL;
 		break;
+	case ZYDIS_MNEMONIC_LMSW: case ZYDIS_MNEMONIC_CLTS:
+	case ZYDIS_MNEMONIC_LGDT: case ZYDIS_MNEMONIC_LIDT:
+	case ZYDIS_MNEMONIC_LLDT: case ZYDIS_MNEMONIC_LTR:
+	case ZYDIS_MNEMONIC_XSETBV:
+		/* they would change Unicorn's own control state */
+		out->flags = SIM_I_SPECIAL;
+		break;
+	case ZYDIS_MNEMONIC_CLI: case ZYDIS_MNEMONIC_IN: case ZYDIS_MNEMONIC_OUT:
+	case ZYDIS_MNEMONIC_INSB: case ZYDIS_MNEMONIC_INSW:
+	case ZYDIS_MNEMONIC_INSD: case ZYDIS_MNEMONIC_OUTSB:
+	case ZYDIS_MNEMONIC_OUTSW: case ZYDIS_MNEMONIC_OUTSD:
+	case ZYDIS_MNEMONIC_INVLPG: case ZYDIS_MNEMONIC_INVD:
+	case ZYDIS_MNEMONIC_WBINVD: case ZYDIS_MNEMONIC_SWAPGS:
+	case ZYDIS_MNEMONIC_RDPMC:
+		out->flags = SIM_I_PRIV;
+		break;
 	case ZYDIS_MNEMONIC_MOV:
+		if (in->opcode_map == ZYDIS_OPCODE_MAP_0F &&
+		    (in->opcode == 0x21 || in->opcode == 0x23)) {
+			out->flags = SIM_I_SPECIAL;	/* MOV DR */
+			break;
+		}
 		if (in->opcode_map == ZYDIS_OPCODE_MAP_0F &&
 		    (in->opcode == 0x20 || in->opcode == 0x22)) {
 			unsigned cr = in->raw.modrm.reg | (in->raw.rex.R << 3);
@@ -196,7 +217,7 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 		out->flags = SIM_I_SPECIAL;
 		break;
 	case ZYDIS_MNEMONIC_STI:
-		out->flags = SIM_I_SHADOW;
+		out->flags = SIM_I_SHADOW | SIM_I_PRIV;
 		break;
 	case ZYDIS_MNEMONIC_POP:
 		if (in->opcode == 0x17 && in->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT)
@@ -274,7 +295,7 @@ static int analyse(struct rtit_sim *sim, uint64_t addr, uint32_t size,
 		if (si->flags & SIM_I_ZLC)
 			si->rflags |= RTIT_SIM_F_ZERO_LEN_CALL;
 		b->n++;
-		if (si->flags & (SIM_I_SPECIAL | SIM_I_RISKY))
+		if (si->flags & (SIM_I_SPECIAL | SIM_I_RISKY | SIM_I_PRIV))
 			b->nspecial++;
 		off += in.length;
 		/* size unknown: stop at the first branch */

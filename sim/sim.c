@@ -456,7 +456,7 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 	if (fresh && b->nspecial) {
 		const struct sim_insn *in = &sim->cache.insns[b->first];
 		for (uint32_t i = 0; i < b->n; i++) {
-			if (!(in[i].flags & (SIM_I_SPECIAL | SIM_I_RISKY)))
+			if (!(in[i].flags & (SIM_I_SPECIAL | SIM_I_RISKY | SIM_I_PRIV)))
 				continue;
 			int r = hook_at(sim, in[i].ip);
 			if (r < 0) {
@@ -1142,6 +1142,66 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 	case RTIT_IC_MOV_CR3:
 	case RTIT_IC_MOV_CR0:
 	case RTIT_IC_OTHER:
+		if (in.mnemonic == ZYDIS_MNEMONIC_MOV &&
+		    (in.opcode == 0x21 || in.opcode == 0x23)) {
+			/* MOV DR: kept in the model, no breakpoints */
+			unsigned dr = in.raw.modrm.reg & 7;
+			int gpr = (int)(in.raw.modrm.rm | (in.raw.rex.B << 3));
+			if (m->cpl != 0) {
+				gp_fault(sim, ip, "MOV DR at CPL 3");
+				return;
+			}
+			if (in.opcode == 0x23)
+				m->dr[dr] = rget(sim, gpr);
+			else
+				rset(sim, gpr, m->dr[dr]);
+			r = special_rec(sim, ip, len, si.cls, next, false);
+			rec_done(sim);
+			rset(sim, R_IP, next);
+			return;
+		}
+		switch (in.mnemonic) {
+		case ZYDIS_MNEMONIC_LMSW: case ZYDIS_MNEMONIC_CLTS:
+		case ZYDIS_MNEMONIC_LGDT: case ZYDIS_MNEMONIC_LIDT:
+		case ZYDIS_MNEMONIC_LLDT: case ZYDIS_MNEMONIC_LTR:
+		case ZYDIS_MNEMONIC_XSETBV:
+			if (m->cpl != 0) {
+				gp_fault(sim, ip, "privileged instruction at CPL 3");
+				return;
+			}
+			if (ops[0].type == ZYDIS_OPERAND_TYPE_MEMORY) {
+				/* the operand is read: it can fault */
+				uint8_t tmp[16];
+				uint64_t ea = mem_ea(sim, &ops[0], ip, len);
+				size_t n = ops[0].size / 8;
+				if (in.mnemonic == ZYDIS_MNEMONIC_LGDT ||
+				    in.mnemonic == ZYDIS_MNEMONIC_LIDT)
+					n = m->mode == 64 ? 10 : 6;
+				if (!n || n > sizeof(tmp))
+					n = 2;
+				if (uc_mem_read(sim->uc, ea, tmp, n) != UC_ERR_OK) {
+					snprintf(why, sizeof(why), "read of unmapped address 0x%"
+						 PRIx64, ea);
+					exception(sim, 14, ip, m->cpl == 3 ? 4 : 0, ea, why);
+					return;
+				}
+			}
+			if (in.mnemonic == ZYDIS_MNEMONIC_CLTS) {
+				m->cr0 &= ~8ull;
+			} else if (in.mnemonic == ZYDIS_MNEMONIC_LMSW) {
+				bool ok;
+				v = operand_value(sim, &ops[0], ip, len, &ok);
+				/* LMSW sets PE, MP, EM, TS and cannot clear PE */
+				m->cr0 = (m->cr0 & ~0xeull) | (v & 0xf);
+			}
+			/* descriptor tables, XCR0: no effect on the model */
+			r = special_rec(sim, ip, len, si.cls, next, false);
+			rec_done(sim);
+			rset(sim, R_IP, next);
+			return;
+		default:
+			break;
+		}
 		if (in.mnemonic == ZYDIS_MNEMONIC_MOV) {
 			unsigned cr = in.raw.modrm.reg | (in.raw.rex.R << 3);
 			int gpr = (int)(in.raw.modrm.rm | (in.raw.rex.B << 3));
@@ -1279,6 +1339,26 @@ static bool is_special_at(struct rtit_sim *sim, uint64_t ip)
 	return si.flags & SIM_I_SPECIAL;
 }
 
+/* IOPL-sensitive (CLI, STI, IN, OUT, INS, OUTS) rather than CPL 0 only */
+static bool priv_iopl(struct rtit_sim *sim, uint64_t ip)
+{
+	uint8_t buf[16] = {0};
+	ZydisDecodedInstruction in;
+	uc_mem_read(sim->uc, ip, buf, sizeof(buf));
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&sim->dec, NULL, buf,
+							sizeof(buf), &in)))
+		return false;
+	switch (in.mnemonic) {
+	case ZYDIS_MNEMONIC_CLI: case ZYDIS_MNEMONIC_STI: case ZYDIS_MNEMONIC_IN:
+	case ZYDIS_MNEMONIC_OUT: case ZYDIS_MNEMONIC_INSB: case ZYDIS_MNEMONIC_INSW:
+	case ZYDIS_MNEMONIC_INSD: case ZYDIS_MNEMONIC_OUTSB:
+	case ZYDIS_MNEMONIC_OUTSW: case ZYDIS_MNEMONIC_OUTSD:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 {
 	struct rtit_sim *sim = opaque;
@@ -1323,6 +1403,16 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 		return;
 	}
 	const struct sim_insn *si = &sim->cache.insns[b->first + (uint32_t)k];
+	if (si->flags & SIM_I_PRIV) {
+		/* SDM 2.8 (privileged), 19.5 (IOPL-sensitive); Unicorn runs at
+		 * CPL 0 and would execute them */
+		if (!sim->m.cpl || (priv_iopl(sim, addr) &&
+				    ((rget(sim, R_FLAGS) >> 12) & 3) >= (unsigned)sim->m.cpl))
+			return;
+		pending_retire_before(sim, addr);
+		gp_fault(sim, addr, "privileged instruction at CPL 3");
+		return;
+	}
 	if (!(si->flags & SIM_I_SPECIAL))
 		return;
 	pending_retire_before(sim, addr);

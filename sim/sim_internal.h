@@ -17,8 +17,10 @@ enum {
 	SIM_I_BRANCH = 1u << 3,		/* may change the flow */
 	SIM_I_SHADOW = 1u << 4,		/* STI, MOV SS, POP SS: interrupt shadow */
 	SIM_I_REP = 1u << 5,		/* REP string op: one TB per iteration */
-	SIM_I_RISKY = 1u << 6		/* memory access Unicorn does not keep
+	SIM_I_RISKY = 1u << 6,		/* memory access Unicorn does not keep
 					 * RIP exact for: code hook syncs it */
+	SIM_I_PRIV = 1u << 7		/* #GP at CPL 3 (or CPL > IOPL), else
+					 * executed by Unicorn */
 };
 
 /* One analysed instruction (cached). */
@@ -66,6 +68,7 @@ struct sim_model {
 	int mode;		/* 32 or 64 */
 	uint16_t cs, ss;
 	uint64_t cr0, cr2, cr3, cr4, cr8;
+	uint64_t dr[8];
 	uint64_t star, lstar, cstar, fmask;
 	uint64_t sysenter_cs, sysenter_esp, sysenter_eip;
 	uint64_t rsp0;

@@ -662,3 +662,46 @@ Test(sim_classes, precise_fault_ip_every_access_kind)
 		st_free(&r);
 	}
 }
+
+/* Privileged and IOPL-sensitive instructions: #GP at CPL 3 (SDM 2.8,
+ * 19.5); at CPL 0 they run (the model keeps CR0/DR, ignores descriptor
+ * tables) without changing Unicorn's own state. */
+Test(sim_classes, privileged_at_cpl3)
+{
+	static const char *const insns[] = {
+		"cli", "sti", "in al, dx", "out dx, al", "insb", "outsb",
+		"lgdt [rip + q]", "lidt [rip + q]", "lldt ax", "ltr ax", "lmsw ax",
+		"clts", "mov dr7, rax", "mov rax, dr6", "wbinvd", "invd",
+		"invlpg [rax]", "swapgs", "xsetbv", "mov cr3, rax", "wrmsr", "rdmsr",
+		"hlt", "sysretq",
+	};
+	const char *expect =
+		"a other cpl3\n"
+		"! exception 13 fault x -> h_13\n"
+		"h_13 other\n"
+		"h2 other\n"
+		"h3 iret T -> c cpl3\n"
+		"c int T v128 -> h_128\n"
+		"h_128 hlt\n";
+	for (size_t i = 0; i < sizeof(insns) / sizeof(insns[0]); i++) {
+		char src[512];
+		snprintf(src, sizeof(src), P
+			 "a: lea rbx, [rip + c]\nx: %s\nc: int 0x80\n"
+			 "h_13: add rsp, 8\nh2: mov [rsp], rbx\nh3: iretq\n"
+			 "h_128: hlt\nq: .fill 16, 1, 0\n", insns[i]);
+		struct st_run r;
+		struct st_opts o = { .cpl = 3 };
+		cr_assert_eq(st_run_asm(&r, src, &o), 0, "%s: %s", insns[i], r.err);
+		cr_expect_str_eq(r.text, expect, "%s:\n%s(%s)", insns[i], r.text, r.st.msg);
+		st_free(&r);
+	}
+	/* at CPL 0 */
+	struct st_run r;
+	cr_assert_eq(st_run_asm(&r, P
+		"a: lgdt [rip + q]\nb: lidt [rip + q]\nc: clts\nd: mov rax, 0x400\n"
+		"e: mov dr7, rax\nf: mov rbx, dr7\ng: cmp rbx, rax\ni: jne i\nj: hlt\n"
+		"q: .fill 16, 1, 0\n", NULL), 0);
+	cr_expect_str_eq(r.text, "a other\nb other\nc other\nd other\ne other\nf other\n"
+			 "g other\ni cond -> j\nj hlt\n", "%s", r.text);
+	st_free(&r);
+}
