@@ -1749,7 +1749,8 @@ int rtit_sim_run(struct rtit_sim *sim, struct rtit_sim_status *st)
 	while (ip != UINT64_MAX && sim->req != SIM_REQ_STOP) {
 		sim->req = SIM_REQ_NONE;
 		sim->pending = 0;
-		uc_err err = uc_emu_start(sim->uc, ip, UINT64_MAX, 0, 0);
+		/* "until" must never be reached: a non-canonical address */
+		uc_err err = uc_emu_start(sim->uc, ip, 0x8000000000000000ull, 0, 0);
 		uint64_t rip = rget(sim, R_IP);
 		int req = sim->req;
 		if (req == SIM_REQ_STOP)

@@ -458,6 +458,13 @@ Test(sim_classes, fault_messages)
 		  "%s", r.st.msg);
 	st_free(&r);
 
+	/* a canonical address at the very top is not special */
+	cr_assert_eq(st_run_asm(&r, P "a: mov rax, -1\nb: jmp rax\n", NULL), 0);
+	cr_expect_eq(r.st.stop, RTIT_SIM_STOP_FAULT);
+	cr_expect(strstr(r.st.msg, "fetch from unmapped address 0xffffffffffffffff") != NULL,
+		  "%s", r.st.msg);
+	st_free(&r);
+
 	cr_assert_eq(st_run_asm(&r, P "a: mov ecx, 0x123\nb: wrmsr\n", NULL), 0);
 	cr_expect_eq(r.st.stop, RTIT_SIM_STOP_FAULT);
 	cr_expect(strstr(r.st.msg, "#GP") && strstr(r.st.msg, "MSR 0x123 refused"),
