@@ -898,6 +898,21 @@ static void gp_fault(struct rtit_sim *sim, uint64_t ip, const char *why)
 	exception(sim, 13, ip, 0, 0, why);
 }
 
+/* A stack access of a special instruction failed at addr: #PF there, a
+ * fault on the instruction (#GP(0) for a non-canonical address). */
+static void stack_fault(struct rtit_sim *sim, uint64_t ip, uint64_t addr,
+			bool write, const char *insn)
+{
+	char why[96];
+	snprintf(why, sizeof(why), "%s: stack %s 0x%" PRIx64 " unmapped", insn,
+		 write ? "write to" : "read of", addr);
+	if (sim->m.mode == 64 && (uint64_t)((int64_t)(addr << 16) >> 16) != addr)
+		exception(sim, 13, ip, 0, 0, why);
+	else
+		exception(sim, 14, ip, (write ? 2u : 0u) | (sim->m.cpl == 3 ? 4u : 0u),
+			  addr, why);
+}
+
 /* Emulates the special instruction at ip (the prefix of its block has
  * retired).  Sets RIP, or stops the run. */
 static void emulate(struct rtit_sim *sim, uint64_t ip)
@@ -957,8 +972,7 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 		if (ok && outer)
 			ok = pop(sim, &sp, &nsp, pw) && pop(sim, &sp, &ss, pw);
 		if (!ok) {
-			stop_with(sim, RTIT_SIM_STOP_FAULT, ip,
-				  "IRET at 0x%" PRIx64 ": stack not readable", ip);
+			stack_fault(sim, ip, sp, false, "IRET");
 			return;
 		}
 		m->cpl = (int)(cs & 3);
@@ -1060,8 +1074,7 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 		if (si.cls == RTIT_IC_FAR_CALL) {
 			sp = rget(sim, R_SP);
 			if (!push(sim, &sp, m->cs, w) || !push(sim, &sp, next, w)) {
-				stop_with(sim, RTIT_SIM_STOP_FAULT, ip,
-					  "far CALL at 0x%" PRIx64 ": stack not writable", ip);
+				stack_fault(sim, ip, sp, true, "far CALL");
 				return;
 			}
 			rset(sim, R_SP, sp);
@@ -1078,16 +1091,14 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 		w = in.operand_width / 8;
 		sp = rget(sim, R_SP);
 		if (!pop(sim, &sp, &nip, w) || !pop(sim, &sp, &cs, w)) {
-			stop_with(sim, RTIT_SIM_STOP_FAULT, ip,
-				  "far RET at 0x%" PRIx64 ": stack not readable", ip);
+			stack_fault(sim, ip, sp, false, "far RET");
 			return;
 		}
 		if (in.raw.imm[0].size)
 			sp += in.raw.imm[0].value.u;
 		if ((int)(cs & 3) > m->cpl) {
 			if (!pop(sim, &sp, &nsp, w) || !pop(sim, &sp, &ss, w)) {
-				stop_with(sim, RTIT_SIM_STOP_FAULT, ip,
-					  "far RET at 0x%" PRIx64 ": stack not readable", ip);
+				stack_fault(sim, ip, sp, false, "far RET");
 				return;
 			}
 			sp = nsp;

@@ -601,6 +601,19 @@ static const struct pcase pcases[] = {
 	  "m int T v128 -> h_128\n"
 	  "h_128 hlt\n", RTIT_SIM_STOP_HALTED, 32, 0, 0 },
 
+	{ "IRET from an unmapped stack: #PF on the IRET; at CPL 0 the frame cannot be pushed: double fault",
+	  P "a: mov rsp, 0x9000\n"
+	  "b: iretq\n"
+	  "h_14: cmp qword ptr [rsp + 8], 0x401007\n"
+	  "c: jne c\n"
+	  "d: mov rsp, 0x9000\n"
+	  "e: retfq\n",
+	  "a other cpl3\n"
+	  "! exception 14 fault b -> h_14\n"
+	  "h_14 other\n"
+	  "c cond -> d\n"
+	  "d other\n", RTIT_SIM_STOP_FAULT, 64, 3, 0x7fffc000 },
+
 	{ "clearing CR0.PG in 64-bit mode is #GP; SYSCALL without LSTAR is #UD",
 	  P "a: xor eax, eax\n"
 	  "b: mov cr0, rax\n"
