@@ -934,7 +934,8 @@ int rtit_scenario_setup(const struct rtit_scenario *sc, struct rtit_sim *sim,
 		uint64_t e;
 		if ((r = resolve(sc, sim, &sc->entry, sc->asm_line, &e, err)) < 0)
 			return r;
-		rtit_sim_set_entry(sim, e);
+		if ((r = rtit_sim_set_entry(sim, e)) < 0)
+			return serr(err, sc, sc->asm_line, r, "%s", rtit_sim_errmsg(sim));
 	}
 	for (size_t i = 0; i < sc->nhandlers; i++) {
 		uint64_t a;

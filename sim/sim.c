@@ -1691,8 +1691,12 @@ void rtit_sim_abort(struct rtit_sim *sim, const char *msg)
 
 int rtit_sim_set_entry(struct rtit_sim *sim, uint64_t ip)
 {
+	uint8_t b;
 	if (!sim || !sim->loaded)
 		return -RTIT_ERR_INVALID;
+	if (uc_mem_read(sim->uc, ip, &b, 1) != UC_ERR_OK)
+		return sim_seterr(sim, -RTIT_ERR_INVALID,
+				  "entry 0x%" PRIx64 " is not mapped", ip);
 	sim->entry = ip;
 	return 0;
 }

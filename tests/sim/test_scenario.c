@@ -214,6 +214,9 @@ Test(sim_scenario, setup_errors)
 	cr_expect(strstr(e, "s.scn") && strstr(e, "overlaps"), "%s", e);
 	cr_expect_lt(setup_error("code elf path=/nonexistent.elf\n", e, sizeof(e)), 0);
 	cr_expect_str_eq(e, "s.scn: /nonexistent.elf: No such file or directory");
+	cr_expect_lt(setup_error("code asm load=0x1000 entry=0x9000\n nop\nend\n",
+				 e, sizeof(e)), 0);
+	cr_expect_str_eq(e, "s.scn:1: entry 0x9000 is not mapped");
 	cr_expect_lt(setup_error("code asm load=0x1000\n nop\nend\nmsr 0x123 = 5\n",
 				 e, sizeof(e)), 0);
 	cr_expect_str_eq(e, "s.scn:4: msr 0x123 = 0x5: refused");
