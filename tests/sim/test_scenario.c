@@ -314,3 +314,54 @@ Test(sim_scenario, flat_code_and_msr_presets)
 	rtit_scenario_fini(&sc);
 	unlink(bin);
 }
+
+#include <dirent.h>
+
+static uint64_t run_scenario(const char *path, struct rtit_sim_status *st)
+{
+	struct rtit_scenario sc;
+	struct rtit_scn_error err;
+	cr_assert_eq(rtit_scenario_parse_file(path, &sc, &err), 0, "%s", err.text);
+	struct rtit_sim_config cfg;
+	rtit_sim_config_default(&cfg);
+	rtit_scenario_config(&sc, &cfg);
+	struct rtit_flow_writer w;
+	cr_assert_eq(rtit_flow_writer_init(&w, NULL, NULL), 0);
+	cfg.consumer.on_batch = rtit_flow_writer_on_batch;
+	cfg.consumer.opaque = &w;
+	struct rtit_sim *sim;
+	cr_assert_eq(rtit_sim_new(&sim, &cfg), 0);
+	cr_assert_eq(rtit_scenario_setup(&sc, sim, &err), 0, "%s", err.text);
+	rtit_sim_run(sim, st);
+	uint64_t d;
+	cr_assert_eq(rtit_flow_writer_fini(&w, &d), 0);
+	rtit_sim_free(sim);
+	rtit_scenario_fini(&sc);
+	return d;
+}
+
+/* Every scenario of tests/sim/scenarios runs to a normal stop, twice with
+ * the same digest. */
+Test(sim_scenario, all_scenarios_run_deterministically)
+{
+	DIR *d = opendir(SCN_DIR);
+	cr_assert(d);
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name);
+		if (l < 5 || strcmp(e->d_name + l - 4, ".scn"))
+			continue;
+		char path[512];
+		snprintf(path, sizeof(path), "%s/%s", SCN_DIR, e->d_name);
+		struct rtit_sim_status s1, s2;
+		uint64_t d1 = run_scenario(path, &s1), d2 = run_scenario(path, &s2);
+		cr_expect(s1.stop == RTIT_SIM_STOP_HALTED || s1.stop == RTIT_SIM_STOP_END,
+			  "%s: %s", e->d_name, s1.msg);
+		cr_expect_eq(d1, d2, "%s: digests differ", e->d_name);
+		cr_expect_eq(s1.insns, s2.insns);
+		n++;
+	}
+	closedir(d);
+	cr_expect_geq(n, 3);
+}
