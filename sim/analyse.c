@@ -268,6 +268,7 @@ static int analyse(struct rtit_sim *sim, uint64_t addr, uint32_t size,
 				break;
 		len = l;
 	}
+	memset(b, 0, sizeof(*b));
 	b->addr = addr;
 	b->size = size;
 	b->first = c->ninsns;

@@ -255,13 +255,20 @@ static void emit_insns(struct rtit_sim *sim, const struct sim_block *b,
 		for (; i < end; i++, r++) {
 			const struct sim_insn *si = &in[i];
 			uint64_t fall = si->ip + si->len;
-			*r = sim->tmpl;
-			r->kind = RTIT_SIM_INSN;
 			r->ip = si->ip;
-			r->len = si->len;
-			r->cls = si->cls;
 			r->next_ip = (i + 1 == b->n) ? next_ip : fall;
-			r->flags |= si->rflags;
+			r->cr3 = sim->tmpl.cr3;
+			r->value = 0;
+			r->msr = 0;
+			r->kind = RTIT_SIM_INSN;
+			r->cls = si->cls;
+			r->len = si->len;
+			r->flags = sim->tmpl.flags | si->rflags;
+			r->cpl = sim->tmpl.cpl;
+			r->mode = sim->tmpl.mode;
+			r->vector = 0;
+			r->pad0 = 0;
+			r->pad1 = 0;
 			if (si->cls == RTIT_IC_COND &&
 			    (r->next_ip != fall ||
 			     (si->target == fall && i + 1 == b->n &&
@@ -424,8 +431,9 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 		uc_emu_stop(uc);
 		return;
 	}
-	if (sim->pending) {
-		const struct sim_block *p = blk(sim, sim->pending);
+	uint32_t prev = sim->pending;
+	if (prev) {
+		const struct sim_block *p = blk(sim, prev);
 		sim->pending = 0;
 		sim->live_regs = true;
 		emit_insns(sim, p, 0, p->n, addr);
@@ -446,11 +454,33 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 		request(sim, SIM_REQ_EVENT, addr);
 		return;
 	}
-	bool fresh;
-	const struct sim_block *b = sim_block_get(sim, addr, size, &fresh);
-	if (!b) {
-		stop_with(sim, RTIT_SIM_STOP_ERROR, addr, "out of memory");
-		return;
+	bool fresh = false;
+	const struct sim_block *b = NULL;
+	struct sim_block *pb = prev ? &sim->cache.blocks[prev - 1] : NULL;
+	if (pb && pb->succ_addr[0] == addr && pb->succ_size[0] == size && pb->succ[0])
+		b = blk(sim, pb->succ[0]);
+	else if (pb && pb->succ_addr[1] == addr && pb->succ_size[1] == size && pb->succ[1])
+		b = blk(sim, pb->succ[1]);
+	if (!b || b->addr != addr || b->size != size) {
+		b = sim_block_get(sim, addr, size, &fresh);
+		if (!b) {
+			stop_with(sim, RTIT_SIM_STOP_ERROR, addr, "out of memory");
+			return;
+		}
+		if (prev) {
+			/* the blocks array may have moved */
+			pb = &sim->cache.blocks[prev - 1];
+			int slot = pb->succ[0] ? 1 : 0;
+			if (pb->succ[0] && pb->succ[1]) {
+				pb->succ_addr[1] = pb->succ_addr[0];
+				pb->succ_size[1] = pb->succ_size[0];
+				pb->succ[1] = pb->succ[0];
+				slot = 0;
+			}
+			pb->succ_addr[slot] = addr;
+			pb->succ_size[slot] = size;
+			pb->succ[slot] = (uint32_t)(b - sim->cache.blocks) + 1;
+		}
 	}
 	int added = 0;
 	if (fresh && b->nspecial) {

@@ -50,6 +50,10 @@ struct sim_block {
 	uint32_t first;		/* index into the insn pool */
 	uint32_t n;
 	uint32_t nspecial;
+	/* the last two successors seen (block index + 1), to skip the hash */
+	uint64_t succ_addr[2];
+	uint32_t succ_size[2];
+	uint32_t succ[2];
 };
 
 /* The block cache: open addressing on addr, grown at half load. */
