@@ -276,8 +276,12 @@ int rtit_sim_symbol(const struct rtit_sim *sim, const char *name,
 /* Sets the handler of an interrupt vector (the interrupt table). */
 int rtit_sim_set_handler(struct rtit_sim *sim, unsigned vector, uint64_t ip);
 
-/* Sets a guest register by Unicorn id (UC_X86_REG_*), e.g. RSP. */
+/* Sets a guest register by Unicorn id (UC_X86_REG_*), e.g. RSP, before
+ * the run.  Returns 0 or -RTIT_ERR_INVALID. */
 int rtit_sim_set_reg(struct rtit_sim *sim, int uc_reg, uint64_t value);
+
+/* Reads a guest register by Unicorn id (after a run, in tests).  Returns 0
+ * or -RTIT_ERR_INVALID (*value = 0). */
 int rtit_sim_get_reg(struct rtit_sim *sim, int uc_reg, uint64_t *value);
 
 /* Moves the entry point (after a load). */
