@@ -712,6 +712,8 @@ int rtit_scenario_parse_string(const char *text, const char *name,
 	int open_line = 0;
 	const char *s = text;
 	int r = 0;
+	if (!strncmp(s, "\xef\xbb\xbf", 3))
+		s += 3;	/* a UTF-8 byte order mark */
 	while (*s) {
 		const char *e = strchr(s, '\n');
 		size_t n = e ? (size_t)(e - s) : strlen(s);

@@ -163,6 +163,22 @@ Test(sim_scenario, bad_lines)
 	}
 }
 
+Test(sim_scenario, crlf_bom_tabs_comments)
+{
+	struct rtit_scenario sc;
+	struct rtit_scn_error err;
+	cr_assert_eq(rtit_scenario_parse_string(
+		"\xef\xbb\xbfname\tx   # trailing comment\r\n"
+		"describe \"a # inside quotes\"\r\n"
+		"code asm load=0x1000\r\n nop\r\nend\r\n"
+		"\tbudget\t 10\r\n", "t.scn", &sc, &err), 0, "%s", err.text);
+	cr_expect_str_eq(sc.name, "x");
+	cr_expect_str_eq(sc.describe, "a # inside quotes");
+	cr_expect_eq(sc.budget, 10);
+	cr_expect_str_eq(sc.asm_text, " nop\n");
+	rtit_scenario_fini(&sc);
+}
+
 Test(sim_scenario, unknown_params_are_kept)
 {
 	struct rtit_scenario sc;
