@@ -230,7 +230,9 @@ struct rtit_sim;	/* opaque; see sim/sim_internal.h */
 void rtit_sim_config_default(struct rtit_sim_config *cfg);
 
 /*
- * Creates a simulator.  Returns 0 or -RTIT_ERR_INVALID (bad cfg),
+ * Creates a simulator.  The first call in a process calibrates a Unicorn
+ * detail once (docs/sim.md) and is not thread-safe; later calls are
+ * independent.  Returns 0 or -RTIT_ERR_INVALID (bad cfg),
  * -RTIT_ERR_BAD_CONFIG (bad mode, ratio), -RTIT_ERR_NOMEM, -RTIT_ERR_INTERNAL
  * (Unicorn refused to open).
  */
