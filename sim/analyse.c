@@ -162,7 +162,28 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 		out->cls = RTIT_IC_SYSEXIT;
 		out->flags = SIM_I_BRANCH | SIM_I_SPECIAL;
 		break;
+	case ZYDIS_MNEMONIC_LMSW: case ZYDIS_MNEMONIC_CLTS:
+	case ZYDIS_MNEMONIC_LGDT: case ZYDIS_MNEMONIC_LIDT:
+	case ZYDIS_MNEMONIC_LLDT: case ZYDIS_MNEMONIC_LTR:
+	case ZYDIS_MNEMONIC_XSETBV:
+		/* they would change Unicorn's own control state */
+		out->flags = SIM_I_SPECIAL;
+		break;
+	case ZYDIS_MNEMONIC_CLI: case ZYDIS_MNEMONIC_IN: case ZYDIS_MNEMONIC_OUT:
+	case ZYDIS_MNEMONIC_INSB: case ZYDIS_MNEMONIC_INSW:
+	case ZYDIS_MNEMONIC_INSD: case ZYDIS_MNEMONIC_OUTSB:
+	case ZYDIS_MNEMONIC_OUTSW: case ZYDIS_MNEMONIC_OUTSD:
+	case ZYDIS_MNEMONIC_INVLPG: case ZYDIS_MNEMONIC_INVD:
+	case ZYDIS_MNEMONIC_WBINVD: case ZYDIS_MNEMONIC_SWAPGS:
+	case ZYDIS_MNEMONIC_RDPMC:
+		out->flags = SIM_I_PRIV;
+		break;
 	case ZYDIS_MNEMONIC_MOV:
+		if (in->opcode_map == ZYDIS_OPCODE_MAP_0F &&
+		    (in->opcode == 0x21 || in->opcode == 0x23)) {
+			out->flags = SIM_I_SPECIAL;	/* MOV DR */
+			break;
+		}
 		if (in->opcode_map == ZYDIS_OPCODE_MAP_0F &&
 		    (in->opcode == 0x20 || in->opcode == 0x22)) {
 			unsigned cr = in->raw.modrm.reg | (in->raw.rex.R << 3);
@@ -196,7 +217,7 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 		out->flags = SIM_I_SPECIAL;
 		break;
 	case ZYDIS_MNEMONIC_STI:
-		out->flags = SIM_I_SHADOW;
+		out->flags = SIM_I_SHADOW | SIM_I_PRIV;
 		break;
 	case ZYDIS_MNEMONIC_POP:
 		if (in->opcode == 0x17 && in->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT)
@@ -210,6 +231,19 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 	if (in->attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
 			      ZYDIS_ATTRIB_HAS_REPNE))
 		out->flags |= SIM_I_REP;
+	/* Unicorn keeps RIP exact at a memory access only for the plain
+	 * integer loads and stores (with precise_faults); x87, SSE, MMX,
+	 * atomics (LOCK, XCHG), CMPXCHG8B/16B, FXSAVE... fault with a stale
+	 * RIP.  A code hook on them makes Unicorn store RIP first. */
+	if ((in->attributes & ZYDIS_ATTRIB_HAS_MODRM) && in->raw.modrm.mod != 3 &&
+	    !(out->flags & SIM_I_SPECIAL) &&
+	    ((in->meta.isa_ext != ZYDIS_ISA_EXT_BASE &&
+	      in->meta.isa_ext != ZYDIS_ISA_EXT_LONGMODE) ||
+	     (in->attributes & ZYDIS_ATTRIB_HAS_LOCK) ||
+	     in->mnemonic == ZYDIS_MNEMONIC_XCHG ||
+	     in->mnemonic == ZYDIS_MNEMONIC_CMPXCHG8B ||
+	     in->mnemonic == ZYDIS_MNEMONIC_CMPXCHG16B))
+		out->flags |= SIM_I_RISKY;
 	/* MOV SS, r/m (8E /2): SDM 6.8.3, interrupts held one instruction */
 	if (in->mnemonic == ZYDIS_MNEMONIC_MOV && in->opcode == 0x8E &&
 	    in->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT && in->raw.modrm.reg == 2)
@@ -234,6 +268,7 @@ static int analyse(struct rtit_sim *sim, uint64_t addr, uint32_t size,
 				break;
 		len = l;
 	}
+	memset(b, 0, sizeof(*b));
 	b->addr = addr;
 	b->size = size;
 	b->first = c->ninsns;
@@ -261,7 +296,7 @@ static int analyse(struct rtit_sim *sim, uint64_t addr, uint32_t size,
 		if (si->flags & SIM_I_ZLC)
 			si->rflags |= RTIT_SIM_F_ZERO_LEN_CALL;
 		b->n++;
-		if (si->flags & SIM_I_SPECIAL)
+		if (si->flags & (SIM_I_SPECIAL | SIM_I_RISKY | SIM_I_PRIV))
 			b->nspecial++;
 		off += in.length;
 		/* size unknown: stop at the first branch */

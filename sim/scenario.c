@@ -712,6 +712,8 @@ int rtit_scenario_parse_string(const char *text, const char *name,
 	int open_line = 0;
 	const char *s = text;
 	int r = 0;
+	if (!strncmp(s, "\xef\xbb\xbf", 3))
+		s += 3;	/* a UTF-8 byte order mark */
 	while (*s) {
 		const char *e = strchr(s, '\n');
 		size_t n = e ? (size_t)(e - s) : strlen(s);
@@ -934,7 +936,8 @@ int rtit_scenario_setup(const struct rtit_scenario *sc, struct rtit_sim *sim,
 		uint64_t e;
 		if ((r = resolve(sc, sim, &sc->entry, sc->asm_line, &e, err)) < 0)
 			return r;
-		rtit_sim_set_entry(sim, e);
+		if ((r = rtit_sim_set_entry(sim, e)) < 0)
+			return serr(err, sc, sc->asm_line, r, "%s", rtit_sim_errmsg(sim));
 	}
 	for (size_t i = 0; i < sc->nhandlers; i++) {
 		uint64_t a;
@@ -962,6 +965,10 @@ int rtit_scenario_setup(const struct rtit_scenario *sc, struct rtit_sim *sim,
 				 &ev.at, err)) < 0)
 			return r;
 		r = rtit_sim_inject(sim, &ev);
+		if (r == -RTIT_ERR_NOSPACE)
+			return serr(err, sc, sc->events[i].line, r,
+				    "event: more than %d injected events",
+				    RTIT_SIM_MAX_INJECT);
 		if (r < 0)
 			return serr(err, sc, sc->events[i].line, r,
 				    "event: %s", rtit_errstr(r));

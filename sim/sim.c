@@ -255,13 +255,20 @@ static void emit_insns(struct rtit_sim *sim, const struct sim_block *b,
 		for (; i < end; i++, r++) {
 			const struct sim_insn *si = &in[i];
 			uint64_t fall = si->ip + si->len;
-			*r = sim->tmpl;
-			r->kind = RTIT_SIM_INSN;
 			r->ip = si->ip;
-			r->len = si->len;
-			r->cls = si->cls;
 			r->next_ip = (i + 1 == b->n) ? next_ip : fall;
-			r->flags |= si->rflags;
+			r->cr3 = sim->tmpl.cr3;
+			r->value = 0;
+			r->msr = 0;
+			r->kind = RTIT_SIM_INSN;
+			r->cls = si->cls;
+			r->len = si->len;
+			r->flags = sim->tmpl.flags | si->rflags;
+			r->cpl = sim->tmpl.cpl;
+			r->mode = sim->tmpl.mode;
+			r->vector = 0;
+			r->pad0 = 0;
+			r->pad1 = 0;
 			if (si->cls == RTIT_IC_COND &&
 			    (r->next_ip != fall ||
 			     (si->target == fall && i + 1 == b->n &&
@@ -424,8 +431,9 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 		uc_emu_stop(uc);
 		return;
 	}
-	if (sim->pending) {
-		const struct sim_block *p = blk(sim, sim->pending);
+	uint32_t prev = sim->pending;
+	if (prev) {
+		const struct sim_block *p = blk(sim, prev);
 		sim->pending = 0;
 		sim->live_regs = true;
 		emit_insns(sim, p, 0, p->n, addr);
@@ -446,17 +454,39 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 		request(sim, SIM_REQ_EVENT, addr);
 		return;
 	}
-	bool fresh;
-	const struct sim_block *b = sim_block_get(sim, addr, size, &fresh);
-	if (!b) {
-		stop_with(sim, RTIT_SIM_STOP_ERROR, addr, "out of memory");
-		return;
+	bool fresh = false;
+	const struct sim_block *b = NULL;
+	struct sim_block *pb = prev ? &sim->cache.blocks[prev - 1] : NULL;
+	if (pb && pb->succ_addr[0] == addr && pb->succ_size[0] == size && pb->succ[0])
+		b = blk(sim, pb->succ[0]);
+	else if (pb && pb->succ_addr[1] == addr && pb->succ_size[1] == size && pb->succ[1])
+		b = blk(sim, pb->succ[1]);
+	if (!b || b->addr != addr || b->size != size) {
+		b = sim_block_get(sim, addr, size, &fresh);
+		if (!b) {
+			stop_with(sim, RTIT_SIM_STOP_ERROR, addr, "out of memory");
+			return;
+		}
+		if (prev) {
+			/* the blocks array may have moved */
+			pb = &sim->cache.blocks[prev - 1];
+			int slot = pb->succ[0] ? 1 : 0;
+			if (pb->succ[0] && pb->succ[1]) {
+				pb->succ_addr[1] = pb->succ_addr[0];
+				pb->succ_size[1] = pb->succ_size[0];
+				pb->succ[1] = pb->succ[0];
+				slot = 0;
+			}
+			pb->succ_addr[slot] = addr;
+			pb->succ_size[slot] = size;
+			pb->succ[slot] = (uint32_t)(b - sim->cache.blocks) + 1;
+		}
 	}
 	int added = 0;
 	if (fresh && b->nspecial) {
 		const struct sim_insn *in = &sim->cache.insns[b->first];
 		for (uint32_t i = 0; i < b->n; i++) {
-			if (!(in[i].flags & SIM_I_SPECIAL))
+			if (!(in[i].flags & (SIM_I_SPECIAL | SIM_I_RISKY | SIM_I_PRIV)))
 				continue;
 			int r = hook_at(sim, in[i].ip);
 			if (r < 0) {
@@ -530,14 +560,19 @@ static bool on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr,
 		snprintf(sim->fault_why, sizeof(sim->fault_why),
 			 "%s non-canonical address 0x%" PRIx64, what, addr);
 		sim->req = SIM_REQ_FAULT;
-		sim->fault_ip = UINT64_MAX;
+		sim->fault_ip = type == UC_MEM_FETCH_UNMAPPED ||
+				type == UC_MEM_FETCH_PROT ? UINT64_MAX : rget(sim, R_IP);
 		return false;
 	}
 	snprintf(sim->fault_why, sizeof(sim->fault_why), "%s %s address 0x%" PRIx64,
 		 what, prot ? "protected" : "unmapped", addr);
-	/* the IP is read after uc_emu_start returns (exact then) */
+	/* RIP as stored by the last synchronisation point (a memory access
+	 * with precise_faults, or the code hook of a risky instruction);
+	 * after uc_emu_start returns it can be the block start or the next
+	 * instruction instead */
 	sim->req = SIM_REQ_FAULT;
-	sim->fault_ip = UINT64_MAX;
+	sim->fault_ip = type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT ?
+			UINT64_MAX : rget(sim, R_IP);
 	return false;
 }
 
@@ -546,6 +581,87 @@ static void on_sync(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
 {
 	/* never called (empty range); its presence makes Unicorn keep the
 	 * guest PC exact at every memory access */
+}
+
+/* ------------------------------------------- Unicorn's exception memory */
+
+/*
+ * QEMU remembers the last exception it raised (env->old_exception) to turn
+ * a second contributory exception into #DF (SDM 6.15, Table 6-5); it
+ * forgets it only when it delivers the exception itself, which it never
+ * does here (the model delivers).  Left alone, a second #DE or #GP from
+ * real execution would arrive as #DF.  The field is found once, by
+ * calibration on a scratch engine (the context blob with -1 before and 13
+ * after a #GP), and reset to -1 after each exception Unicorn raised.
+ */
+struct sim_ctx_hdr {	/* Unicorn 2.0 struct uc_context, before the blob */
+	size_t size;
+	int mode;
+	int arch;
+	char data[];
+};
+
+static long old_exc_off = -2;	/* -2 not calibrated, -1 not found */
+
+static void calib_intr(uc_engine *uc, uint32_t intno, void *opaque)
+{
+	*(uint32_t *)opaque = intno;
+	uc_emu_stop(uc);
+}
+
+static long calibrate_old_exception(void)
+{
+	uc_engine *uc;
+	uc_context *a = NULL, *b = NULL;
+	long off = -1;
+	/* mov ax, 0x1234; mov ds, ax: #GP (13) */
+	static const uint8_t code[] = { 0x66, 0xb8, 0x34, 0x12, 0x8e, 0xd8, 0xf4 };
+	uint32_t got = 0;
+	uc_hook h;
+	if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK)
+		return -1;
+	if (uc_mem_map(uc, 0x1000, 0x1000, UC_PROT_ALL) ||
+	    uc_mem_write(uc, 0x1000, code, sizeof(code)) ||
+	    uc_hook_add(uc, &h, UC_HOOK_INTR, (void *)calib_intr, &got, 1, 0) ||
+	    uc_context_alloc(uc, &a) || uc_context_alloc(uc, &b) ||
+	    uc_context_save(uc, a) || uc_emu_start(uc, 0x1000, 0, 0, 0) ||
+	    got != 13 || uc_context_save(uc, b))
+		goto out;
+	const struct sim_ctx_hdr *ha = (const void *)a, *hb = (const void *)b;
+	if (ha->size + sizeof(*ha) != uc_context_size(uc) || ha->size != hb->size)
+		goto out;
+	int n = 0;
+	for (size_t o = 0; o + 4 <= ha->size; o += 4) {
+		int32_t x, y;
+		memcpy(&x, ha->data + o, 4);
+		memcpy(&y, hb->data + o, 4);
+		if (x == -1 && y == 13) {
+			off = (long)o;
+			n++;
+		}
+	}
+	if (n != 1)
+		off = -1;
+out:
+	if (a)
+		uc_context_free(a);
+	if (b)
+		uc_context_free(b);
+	uc_close(uc);
+	return off;
+}
+
+/* Makes Unicorn forget the exception it raised last. */
+static void forget_exception(struct rtit_sim *sim)
+{
+	if (old_exc_off < 0 || !sim->ctx)
+		return;
+	struct sim_ctx_hdr *h = (void *)sim->ctx;
+	int32_t none = -1;
+	if (uc_context_save(sim->uc, sim->ctx) != UC_ERR_OK)
+		return;
+	memcpy(h->data + old_exc_off, &none, 4);
+	uc_context_restore(sim->uc, sim->ctx);
 }
 
 /* ---------------------------------------------------------- guest memory */
@@ -812,6 +928,21 @@ static void gp_fault(struct rtit_sim *sim, uint64_t ip, const char *why)
 	exception(sim, 13, ip, 0, 0, why);
 }
 
+/* A stack access of a special instruction failed at addr: #PF there, a
+ * fault on the instruction (#GP(0) for a non-canonical address). */
+static void stack_fault(struct rtit_sim *sim, uint64_t ip, uint64_t addr,
+			bool write, const char *insn)
+{
+	char why[96];
+	snprintf(why, sizeof(why), "%s: stack %s 0x%" PRIx64 " unmapped", insn,
+		 write ? "write to" : "read of", addr);
+	if (sim->m.mode == 64 && (uint64_t)((int64_t)(addr << 16) >> 16) != addr)
+		exception(sim, 13, ip, 0, 0, why);
+	else
+		exception(sim, 14, ip, (write ? 2u : 0u) | (sim->m.cpl == 3 ? 4u : 0u),
+			  addr, why);
+}
+
 /* Emulates the special instruction at ip (the prefix of its block has
  * retired).  Sets RIP, or stops the run. */
 static void emulate(struct rtit_sim *sim, uint64_t ip)
@@ -871,8 +1002,7 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 		if (ok && outer)
 			ok = pop(sim, &sp, &nsp, pw) && pop(sim, &sp, &ss, pw);
 		if (!ok) {
-			stop_with(sim, RTIT_SIM_STOP_FAULT, ip,
-				  "IRET at 0x%" PRIx64 ": stack not readable", ip);
+			stack_fault(sim, ip, sp, false, "IRET");
 			return;
 		}
 		m->cpl = (int)(cs & 3);
@@ -974,8 +1104,7 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 		if (si.cls == RTIT_IC_FAR_CALL) {
 			sp = rget(sim, R_SP);
 			if (!push(sim, &sp, m->cs, w) || !push(sim, &sp, next, w)) {
-				stop_with(sim, RTIT_SIM_STOP_FAULT, ip,
-					  "far CALL at 0x%" PRIx64 ": stack not writable", ip);
+				stack_fault(sim, ip, sp, true, "far CALL");
 				return;
 			}
 			rset(sim, R_SP, sp);
@@ -992,16 +1121,14 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 		w = in.operand_width / 8;
 		sp = rget(sim, R_SP);
 		if (!pop(sim, &sp, &nip, w) || !pop(sim, &sp, &cs, w)) {
-			stop_with(sim, RTIT_SIM_STOP_FAULT, ip,
-				  "far RET at 0x%" PRIx64 ": stack not readable", ip);
+			stack_fault(sim, ip, sp, false, "far RET");
 			return;
 		}
 		if (in.raw.imm[0].size)
 			sp += in.raw.imm[0].value.u;
 		if ((int)(cs & 3) > m->cpl) {
 			if (!pop(sim, &sp, &nsp, w) || !pop(sim, &sp, &ss, w)) {
-				stop_with(sim, RTIT_SIM_STOP_FAULT, ip,
-					  "far RET at 0x%" PRIx64 ": stack not readable", ip);
+				stack_fault(sim, ip, sp, false, "far RET");
 				return;
 			}
 			sp = nsp;
@@ -1056,6 +1183,66 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 	case RTIT_IC_MOV_CR3:
 	case RTIT_IC_MOV_CR0:
 	case RTIT_IC_OTHER:
+		if (in.mnemonic == ZYDIS_MNEMONIC_MOV &&
+		    (in.opcode == 0x21 || in.opcode == 0x23)) {
+			/* MOV DR: kept in the model, no breakpoints */
+			unsigned dr = in.raw.modrm.reg & 7;
+			int gpr = (int)(in.raw.modrm.rm | (in.raw.rex.B << 3));
+			if (m->cpl != 0) {
+				gp_fault(sim, ip, "MOV DR at CPL 3");
+				return;
+			}
+			if (in.opcode == 0x23)
+				m->dr[dr] = rget(sim, gpr);
+			else
+				rset(sim, gpr, m->dr[dr]);
+			r = special_rec(sim, ip, len, si.cls, next, false);
+			rec_done(sim);
+			rset(sim, R_IP, next);
+			return;
+		}
+		switch (in.mnemonic) {
+		case ZYDIS_MNEMONIC_LMSW: case ZYDIS_MNEMONIC_CLTS:
+		case ZYDIS_MNEMONIC_LGDT: case ZYDIS_MNEMONIC_LIDT:
+		case ZYDIS_MNEMONIC_LLDT: case ZYDIS_MNEMONIC_LTR:
+		case ZYDIS_MNEMONIC_XSETBV:
+			if (m->cpl != 0) {
+				gp_fault(sim, ip, "privileged instruction at CPL 3");
+				return;
+			}
+			if (ops[0].type == ZYDIS_OPERAND_TYPE_MEMORY) {
+				/* the operand is read: it can fault */
+				uint8_t tmp[16];
+				uint64_t ea = mem_ea(sim, &ops[0], ip, len);
+				size_t n = ops[0].size / 8;
+				if (in.mnemonic == ZYDIS_MNEMONIC_LGDT ||
+				    in.mnemonic == ZYDIS_MNEMONIC_LIDT)
+					n = m->mode == 64 ? 10 : 6;
+				if (!n || n > sizeof(tmp))
+					n = 2;
+				if (uc_mem_read(sim->uc, ea, tmp, n) != UC_ERR_OK) {
+					snprintf(why, sizeof(why), "read of unmapped address 0x%"
+						 PRIx64, ea);
+					exception(sim, 14, ip, m->cpl == 3 ? 4 : 0, ea, why);
+					return;
+				}
+			}
+			if (in.mnemonic == ZYDIS_MNEMONIC_CLTS) {
+				m->cr0 &= ~8ull;
+			} else if (in.mnemonic == ZYDIS_MNEMONIC_LMSW) {
+				bool ok;
+				v = operand_value(sim, &ops[0], ip, len, &ok);
+				/* LMSW sets PE, MP, EM, TS and cannot clear PE */
+				m->cr0 = (m->cr0 & ~0xeull) | (v & 0xf);
+			}
+			/* descriptor tables, XCR0: no effect on the model */
+			r = special_rec(sim, ip, len, si.cls, next, false);
+			rec_done(sim);
+			rset(sim, R_IP, next);
+			return;
+		default:
+			break;
+		}
 		if (in.mnemonic == ZYDIS_MNEMONIC_MOV) {
 			unsigned cr = in.raw.modrm.reg | (in.raw.rex.R << 3);
 			int gpr = (int)(in.raw.modrm.rm | (in.raw.rex.B << 3));
@@ -1193,6 +1380,26 @@ static bool is_special_at(struct rtit_sim *sim, uint64_t ip)
 	return si.flags & SIM_I_SPECIAL;
 }
 
+/* IOPL-sensitive (CLI, STI, IN, OUT, INS, OUTS) rather than CPL 0 only */
+static bool priv_iopl(struct rtit_sim *sim, uint64_t ip)
+{
+	uint8_t buf[16] = {0};
+	ZydisDecodedInstruction in;
+	uc_mem_read(sim->uc, ip, buf, sizeof(buf));
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&sim->dec, NULL, buf,
+							sizeof(buf), &in)))
+		return false;
+	switch (in.mnemonic) {
+	case ZYDIS_MNEMONIC_CLI: case ZYDIS_MNEMONIC_STI: case ZYDIS_MNEMONIC_IN:
+	case ZYDIS_MNEMONIC_OUT: case ZYDIS_MNEMONIC_INSB: case ZYDIS_MNEMONIC_INSW:
+	case ZYDIS_MNEMONIC_INSD: case ZYDIS_MNEMONIC_OUTSB:
+	case ZYDIS_MNEMONIC_OUTSW: case ZYDIS_MNEMONIC_OUTSD:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 {
 	struct rtit_sim *sim = opaque;
@@ -1237,6 +1444,16 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 		return;
 	}
 	const struct sim_insn *si = &sim->cache.insns[b->first + (uint32_t)k];
+	if (si->flags & SIM_I_PRIV) {
+		/* SDM 2.8 (privileged), 19.5 (IOPL-sensitive); Unicorn runs at
+		 * CPL 0 and would execute them */
+		if (!sim->m.cpl || (priv_iopl(sim, addr) &&
+				    ((rget(sim, R_FLAGS) >> 12) & 3) >= (unsigned)sim->m.cpl))
+			return;
+		pending_retire_before(sim, addr);
+		gp_fault(sim, addr, "privileged instruction at CPL 3");
+		return;
+	}
 	if (!(si->flags & SIM_I_SPECIAL))
 		return;
 	pending_retire_before(sim, addr);
@@ -1394,6 +1611,10 @@ int rtit_sim_new(struct rtit_sim **simp, const struct rtit_sim_config *cfg)
 	}
 	/* SYSENTER and friends need a recent CPU model */
 	uc_ctl_set_cpu_model(sim->uc, UC_CPU_X86_SKYLAKE_CLIENT);
+	if (old_exc_off == -2)
+		old_exc_off = calibrate_old_exception();
+	if (old_exc_off >= 0 && uc_context_alloc(sim->uc, &sim->ctx) != UC_ERR_OK)
+		sim->ctx = NULL;
 	if (cfg->mode == 64)
 		ZydisDecoderInit(&sim->dec, ZYDIS_MACHINE_MODE_LONG_64,
 				 ZYDIS_STACK_WIDTH_64);
@@ -1453,6 +1674,8 @@ void rtit_sim_free(struct rtit_sim *sim)
 {
 	if (!sim)
 		return;
+	if (sim->ctx)
+		uc_context_free(sim->ctx);
 	if (sim->uc)
 		uc_close(sim->uc);
 	sim_cache_fini(&sim->cache);
@@ -1498,8 +1721,12 @@ void rtit_sim_abort(struct rtit_sim *sim, const char *msg)
 
 int rtit_sim_set_entry(struct rtit_sim *sim, uint64_t ip)
 {
+	uint8_t b;
 	if (!sim || !sim->loaded)
 		return -RTIT_ERR_INVALID;
+	if (uc_mem_read(sim->uc, ip, &b, 1) != UC_ERR_OK)
+		return sim_seterr(sim, -RTIT_ERR_INVALID,
+				  "entry 0x%" PRIx64 " is not mapped", ip);
 	sim->entry = ip;
 	return 0;
 }
@@ -1567,7 +1794,8 @@ int rtit_sim_run(struct rtit_sim *sim, struct rtit_sim_status *st)
 	while (ip != UINT64_MAX && sim->req != SIM_REQ_STOP) {
 		sim->req = SIM_REQ_NONE;
 		sim->pending = 0;
-		uc_err err = uc_emu_start(sim->uc, ip, UINT64_MAX, 0, 0);
+		/* "until" must never be reached: a non-canonical address */
+		uc_err err = uc_emu_start(sim->uc, ip, 0x8000000000000000ull, 0, 0);
 		uint64_t rip = rget(sim, R_IP);
 		int req = sim->req;
 		if (req == SIM_REQ_STOP)
@@ -1618,6 +1846,7 @@ int rtit_sim_run(struct rtit_sim *sim, struct rtit_sim_status *st)
 			break;
 		case SIM_REQ_FAULT: {
 			uint64_t fip = sim->fault_ip == UINT64_MAX ? rip : sim->fault_ip;
+			forget_exception(sim);
 			pending_retire_before(sim, fip);
 			/* #DB and #OF from Unicorn are traps (after the
 			 * instruction); the rest are faults */

@@ -16,7 +16,11 @@ enum {
 	SIM_I_DIRECT = 1u << 2,		/* target is known statically */
 	SIM_I_BRANCH = 1u << 3,		/* may change the flow */
 	SIM_I_SHADOW = 1u << 4,		/* STI, MOV SS, POP SS: interrupt shadow */
-	SIM_I_REP = 1u << 5		/* REP string op: one TB per iteration */
+	SIM_I_REP = 1u << 5,		/* REP string op: one TB per iteration */
+	SIM_I_RISKY = 1u << 6,		/* memory access Unicorn does not keep
+					 * RIP exact for: code hook syncs it */
+	SIM_I_PRIV = 1u << 7		/* #GP at CPL 3 (or CPL > IOPL), else
+					 * executed by Unicorn */
 };
 
 /* One analysed instruction (cached). */
@@ -46,6 +50,10 @@ struct sim_block {
 	uint32_t first;		/* index into the insn pool */
 	uint32_t n;
 	uint32_t nspecial;
+	/* the last two successors seen (block index + 1), to skip the hash */
+	uint64_t succ_addr[2];
+	uint32_t succ_size[2];
+	uint32_t succ[2];
 };
 
 /* The block cache: open addressing on addr, grown at half load. */
@@ -64,6 +72,7 @@ struct sim_model {
 	int mode;		/* 32 or 64 */
 	uint16_t cs, ss;
 	uint64_t cr0, cr2, cr3, cr4, cr8;
+	uint64_t dr[8];
 	uint64_t star, lstar, cstar, fmask;
 	uint64_t sysenter_cs, sysenter_esp, sysenter_eip;
 	uint64_t rsp0;
@@ -92,6 +101,7 @@ struct sim_symbol {
 struct rtit_sim {
 	struct rtit_sim_config cfg;
 	uc_engine *uc;
+	uc_context *ctx;	/* scratch, to reset Unicorn's old_exception */
 	ZydisDecoder dec;
 	struct sim_cache cache;
 	struct sim_model m;

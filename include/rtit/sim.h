@@ -118,6 +118,8 @@ struct rtit_sim_rec {
 	uint32_t pad1;		/* zero */
 };
 
+_Static_assert(sizeof(struct rtit_sim_rec) == 64, "one record is 64 bytes");
+
 /* How records reach the consumer: one call per record, one per block (the
  * records finalised together), or in batches of up to batch_cap. */
 enum rtit_sim_deliver {
@@ -131,8 +133,9 @@ enum rtit_sim_deliver {
  * on_batch: n >= 1 records, valid only during the call.
  * msr_write/msr_read: an access to a trace MSR (RTIT 0x760-0x77D or Intel
  * PT 0x560-0x561, 0x570-0x572, 0x580-0x587) by the guest (ctx = the WRMSR or
- * RDMSR record being built) or from outside (ctx = the event record).
- * Return >= 0 to accept, < 0 for #GP.
+ * RDMSR record being built) or from outside (ctx = the event record), or
+ * a preset before the run (ctx->kind == 0).  Every record before ctx has
+ * been delivered.  Return >= 0 to accept, < 0 for #GP.
  */
 struct rtit_sim_consumer {
 	void (*on_batch)(const struct rtit_sim_rec *recs, size_t n, void *opaque);
@@ -227,7 +230,9 @@ struct rtit_sim;	/* opaque; see sim/sim_internal.h */
 void rtit_sim_config_default(struct rtit_sim_config *cfg);
 
 /*
- * Creates a simulator.  Returns 0 or -RTIT_ERR_INVALID (bad cfg),
+ * Creates a simulator.  The first call in a process calibrates a Unicorn
+ * detail once (docs/sim.md) and is not thread-safe; later calls are
+ * independent.  Returns 0 or -RTIT_ERR_INVALID (bad cfg),
  * -RTIT_ERR_BAD_CONFIG (bad mode, ratio), -RTIT_ERR_NOMEM, -RTIT_ERR_INTERNAL
  * (Unicorn refused to open).
  */
@@ -273,8 +278,12 @@ int rtit_sim_symbol(const struct rtit_sim *sim, const char *name,
 /* Sets the handler of an interrupt vector (the interrupt table). */
 int rtit_sim_set_handler(struct rtit_sim *sim, unsigned vector, uint64_t ip);
 
-/* Sets a guest register by Unicorn id (UC_X86_REG_*), e.g. RSP. */
+/* Sets a guest register by Unicorn id (UC_X86_REG_*), e.g. RSP, before
+ * the run.  Returns 0 or -RTIT_ERR_INVALID. */
 int rtit_sim_set_reg(struct rtit_sim *sim, int uc_reg, uint64_t value);
+
+/* Reads a guest register by Unicorn id (after a run, in tests).  Returns 0
+ * or -RTIT_ERR_INVALID (*value = 0). */
 int rtit_sim_get_reg(struct rtit_sim *sim, int uc_reg, uint64_t *value);
 
 /* Moves the entry point (after a load). */

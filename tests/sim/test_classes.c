@@ -291,6 +291,40 @@ static const struct ccase cases[] = {
 	  "y iret T -> g\n"
 	  "g hlt\n", RTIT_SIM_STOP_HALTED, 64, 0 },
 
+	{ "repeated #DE and #GP from real execution stay #DE and #GP (no #DF)",
+	  P "a: xor edx, edx\n"
+	  "b: xor ecx, ecx\n"
+	  "c: div ecx\n"
+	  "d: div ecx\n"
+	  "e: mov ax, 0x1234\n"
+	  "f: mov ds, ax\n"
+	  "g: mov ds, ax\n"
+	  "i: hlt\n"
+	  "h_0: add qword ptr [rsp], 2\n"
+	  "x: iretq\n"
+	  "h_13: add rsp, 8\n"
+	  "y: add qword ptr [rsp], 2\n"
+	  "z: iretq\n"
+	  "h_8: hlt\n",
+	  "a other\n"
+	  "b other\n"
+	  "! exception 0 fault c -> h_0\n"
+	  "h_0 other\n"
+	  "x iret T -> d\n"
+	  "! exception 0 fault d -> h_0\n"
+	  "h_0 other\n"
+	  "x iret T -> e\n"
+	  "e other\n"
+	  "! exception 13 fault f -> h_13\n"
+	  "h_13 other\n"
+	  "y other\n"
+	  "z iret T -> g\n"
+	  "! exception 13 fault g -> h_13\n"
+	  "h_13 other\n"
+	  "y other\n"
+	  "z iret T -> i\n"
+	  "i hlt\n", RTIT_SIM_STOP_HALTED, 64, 0 },
+
 	{ "#PF in the middle of a block: only the prefix retires",
 	  P "a: mov eax, 1\n"
 	  "b: add eax, 2\n"
@@ -421,6 +455,13 @@ Test(sim_classes, fault_messages)
 	cr_expect_eq(r.st.stop, RTIT_SIM_STOP_FAULT);
 	cr_expect_eq(r.st.ip, ST_BASE + 1);
 	cr_expect(strstr(r.st.msg, "unhandled #UD (vector 6) at 0x401001") != NULL,
+		  "%s", r.st.msg);
+	st_free(&r);
+
+	/* a canonical address at the very top is not special */
+	cr_assert_eq(st_run_asm(&r, P "a: mov rax, -1\nb: jmp rax\n", NULL), 0);
+	cr_expect_eq(r.st.stop, RTIT_SIM_STOP_FAULT);
+	cr_expect(strstr(r.st.msg, "fetch from unmapped address 0xffffffffffffffff") != NULL,
 		  "%s", r.st.msg);
 	st_free(&r);
 
@@ -560,6 +601,19 @@ static const struct pcase pcases[] = {
 	  "m int T v128 -> h_128\n"
 	  "h_128 hlt\n", RTIT_SIM_STOP_HALTED, 32, 0, 0 },
 
+	{ "IRET from an unmapped stack: #PF on the IRET; at CPL 0 the frame cannot be pushed: double fault",
+	  P "a: mov rsp, 0x9000\n"
+	  "b: iretq\n"
+	  "h_14: cmp qword ptr [rsp + 8], 0x401007\n"
+	  "c: jne c\n"
+	  "d: mov rsp, 0x9000\n"
+	  "e: retfq\n",
+	  "a other cpl3\n"
+	  "! exception 14 fault b -> h_14\n"
+	  "h_14 other\n"
+	  "c cond -> d\n"
+	  "d other\n", RTIT_SIM_STOP_FAULT, 64, 3, 0x7fffc000 },
+
 	{ "clearing CR0.PG in 64-bit mode is #GP; SYSCALL without LSTAR is #UD",
 	  P "a: xor eax, eax\n"
 	  "b: mov cr0, rax\n"
@@ -595,4 +649,79 @@ Test(sim_classes, privilege)
 			     r.st.stop, r.st.msg);
 		st_free(&r);
 	}
+}
+
+/* A #PF names the faulting instruction exactly, whichever way Unicorn
+ * performs the access (inline, helper, atomic), and the instructions
+ * before it in the block retire. */
+Test(sim_classes, precise_fault_ip_every_access_kind)
+{
+	static const char *const accesses[] = {
+		"mov dword ptr [rdx], 1", "add [rdx], al", "bt dword ptr [rdx], eax",
+		"push qword ptr [rdx]", "pop qword ptr [rdx]", "call qword ptr [rdx]",
+		"jmp qword ptr [rdx]", "movsb", "lodsb", "stosq", "rep movsb", "cmpsb",
+		"cmpxchg [rdx], ecx", "xchg [rdx], eax", "lock add [rdx], eax",
+		"cmpxchg8b [rdx]", "cmpxchg16b [rdx]", "fnstcw [rdx]",
+		"fld dword ptr [rdx]", "fstp dword ptr [rdx]", "fild dword ptr [rdx]",
+		"fbstp [rdx]", "fxsave [rdx]", "movdqu [rdx], xmm0",
+		"movdqu xmm0, [rdx]", "movss xmm0, [rdx]", "movq [rdx], mm0",
+		"ldmxcsr [rdx]", "lgdt [rdx]",
+	};
+	const char *expect =
+		"a other\nb other\nc other\nd other\ne other\n"
+		"! exception 14 fault x -> h_14\nh_14 hlt\n";
+	for (size_t i = 0; i < sizeof(accesses) / sizeof(accesses[0]); i++) {
+		char src[512];
+		snprintf(src, sizeof(src), P
+			 "a: mov rdx, 0x5000\nb: mov rsi, 0x5000\nc: mov rdi, 0x5000\n"
+			 "d: mov rcx, 3\ne: add rax, 1\nx: %s\nhlt\nh_14: hlt\n",
+			 accesses[i]);
+		struct st_run r;
+		cr_assert_eq(st_run_asm(&r, src, NULL), 0, "%s: %s", accesses[i], r.err);
+		cr_expect_str_eq(r.text, expect, "%s:\n%s", accesses[i], r.text);
+		st_free(&r);
+	}
+}
+
+/* Privileged and IOPL-sensitive instructions: #GP at CPL 3 (SDM 2.8,
+ * 19.5); at CPL 0 they run (the model keeps CR0/DR, ignores descriptor
+ * tables) without changing Unicorn's own state. */
+Test(sim_classes, privileged_at_cpl3)
+{
+	static const char *const insns[] = {
+		"cli", "sti", "in al, dx", "out dx, al", "insb", "outsb",
+		"lgdt [rip + q]", "lidt [rip + q]", "lldt ax", "ltr ax", "lmsw ax",
+		"clts", "mov dr7, rax", "mov rax, dr6", "wbinvd", "invd",
+		"invlpg [rax]", "swapgs", "xsetbv", "mov cr3, rax", "wrmsr", "rdmsr",
+		"hlt", "sysretq",
+	};
+	const char *expect =
+		"a other cpl3\n"
+		"! exception 13 fault x -> h_13\n"
+		"h_13 other\n"
+		"h2 other\n"
+		"h3 iret T -> c cpl3\n"
+		"c int T v128 -> h_128\n"
+		"h_128 hlt\n";
+	for (size_t i = 0; i < sizeof(insns) / sizeof(insns[0]); i++) {
+		char src[512];
+		snprintf(src, sizeof(src), P
+			 "a: lea rbx, [rip + c]\nx: %s\nc: int 0x80\n"
+			 "h_13: add rsp, 8\nh2: mov [rsp], rbx\nh3: iretq\n"
+			 "h_128: hlt\nq: .fill 16, 1, 0\n", insns[i]);
+		struct st_run r;
+		struct st_opts o = { .cpl = 3 };
+		cr_assert_eq(st_run_asm(&r, src, &o), 0, "%s: %s", insns[i], r.err);
+		cr_expect_str_eq(r.text, expect, "%s:\n%s(%s)", insns[i], r.text, r.st.msg);
+		st_free(&r);
+	}
+	/* at CPL 0 */
+	struct st_run r;
+	cr_assert_eq(st_run_asm(&r, P
+		"a: lgdt [rip + q]\nb: lidt [rip + q]\nc: clts\nd: mov rax, 0x400\n"
+		"e: mov dr7, rax\nf: mov rbx, dr7\ng: cmp rbx, rax\ni: jne i\nj: hlt\n"
+		"q: .fill 16, 1, 0\n", NULL), 0);
+	cr_expect_str_eq(r.text, "a other\nb other\nc other\nd other\ne other\nf other\n"
+			 "g other\ni cond -> j\nj hlt\n", "%s", r.text);
+	st_free(&r);
 }

@@ -163,6 +163,22 @@ Test(sim_scenario, bad_lines)
 	}
 }
 
+Test(sim_scenario, crlf_bom_tabs_comments)
+{
+	struct rtit_scenario sc;
+	struct rtit_scn_error err;
+	cr_assert_eq(rtit_scenario_parse_string(
+		"\xef\xbb\xbfname\tx   # trailing comment\r\n"
+		"describe \"a # inside quotes\"\r\n"
+		"code asm load=0x1000\r\n nop\r\nend\r\n"
+		"\tbudget\t 10\r\n", "t.scn", &sc, &err), 0, "%s", err.text);
+	cr_expect_str_eq(sc.name, "x");
+	cr_expect_str_eq(sc.describe, "a # inside quotes");
+	cr_expect_eq(sc.budget, 10);
+	cr_expect_str_eq(sc.asm_text, " nop\n");
+	rtit_scenario_fini(&sc);
+}
+
 Test(sim_scenario, unknown_params_are_kept)
 {
 	struct rtit_scenario sc;
@@ -214,6 +230,9 @@ Test(sim_scenario, setup_errors)
 	cr_expect(strstr(e, "s.scn") && strstr(e, "overlaps"), "%s", e);
 	cr_expect_lt(setup_error("code elf path=/nonexistent.elf\n", e, sizeof(e)), 0);
 	cr_expect_str_eq(e, "s.scn: /nonexistent.elf: No such file or directory");
+	cr_expect_lt(setup_error("code asm load=0x1000 entry=0x9000\n nop\nend\n",
+				 e, sizeof(e)), 0);
+	cr_expect_str_eq(e, "s.scn:1: entry 0x9000 is not mapped");
 	cr_expect_lt(setup_error("code asm load=0x1000\n nop\nend\nmsr 0x123 = 5\n",
 				 e, sizeof(e)), 0);
 	cr_expect_str_eq(e, "s.scn:4: msr 0x123 = 0x5: refused");
@@ -310,4 +329,55 @@ Test(sim_scenario, flat_code_and_msr_presets)
 	st_free(&run);
 	rtit_scenario_fini(&sc);
 	unlink(bin);
+}
+
+#include <dirent.h>
+
+static uint64_t run_scenario(const char *path, struct rtit_sim_status *st)
+{
+	struct rtit_scenario sc;
+	struct rtit_scn_error err;
+	cr_assert_eq(rtit_scenario_parse_file(path, &sc, &err), 0, "%s", err.text);
+	struct rtit_sim_config cfg;
+	rtit_sim_config_default(&cfg);
+	rtit_scenario_config(&sc, &cfg);
+	struct rtit_flow_writer w;
+	cr_assert_eq(rtit_flow_writer_init(&w, NULL, NULL), 0);
+	cfg.consumer.on_batch = rtit_flow_writer_on_batch;
+	cfg.consumer.opaque = &w;
+	struct rtit_sim *sim;
+	cr_assert_eq(rtit_sim_new(&sim, &cfg), 0);
+	cr_assert_eq(rtit_scenario_setup(&sc, sim, &err), 0, "%s", err.text);
+	rtit_sim_run(sim, st);
+	uint64_t d;
+	cr_assert_eq(rtit_flow_writer_fini(&w, &d), 0);
+	rtit_sim_free(sim);
+	rtit_scenario_fini(&sc);
+	return d;
+}
+
+/* Every scenario of tests/sim/scenarios runs to a normal stop, twice with
+ * the same digest. */
+Test(sim_scenario, all_scenarios_run_deterministically)
+{
+	DIR *d = opendir(SCN_DIR);
+	cr_assert(d);
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name);
+		if (l < 5 || strcmp(e->d_name + l - 4, ".scn"))
+			continue;
+		char path[512];
+		snprintf(path, sizeof(path), "%s/%s", SCN_DIR, e->d_name);
+		struct rtit_sim_status s1, s2;
+		uint64_t d1 = run_scenario(path, &s1), d2 = run_scenario(path, &s2);
+		cr_expect(s1.stop == RTIT_SIM_STOP_HALTED || s1.stop == RTIT_SIM_STOP_END,
+			  "%s: %s", e->d_name, s1.msg);
+		cr_expect_eq(d1, d2, "%s: digests differ", e->d_name);
+		cr_expect_eq(s1.insns, s2.insns);
+		n++;
+	}
+	closedir(d);
+	cr_expect_geq(n, 3);
 }
