@@ -1126,6 +1126,11 @@ void rtit_pt_model_on_batch(const struct rtit_sim_rec *recs, size_t n, void *opa
 
 int rtit_pt_model_finish(struct rtit_pt_model *m)
 {
+	/* The end of the run: the partial TNT goes out (partial TNTs "may
+	 * be generated at any time", 33.4.2.1) so the last branches are in
+	 * the trace. */
+	if (rtit_pt_trigger_en(m))
+		flush_tnt(m);
 	rtit_pt_model_drain(m);
 	rtit_pt_out_flush(m);
 	return m->err;

@@ -1,0 +1,288 @@
+/*
+ * test_pt_libipt.c - the model's streams read by libipt's query decoder,
+ * driven by the same records: every conditional branch's result, every
+ * indirect/far target, compressed RETs, the enable, asynchronous branches
+ * (interrupts), paging (MOV CR3 / far transfers changing CR3) and
+ * execution-mode events must be what the records say.  No binary image
+ * is needed: the records tell which query comes next (the way ptxed
+ * asks, with the instruction class known).
+ *
+ * Built only when libipt is found.
+ */
+#include <intel-pt.h>
+
+#include "pt_harness.h"
+
+static struct px h;
+
+static uint64_t rng = 0x243f6a8885a308d3ull;
+
+static unsigned rnd(unsigned n)
+{
+	rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+	return (unsigned)((rng >> 33) % n);
+}
+
+/* PacketEn stays 1 after the enable: CPL 0, no filter ranges. */
+static size_t workload(struct rtit_sim_rec *recs, size_t count, bool deep_calls)
+{
+	uint64_t ip = 0x401000, cyc = 100, stack[256];
+	unsigned sp = 0;
+	uint8_t mode = 64;
+	uint64_t cr3 = 0x5000;
+	size_t n = 0;
+
+	while (n < count) {
+		struct rtit_sim_rec *r = &recs[n++];
+		unsigned k = rnd(100);
+		memset(r, 0, sizeof(*r));
+		cyc += 1 + rnd(5);
+		r->kind = RTIT_SIM_INSN;
+		r->ip = ip;
+		r->len = (uint8_t)(2 + rnd(4));
+		r->cycles = cyc;
+		r->tsc = cyc;
+		r->next_ip = ip + r->len;
+		if (n == 1) {
+			r->cls = RTIT_IC_OTHER;
+		} else if (k < 35) {
+			r->cls = RTIT_IC_COND;
+			if (rnd(2)) {
+				r->flags |= RTIT_SIM_F_TAKEN;
+				r->next_ip = 0x401000 + 16 * rnd(0x1000);
+			}
+		} else if (k < 50 && sp < (deep_calls ? 256u : 40u)) {
+			r->cls = rnd(2) ? RTIT_IC_DIRECT_CALL : RTIT_IC_INDIRECT_CALL;
+			r->flags |= RTIT_SIM_F_TAKEN;
+			stack[sp++] = (ip + r->len) & (mode == 64 ? ~0ull : 0xffffffffull);
+			r->next_ip = 0x401000 + 16 * rnd(0x1000);
+		} else if (k < 65 && sp) {
+			r->cls = RTIT_IC_RET;
+			r->flags |= RTIT_SIM_F_TAKEN;
+			r->next_ip = rnd(10) ? stack[--sp] : 0x402000 + 16 * rnd(0x100);
+		} else if (k < 72) {
+			r->cls = RTIT_IC_INDIRECT_JMP;
+			r->flags |= RTIT_SIM_F_TAKEN;
+			r->next_ip = 0x400000 + 16 * rnd(0x10000);
+		} else if (k < 76) {
+			r->kind = RTIT_SIM_EVENT;
+			r->cls = rnd(2) ? RTIT_EV_EXT_INTERRUPT : RTIT_EV_EXCEPTION;
+			r->len = 0;
+			r->vector = 0x20;
+			r->next_ip = 0xffffffff81000000ull + 16 * rnd(0x100);
+			if (rnd(3) == 0)
+				cr3 = 0x5000 + 0x1000 * rnd(8);
+		} else if (k < 79) {
+			r->cls = rnd(2) ? RTIT_IC_FAR_JMP : RTIT_IC_IRET;
+			r->flags |= RTIT_SIM_F_TAKEN;
+			r->next_ip = 0x401000 + 16 * rnd(0x1000);
+			if (rnd(2))
+				mode = rnd(2) ? 64 : 32;
+		} else if (k < 81) {
+			r->cls = RTIT_IC_MOV_CR3;
+			cr3 = 0x5000 + 0x1000 * rnd(8);
+		} else {
+			r->cls = RTIT_IC_OTHER;
+		}
+		r->cr3 = cr3;
+		r->mode = mode;
+		ip = r->next_ip;
+	}
+	return n;
+}
+
+static enum pt_exec_mode ipt_mode(uint8_t mode)
+{
+	return mode == 64 ? ptem_64bit : mode == 32 ? ptem_32bit : ptem_16bit;
+}
+
+/* Events read but not yet bound to a record: synchronous paging and
+ * exec-mode events queue up (several may precede one query). */
+struct async_ev {
+	uint64_t from, to, cr3;
+	bool paging;
+};
+
+struct seen {
+	bool enabled;
+	uint64_t en_ip;
+	struct async_ev async[32];
+	unsigned nasync;
+	uint64_t cr3[32];
+	enum pt_exec_mode mode[32];
+	unsigned ncr3, nmode;
+};
+
+static uint64_t pop_cr3(struct seen *s, size_t i)
+{
+	uint64_t v;
+	cr_assert(s->ncr3, "record %zu: no paging event", i);
+	v = s->cr3[0];
+	memmove(s->cr3, s->cr3 + 1, --s->ncr3 * sizeof(s->cr3[0]));
+	return v;
+}
+
+static enum pt_exec_mode pop_mode(struct seen *s, size_t i)
+{
+	enum pt_exec_mode v;
+	cr_assert(s->nmode, "record %zu: no exec-mode event", i);
+	v = s->mode[0];
+	memmove(s->mode, s->mode + 1, --s->nmode * sizeof(s->mode[0]));
+	return v;
+}
+
+/* Reads every pending event; status-update events (PSB+) are skipped. */
+static int drain(struct pt_query_decoder *q, int st, struct seen *s, size_t i)
+{
+	while (st >= 0 && (st & pts_event_pending)) {
+		struct pt_event ev;
+		st = pt_qry_event(q, &ev, sizeof(ev));
+		cr_assert(st >= 0, "record %zu: pt_qry_event: %s", i, pt_errstr(pt_errcode(st)));
+		if (ev.status_update)
+			continue;
+		switch (ev.type) {
+		case ptev_enabled:
+			s->enabled = true;
+			s->en_ip = ev.variant.enabled.ip;
+			break;
+		case ptev_async_branch:
+			cr_assert_lt(s->nasync, 32);
+			s->async[s->nasync].from = ev.variant.async_branch.from;
+			s->async[s->nasync].to = ev.variant.async_branch.to;
+			s->async[s->nasync++].paging = false;
+			break;
+		case ptev_paging:
+			cr_assert_lt(s->ncr3, 32);
+			s->cr3[s->ncr3++] = ev.variant.paging.cr3;
+			break;
+		case ptev_async_paging:
+			cr_assert(s->nasync, "record %zu: async paging without a branch", i);
+			s->async[s->nasync - 1].paging = true;
+			s->async[s->nasync - 1].cr3 = ev.variant.async_paging.cr3;
+			break;
+		case ptev_exec_mode:
+			cr_assert_lt(s->nmode, 32);
+			s->mode[s->nmode++] = ev.variant.exec_mode.mode;
+			break;
+		case ptev_disabled: case ptev_async_disabled: case ptev_overflow:
+			cr_assert_fail("record %zu: unexpected event %d", i, ev.type);
+			break;
+		default:
+			break;
+		}
+	}
+	return st;
+}
+
+static void check(const uint64_t ctl, size_t count, bool deep_calls)
+{
+	static struct rtit_sim_rec recs[20000];
+	size_t n = workload(recs, count, deep_calls);
+	struct pt_config cfg;
+	struct pt_query_decoder *q;
+	struct seen s;
+	uint64_t ip;
+	uint8_t mode = 64;
+	int st;
+
+	px_init(&h);
+	px_start(&h);
+	px_single_range(&h);
+	px_msr(&h, RTIT_PT_MSR_CTL, ctl);
+	for (size_t i = 0; i < n; i++)
+		px_feed(&h, &recs[i]);
+	cr_assert_eq(rtit_pt_model_finish(&h.m), 0);
+
+	pt_config_init(&cfg);
+	cfg.begin = h.out;
+	cfg.end = h.out + h.n;
+	q = pt_qry_alloc_decoder(&cfg);
+	cr_assert(q);
+	st = pt_qry_sync_forward(q, &ip);
+	cr_assert(st >= 0, "sync: %s", pt_errstr(pt_errcode(st)));
+	memset(&s, 0, sizeof(s));
+	st = drain(q, st, &s, 0);
+	cr_assert(s.enabled, "no ptev_enabled at the start");
+	cr_assert_eq(s.en_ip, recs[0].ip);
+	s.nmode = 0;	/* the MODE.Exec of the enable */
+	/* Events are pending from the query before the instruction they
+	 * bind to (ptxed holds them until the IP matches): accumulate, and
+	 * consume them at the record they belong to. */
+	memset(&s, 0, sizeof(s));
+	for (size_t i = 1; i < n; i++) {
+		const struct rtit_sim_rec *r = &recs[i];
+		bool is_ev = r->kind == RTIT_SIM_EVENT;
+		bool changed_cr3 = r->cr3 != recs[i - 1].cr3;
+		bool changed_mode = r->mode != mode;
+		int taken;
+
+		st = drain(q, st, &s, i);
+		if (is_ev) {
+			struct async_ev a;
+			cr_assert(s.nasync, "record %zu: no async branch", i);
+			a = s.async[0];
+			memmove(s.async, s.async + 1, --s.nasync * sizeof(a));
+			cr_assert_eq(a.from, r->ip, "record %zu", i);
+			cr_assert_eq(a.to, r->next_ip, "record %zu", i);
+			cr_assert_eq(a.paging, changed_cr3, "record %zu", i);
+			if (a.paging)
+				cr_assert_eq(a.cr3, r->cr3, "record %zu", i);
+		}
+		switch (is_ev ? 255 : r->cls) {
+		case RTIT_IC_COND:
+			st = pt_qry_cond_branch(q, &taken);
+			cr_assert(st >= 0, "record %zu: cond: %s", i, pt_errstr(pt_errcode(st)));
+			cr_assert_eq(taken != 0, (r->flags & RTIT_SIM_F_TAKEN) != 0, "record %zu", i);
+			break;
+		case RTIT_IC_RET:
+			st = pt_qry_cond_branch(q, &taken);
+			if (st >= 0) {
+				/* Compressed: a taken bit (33.4.2.2). */
+				cr_assert(taken, "record %zu: compressed RET not taken", i);
+				cr_assert(!(ctl & RTIT_PT_CTL_DIS_RETC), "record %zu: DisRETC", i);
+				break;
+			}
+			cr_assert_eq(pt_errcode(st), pte_bad_query, "record %zu", i);
+			/* fall through */
+		case RTIT_IC_INDIRECT_JMP: case RTIT_IC_INDIRECT_CALL:
+		case RTIT_IC_FAR_JMP: case RTIT_IC_IRET:
+			st = pt_qry_indirect_branch(q, &ip);
+			cr_assert(st >= 0, "record %zu: indirect: %s", i, pt_errstr(pt_errcode(st)));
+			cr_assert(!(st & pts_ip_suppressed), "record %zu", i);
+			cr_assert_eq(ip, r->next_ip, "record %zu: target 0x%llx, want 0x%llx", i,
+				     (unsigned long long)ip, (unsigned long long)r->next_ip);
+			break;
+		default:
+			break;
+		}
+		/* PIP and MODE.Exec precede the TIP they apply at (Table
+		 * 33-55 cases 9-12, 14). */
+		if (is_ev) {
+			/* checked with the async branch */
+		} else if ((!is_ev && r->cls == RTIT_IC_MOV_CR3) ||
+			   ((r->cls == RTIT_IC_FAR_JMP || r->cls == RTIT_IC_IRET) && changed_cr3)) {
+			cr_assert_eq(pop_cr3(&s, i), r->cr3, "record %zu", i);
+		}
+		if (changed_mode)
+			cr_assert_eq(pop_mode(&s, i), ipt_mode(r->mode), "record %zu", i);
+		mode = r->mode;
+	}
+	pt_qry_free_decoder(q);
+}
+
+Test(libipt, query_decoder_follows_records)
+{
+	check(PT_CTL_ON, 15000, false);
+}
+
+Test(libipt, query_decoder_disretc_and_deep_stacks)
+{
+	check(PT_CTL_ON | RTIT_PT_CTL_DIS_RETC, 8000, false);
+	check(PT_CTL_ON, 8000, true);
+}
+
+Test(libipt, query_decoder_with_timing)
+{
+	check(PT_CTL_ON | RTIT_PT_CTL_TSC_EN | RTIT_PT_CTL_MTC_EN | RTIT_PT_CTL_CYC_EN |
+	      (2ull << RTIT_PT_CTL_MTC_FREQ_SHIFT), 8000, false);
+}
