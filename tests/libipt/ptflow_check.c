@@ -94,10 +94,13 @@ int main(int argc, char **argv)
 
 	/* The flow's instructions (events are not instructions). */
 	uint64_t *ips = malloc((nrecs + 1) * sizeof(*ips));
+	uint8_t *cls = malloc(nrecs + 1);
 	size_t nips = 0;
 	for (size_t i = 0; i < nrecs; i++)
-		if (recs[i].kind == RTIT_SIM_INSN)
+		if (recs[i].kind == RTIT_SIM_INSN) {
+			cls[nips] = recs[i].cls;
 			ips[nips++] = recs[i].ip;
+		}
 
 	struct pt_config config;
 	pt_config_init(&config);
@@ -112,7 +115,8 @@ int main(int argc, char **argv)
 	pt_image_set_callback(pt_insn_get_image(dec), read_image, NULL);
 
 	size_t k = 0, matched = 0, events = 0;
-	bool resync = true;
+	bool resync = true, have_async = false;
+	uint64_t async_from = 0;
 	int status = pt_insn_sync_forward(dec), rc = 0;
 	while (status >= 0) {
 		while (status & pts_event_pending) {
@@ -124,8 +128,14 @@ int main(int argc, char **argv)
 			if (ev.type == ptev_enabled || ev.type == ptev_overflow ||
 			    ev.type == ptev_disabled || ev.type == ptev_async_disabled)
 				resync = true;
+			if (ev.type == ptev_async_branch) {
+				have_async = true;
+				async_from = ev.variant.async_branch.from;
+			}
 		}
-		if (status < 0 || (status & pts_eos))
+		/* pts_eos: no more trace, but instructions that need none
+		 * still decode, until pt_insn_next says -pte_eos. */
+		if (status < 0)
 			break;
 		struct pt_insn insn;
 		status = pt_insn_next(dec, &insn, sizeof(insn));
@@ -136,6 +146,17 @@ int main(int argc, char **argv)
 				k++;
 			resync = false;
 		}
+		/* INT n: Table 33-23 gives its FUP the CLIP, so libipt takes
+		 * it as an event at the INT and does not list the INT itself;
+		 * the flow has it as a retired instruction. */
+		if (have_async && k < nips && ips[k] == async_from && cls[k] == RTIT_IC_INT &&
+		    insn.ip != ips[k])
+			k++;
+		have_async = false;
+		/* Past the end of the run: the decoder cannot know execution
+		 * stopped (instructions that need no trace still decode). */
+		if (k >= nips && !resync)
+			break;
 		if (k >= nips || ips[k] != insn.ip) {
 			uint64_t off = 0;
 			pt_insn_get_offset(dec, &off);
@@ -165,6 +186,7 @@ int main(int argc, char **argv)
 	rtit_sim_free(sim);
 	rtit_scenario_fini(&sc);
 	free(ips);
+	free(cls);
 	free(recs);
 	free(trace);
 	return rc;
