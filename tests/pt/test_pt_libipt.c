@@ -286,3 +286,164 @@ Test(libipt, query_decoder_with_timing)
 	check(PT_CTL_ON | RTIT_PT_CTL_TSC_EN | RTIT_PT_CTL_MTC_EN | RTIT_PT_CTL_CYC_EN |
 	      (2ull << RTIT_PT_CTL_MTC_FREQ_SHIFT), 8000, false);
 }
+
+/* ---- Filtering: PacketEn toggles (Table 33-56 cases 4, 5, 7) ----
+ * ADDR0 = [0x401000, 0x40ffff] is the FilterEn range; branches sometimes
+ * leave it, interrupts go to a handler outside it, IRETs come back. */
+#define IN_RANGE(a) ((a) >= 0x401000 && (a) <= 0x40ffff)
+
+static size_t workload_filtered(struct rtit_sim_rec *recs, size_t count)
+{
+	uint64_t ip = 0x401000, cyc = 100, ret_to = 0x401000;
+	size_t n = 0;
+
+	while (n < count) {
+		struct rtit_sim_rec *r = &recs[n++];
+		unsigned k = rnd(100);
+		memset(r, 0, sizeof(*r));
+		cyc += 1 + rnd(5);
+		r->kind = RTIT_SIM_INSN;
+		r->ip = ip;
+		r->len = (uint8_t)(2 + rnd(4));
+		r->cycles = cyc;
+		r->tsc = cyc;
+		r->next_ip = ip + r->len;
+		r->mode = 64;
+		r->cr3 = 0x5000;
+		if (n == 1) {
+			r->cls = RTIT_IC_OTHER;
+		} else if (k < 40) {
+			r->cls = RTIT_IC_COND;
+			if (rnd(2)) {
+				r->flags |= RTIT_SIM_F_TAKEN;
+				r->next_ip = (rnd(6) ? 0x401000 : 0x500000) + 16 * rnd(0xf00);
+			}
+		} else if (k < 55) {
+			r->cls = rnd(2) ? RTIT_IC_DIRECT_JMP : RTIT_IC_INDIRECT_JMP;
+			r->flags |= RTIT_SIM_F_TAKEN;
+			r->next_ip = (rnd(5) ? 0x401000 : 0x500000) + 16 * rnd(0xf00);
+		} else if (k < 60) {
+			r->kind = RTIT_SIM_EVENT;
+			r->cls = RTIT_EV_EXT_INTERRUPT;
+			r->len = 0;
+			r->vector = 0x20;
+			ret_to = ip;
+			r->next_ip = 0xffffffff81000000ull + 16 * rnd(0x100);
+		} else if (k < 65) {
+			r->cls = RTIT_IC_IRET;
+			r->flags |= RTIT_SIM_F_TAKEN;
+			r->next_ip = IN_RANGE(ret_to) ? ret_to : 0x401000 + 16 * rnd(0xf00);
+		} else {
+			r->cls = RTIT_IC_OTHER;
+		}
+		ip = r->next_ip;
+	}
+	return n;
+}
+
+/* The next event that is not a status update (PSB+) or a timing/mode
+ * event; held until the record it belongs to takes it. */
+static bool next_event(struct pt_query_decoder *q, int *st, struct pt_event *held, bool *have,
+		       size_t i)
+{
+	while (!*have && (*st & pts_event_pending)) {
+		*st = pt_qry_event(q, held, sizeof(*held));
+		cr_assert(*st >= 0, "record %zu: %s", i, pt_errstr(pt_errcode(*st)));
+		if (held->status_update || held->type == ptev_exec_mode || held->type == ptev_cbr)
+			continue;
+		*have = true;
+	}
+	return *have;
+}
+
+Test(libipt, query_decoder_filter_enable_disable)
+{
+	static struct rtit_sim_rec recs[20000];
+	size_t n = workload_filtered(recs, 12000), en = 0, dis = 0;
+	struct pt_config cfg;
+	struct pt_query_decoder *q;
+	struct pt_event ev;
+	bool have = false;
+	uint64_t ip;
+	bool f = true;
+	int st;
+
+	px_init(&h);
+	px_start(&h);
+	px_single_range(&h);
+	px_msr(&h, RTIT_PT_MSR_ADDR0_A, 0x401000);
+	px_msr(&h, RTIT_PT_MSR_ADDR0_B, 0x40ffff);
+	px_msr(&h, RTIT_PT_MSR_CTL, PT_CTL_ON | (1ull << RTIT_PT_CTL_ADDR_CFG_SHIFT(0)));
+	for (size_t i = 0; i < n; i++)
+		px_feed(&h, &recs[i]);
+	cr_assert_eq(rtit_pt_model_finish(&h.m), 0);
+
+	pt_config_init(&cfg);
+	cfg.begin = h.out;
+	cfg.end = h.out + h.n;
+	q = pt_qry_alloc_decoder(&cfg);
+	cr_assert(q);
+	st = pt_qry_sync_forward(q, &ip);
+	cr_assert(st >= 0);
+	cr_assert(next_event(q, &st, &ev, &have, 0));
+	cr_assert_eq(ev.type, ptev_enabled);
+	cr_assert_eq(ev.variant.enabled.ip, recs[0].ip);
+	have = false;
+	for (size_t i = 1; i < n; i++) {
+		const struct rtit_sim_rec *r = &recs[i];
+		bool taken = r->kind == RTIT_SIM_EVENT || (r->flags & RTIT_SIM_F_TAKEN);
+		bool f1 = taken ? IN_RANGE(r->next_ip) : f;	/* A-P19 */
+		int t;
+
+		if (f && f1) {
+			bool query = r->kind == RTIT_SIM_INSN &&
+				     (r->cls == RTIT_IC_COND || r->cls == RTIT_IC_INDIRECT_JMP ||
+				      r->cls == RTIT_IC_IRET);
+			if (r->kind == RTIT_SIM_EVENT) {
+				cr_assert(next_event(q, &st, &ev, &have, i), "record %zu: no event", i);
+				cr_assert_eq(ev.type, ptev_async_branch, "record %zu", i);
+				cr_assert_eq(ev.variant.async_branch.from, r->ip, "record %zu", i);
+				cr_assert_eq(ev.variant.async_branch.to, r->next_ip, "record %zu", i);
+				have = false;
+			} else if (query) {
+				cr_assert(!next_event(q, &st, &ev, &have, i),
+					  "record %zu: event %d before a query", i, ev.type);
+			}
+			if (query && r->cls == RTIT_IC_COND) {
+				st = pt_qry_cond_branch(q, &t);
+				cr_assert(st >= 0, "record %zu: %s", i, pt_errstr(pt_errcode(st)));
+				cr_assert_eq(t != 0, taken, "record %zu", i);
+			} else if (query) {
+				st = pt_qry_indirect_branch(q, &ip);
+				cr_assert(st >= 0, "record %zu: %s", i, pt_errstr(pt_errcode(st)));
+				cr_assert_eq(ip, r->next_ip, "record %zu", i);
+			}
+		} else if (f && !f1) {
+			dis++;
+			cr_assert(next_event(q, &st, &ev, &have, i), "record %zu: no event", i);
+			if (r->kind == RTIT_SIM_EVENT) {
+				/* Interrupt out of the range: FUP, TIP.PGD(target). */
+				cr_assert_eq(ev.type, ptev_async_disabled, "record %zu", i);
+				cr_assert_eq(ev.variant.async_disabled.at, r->ip, "record %zu", i);
+				cr_assert_eq(ev.variant.async_disabled.ip, r->next_ip, "record %zu", i);
+			} else {
+				cr_assert_eq(ev.type, ptev_disabled, "record %zu", i);
+				/* A-P1: a conditional branch's TIP.PGD has no IP. */
+				cr_assert_eq(ev.ip_suppressed != 0, r->cls == RTIT_IC_COND, "record %zu", i);
+				if (!ev.ip_suppressed)
+					cr_assert_eq(ev.variant.disabled.ip, r->next_ip, "record %zu", i);
+			}
+			have = false;
+		} else if (!f && f1) {
+			en++;
+			cr_assert(next_event(q, &st, &ev, &have, i), "record %zu: no event", i);
+			cr_assert_eq(ev.type, ptev_enabled, "record %zu", i);
+			cr_assert_eq(ev.variant.enabled.ip, r->next_ip, "record %zu", i);
+			have = false;
+		}
+		f = f1;
+	}
+	cr_expect_gt(en, 50);
+	cr_expect_gt(dis, 50);
+	pt_qry_free_decoder(q);
+}
