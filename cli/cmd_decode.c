@@ -1,0 +1,620 @@
+/*
+ * cmd_decode.c - `rtitsim decode TRACE [--image SCENARIO.scn|ELF|demo]
+ * [--sideband FILE] [--check FLOW] [--json]`: the instruction flow back
+ * from an RTIT trace and the program image (include/rtit/flow.h), printed
+ * in the simulator's flow line format, optionally compared with the
+ * simulator's ground truth record by record.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unicorn/unicorn.h>
+
+#include "cli.h"
+#include "demo_scenario.h"
+#include "rtit/flow.h"
+#include "rtit/print.h"
+#include "rtit/scenario.h"
+
+struct handler_map {
+	uint64_t ip[64];
+	int vec[64];
+	int n;
+};
+
+struct dec {
+	struct rtit_sim *sim;
+	uc_engine *uc;
+	struct handler_map hm;
+	struct rtit_flow_dec *fd;
+	struct rtit_flow_cmp *cmp;
+	FILE *out;
+	bool json, quiet;
+	char sbuf[256];
+	/* the trace, for --chunk reads and for the packets around a mismatch */
+	const uint8_t *trace;
+	size_t tlen, tpos, chunk;
+	uint64_t first_err_off;
+	bool have_err;
+};
+
+static void decode_usage(FILE *out)
+{
+	fputs("usage: rtitsim decode TRACE [options]\n"
+	      "\n"
+	      "Reconstructs the instruction flow from an RTIT trace and the program image,\n"
+	      "one line per instruction or event in the simulator's flow format (the fields a\n"
+	      "trace determines: IP, class, length, taken, next IP), '#' lines for where\n"
+	      "tracing starts, stops, overflows or fails.\n"
+	      "\n"
+	      "  --image FILE       the program: a scenario (.scn, loaded as `rtitsim run`\n"
+	      "                     loads it), a static ELF, or 'demo' (default: the\n"
+	      "                     sideband's scenario line)\n"
+	      "  --sideband FILE    what the trace does not say (mode, cycle_accurate,\n"
+	      "                     cmprs_ret, params, where the run stopped); default\n"
+	      "                     TRACE with .trace replaced by .sideband, if present\n"
+	      "  --check FLOW       compare with the simulator's .flow file; on the first\n"
+	      "                     difference name it, the trace offset and the packets\n"
+	      "                     around it (exit 5)\n"
+	      "  --json             one JSON object per line\n"
+	      "  -q, --quiet        no flow output (with --check: only the verdict)\n"
+	      "  --mode 32|64, --cycle-accurate, --cmprs-ret   override the sideband\n"
+	      "  --errata E1,E2,E5,E6,E7   tolerate these errata (Appendix E)\n"
+	      "  --chunk N          read the trace N bytes at a time (testing)\n"
+	      "  --stats            counts and speed on stderr\n"
+	      "\n"
+	      "Exit status: 0 ok, 1 usage, 2 I/O, 3 decode errors (reported, skipped to the\n"
+	      "next PSB), 4 bad image, 5 the flow differs from --check.\n", out);
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (b = malloc((size_t)n + 1)) && fread(b, 1, (size_t)n, f) == (size_t)n) {
+		*len = (size_t)n;
+	} else {
+		free(b);
+		b = NULL;
+	}
+	fclose(f);
+	return b;
+}
+
+static int read_mem(void *opaque, uint64_t addr, uint8_t *buf, size_t n)
+{
+	struct dec *x = opaque;
+	return uc_mem_read(x->uc, addr, buf, n) == UC_ERR_OK ? 0 : -1;
+}
+
+static int vector_of(void *opaque, uint64_t ip)
+{
+	struct dec *x = opaque;
+	for (int i = 0; i < x->hm.n; i++)
+		if (x->hm.ip[i] == ip)
+			return x->hm.vec[i];
+	return -1;
+}
+
+static ssize_t read_chunk(void *opaque, uint8_t *buf, size_t cap)
+{
+	struct dec *x = opaque;
+	size_t n = x->tlen - x->tpos;
+	if (n > x->chunk)
+		n = x->chunk;
+	if (n > cap)
+		n = cap;
+	memcpy(buf, x->trace + x->tpos, n);
+	x->tpos += n;
+	return (ssize_t)n;
+}
+
+static void json_rec(FILE *o, const struct rtit_sim_rec *r)
+{
+	if (r->kind == RTIT_SIM_INSN) {
+		fprintf(o, "{\"kind\":\"insn\",\"ip\":\"0x%" PRIx64 "\",\"len\":%u,\"class\":\"%s\","
+			"\"taken\":%s", r->ip, r->len, rtit_insn_class_name(r->cls),
+			(r->flags & RTIT_SIM_F_TAKEN) ? "true" : "false");
+		if (r->pad0 & RTIT_FLOW_A_NEXT_UNKNOWN)
+			fputs(",\"next\":null}\n", o);
+		else
+			fprintf(o, ",\"next\":\"0x%" PRIx64 "\"}\n", r->next_ip);
+	} else {
+		fprintf(o, "{\"kind\":\"event\",\"ip\":\"0x%" PRIx64 "\",\"event\":\"%s\","
+			"\"next\":\"0x%" PRIx64 "\"", r->ip,
+			r->cls ? rtit_sim_event_name(r->cls) : "unknown", r->next_ip);
+		if (r->cls)
+			fprintf(o, ",\"vector\":%u", r->vector);
+		fputs("}\n", o);
+	}
+}
+
+static void on_rec(void *opaque, const struct rtit_sim_rec *recs, size_t n)
+{
+	struct dec *x = opaque;
+	if (x->cmp)
+		rtit_flow_cmp_feed(x->cmp, recs, rtit_flow_dec_batch_offsets(x->fd), n);
+	if (x->quiet)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (x->json) {
+			json_rec(x->out, &recs[i]);
+		} else {
+			rtit_flow_rec_format(&recs[i], x->sbuf, sizeof(x->sbuf));
+			fputs(x->sbuf, x->out);
+			fputc('\n', x->out);
+		}
+	}
+}
+
+static const char *note_name(int k)
+{
+	switch (k) {
+	case RTIT_FLOW_N_ENABLE: return "enable";
+	case RTIT_FLOW_N_DISABLE: return "disable";
+	case RTIT_FLOW_N_TRACESTOP: return "tracestop";
+	case RTIT_FLOW_N_OVERFLOW: return "overflow";
+	case RTIT_FLOW_N_ERROR: return "error";
+	case RTIT_FLOW_N_RESYNC: return "resync";
+	case RTIT_FLOW_N_UNCERTAIN: return "uncertain";
+	case RTIT_FLOW_N_END: return "end";
+	default: return "?";
+	}
+}
+
+static void on_note(void *opaque, const struct rtit_flow_note *nt)
+{
+	struct dec *x = opaque;
+	if (x->cmp)
+		rtit_flow_cmp_note(x->cmp, nt);
+	if (nt->kind == RTIT_FLOW_N_ERROR) {
+		fprintf(stderr, "rtitsim decode: error at trace offset 0x%" PRIx64 " (IP 0x%" PRIx64
+			"): %s; skipping to the next PSB\n", nt->offset, nt->ip, nt->msg);
+		if (!x->have_err) {
+			x->have_err = true;
+			x->first_err_off = nt->offset;
+		}
+	}
+	if (x->quiet)
+		return;
+	if (x->json) {
+		fprintf(x->out, "{\"note\":\"%s\",\"offset\":%" PRIu64 ",\"ip\":\"0x%" PRIx64 "\"",
+			note_name(nt->kind), nt->offset, nt->ip);
+		if (nt->kind == RTIT_FLOW_N_UNCERTAIN)
+			fprintf(x->out, ",\"dropped\":%" PRIu64, nt->count);
+		if (nt->msg) {
+			fputs(",\"msg\":\"", x->out);
+			for (const char *c = nt->msg; *c; c++)
+				fprintf(x->out, (*c == '"' || *c == '\\') ? "\\%c" : "%c", *c);
+			fputc('"', x->out);
+		}
+		fputs("}\n", x->out);
+		return;
+	}
+	switch (nt->kind) {
+	case RTIT_FLOW_N_ENABLE:
+		fprintf(x->out, "# enable at 0x%" PRIx64 " (FUP.PGE at offset 0x%" PRIx64 ")\n", nt->ip, nt->offset);
+		break;
+	case RTIT_FLOW_N_DISABLE:
+		fprintf(x->out, "# disable at 0x%" PRIx64 " (FUP.PGD at offset 0x%" PRIx64 ")\n", nt->ip, nt->offset);
+		break;
+	case RTIT_FLOW_N_TRACESTOP:
+		fprintf(x->out, "# TraceSTOP at offset 0x%" PRIx64 "\n", nt->offset);
+		break;
+	case RTIT_FLOW_N_OVERFLOW:
+		fprintf(x->out, "# overflow gap: resumes at 0x%" PRIx64 " (FUP.BuffOvf at offset 0x%" PRIx64 ")\n",
+			nt->ip, nt->offset);
+		break;
+	case RTIT_FLOW_N_ERROR:
+		fprintf(x->out, "# error at offset 0x%" PRIx64 ", IP 0x%" PRIx64 ": %s\n", nt->offset, nt->ip, nt->msg);
+		break;
+	case RTIT_FLOW_N_RESYNC:
+		fprintf(x->out, "# resync at 0x%" PRIx64 " (offset 0x%" PRIx64 ")\n", nt->ip, nt->offset);
+		break;
+	case RTIT_FLOW_N_UNCERTAIN:
+		fprintf(x->out, "# %" PRIu64 " instructions walked past the last packet dropped (from offset 0x%"
+			PRIx64 ")\n", nt->count, nt->offset);
+		break;
+	case RTIT_FLOW_N_END:
+		fprintf(x->out, "# end of trace at offset 0x%" PRIx64 "\n", nt->offset);
+		break;
+	}
+}
+
+/* The sideband file: "key value" lines. */
+struct sideband {
+	int mode;
+	int cycle_acc, cmprs_ret;	/* -1 unknown */
+	bool buffovf_loads_lip;
+	unsigned errata;
+	bool has_end, end_after;
+	uint64_t end_ip;
+	char scenario[512];
+	char dialect[16];
+};
+
+static int read_sideband(const char *path, struct sideband *sb)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		unsigned long long v;
+		int iv;
+		char key[64], val[192];
+		if (sscanf(line, "mode %d", &iv) == 1)
+			sb->mode = iv;
+		else if (sscanf(line, "cycle_accurate %d", &iv) == 1)
+			sb->cycle_acc = iv;
+		else if (sscanf(line, "cmprs_ret %d", &iv) == 1)
+			sb->cmprs_ret = iv;
+		else if (sscanf(line, "dialect %15s", sb->dialect) == 1)
+			;
+		else if (!strncmp(line, "scenario ", 9))
+			snprintf(sb->scenario, sizeof(sb->scenario), "%s", line + 9);
+		else if (sscanf(line, "stop reached end address %llx", &v) == 1) {
+			sb->has_end = true;
+			sb->end_ip = v;
+		} else if (sscanf(line, "stop halted at %llx", &v) == 1) {
+			sb->has_end = sb->end_after = true;
+			sb->end_ip = v;
+		} else if (sscanf(line, "param %63s = %191s", key, val) == 2) {
+			if (!strcmp(key, "buffovf_loads_lip"))
+				sb->buffovf_loads_lip = !strcmp(val, "1") || !strcmp(val, "true") ||
+							!strcmp(val, "yes") || !strcmp(val, "on");
+			else if (key[0] == 'e' && key[1] >= '1' && key[1] <= '8' && !key[2] &&
+				 strncmp(val, "off", 3))
+				sb->errata |= 1u << (key[1] - '0');
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+static int parse_errata(const char *s, unsigned *out)
+{
+	char buf[128];
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+		if ((t[0] != 'E' && t[0] != 'e') || t[1] < '1' || t[1] > '8' || t[2])
+			return -1;
+		*out |= 1u << (t[1] - '0');
+	}
+	return 0;
+}
+
+static bool ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+/* Loads the image: a scenario's code (no run), the demo, or an ELF. */
+static int load_image(struct dec *x, const char *image, int mode)
+{
+	struct rtit_sim_config cfg;
+	struct rtit_scn_error err;
+	struct rtit_scenario sc;
+	bool scn = !strcmp(image, "demo") || !strcmp(image, "<demo>") || ends_with(image, ".scn");
+	int r;
+
+	memset(&sc, 0, sizeof(sc));
+	rtit_sim_config_default(&cfg);
+	if (scn) {
+		if (!strcmp(image, "demo") || !strcmp(image, "<demo>"))
+			r = rtit_scenario_parse_string(demo_scenario, "<demo>", &sc, &err);
+		else
+			r = rtit_scenario_parse_file(image, &sc, &err);
+		if (r < 0) {
+			fprintf(stderr, "%s\n", err.text);
+			return r == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;
+		}
+		rtit_scenario_config(&sc, &cfg);
+	} else if (mode) {
+		cfg.mode = mode;
+	}
+	if ((r = rtit_sim_new(&x->sim, &cfg)) < 0) {
+		fprintf(stderr, "rtitsim decode: %s: cannot start the simulator: %s\n", image, rtit_errstr(r));
+		rtit_scenario_fini(&sc);
+		return RTIT_EXIT_INPUT;
+	}
+	if (scn) {
+		r = rtit_scenario_setup(&sc, x->sim, &err);
+		if (r < 0)
+			fprintf(stderr, "%s\n", err.text);
+		for (size_t i = 0; r >= 0 && i < sc.nhandlers && x->hm.n < 64; i++) {
+			uint64_t v = sc.handlers[i].ip.value;
+			if (sc.handlers[i].ip.label[0] &&
+			    rtit_sim_symbol(x->sim, sc.handlers[i].ip.label, &v) < 0)
+				continue;
+			x->hm.ip[x->hm.n] = v;
+			x->hm.vec[x->hm.n++] = (int)sc.handlers[i].vector;
+		}
+		rtit_scenario_fini(&sc);
+	} else {
+		r = rtit_sim_load_elf(x->sim, image);
+		if (r < 0)
+			fprintf(stderr, "rtitsim decode: %s: %s\n", image, rtit_sim_errmsg(x->sim));
+	}
+	if (r < 0)
+		return r == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;
+	x->uc = rtit_sim_uc(x->sim);
+	return RTIT_EXIT_OK;
+}
+
+/* The packets around a trace offset, dump style, marking the one there. */
+static void packets_around(const uint8_t *t, size_t len, uint64_t off, bool ca)
+{
+	static struct rtit_pktdec pd;
+	struct rtit_pktdec_cfg c = { .dialect = RTIT_DIALECT_RTIT, .cycle_acc = ca,
+				     .mem = t, .mem_len = len };
+	struct rtit_pktdec_item it;
+	uint64_t ring[6];
+	int nring = 0, after = -1;
+
+	/* print the 5 packets before, the one at off, and 5 after */
+	rtit_pktdec_init(&pd, &c);
+	struct rtit_pktdec_item saved[6];
+	for (;;) {
+		int r = rtit_pktdec_next(&pd, &it);
+		if (r < 0) {
+			fprintf(stderr, "    %08" PRIx64 "  (undecodable bytes)\n", pd.err.offset);
+			if (rtit_pktdec_resync(&pd, false) <= 0)
+				break;
+			continue;
+		}
+		if (r == 0)
+			break;
+		if (after < 0) {
+			if (nring == 6) {
+				memmove(saved, saved + 1, 5 * sizeof(saved[0]));
+				memmove(ring, ring + 1, 5 * sizeof(ring[0]));
+				nring = 5;
+			}
+			saved[nring] = it;
+			saved[nring].raw = NULL;
+			ring[nring++] = it.offset;
+			if (it.offset >= off) {
+				for (int i = 0; i < nring; i++) {
+					saved[i].raw = t + saved[i].offset;
+					fputs(saved[i].offset == off ? "  > " : "    ", stderr);
+					rtit_print_line(stderr, RTIT_DIALECT_RTIT, &saved[i]);
+				}
+				after = 0;
+			}
+		} else if (after++ < 5) {
+			fputs("    ", stderr);
+			rtit_print_line(stderr, RTIT_DIALECT_RTIT, &it);
+		} else {
+			break;
+		}
+	}
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int rtit_cmd_decode(int argc, char **argv)
+{
+	static struct dec x;
+	const char *trace_path = NULL, *image = NULL, *sb_path = NULL, *check = NULL;
+	int mode = 0, ca = -1, cr = -1;
+	unsigned errata = 0;
+	bool stats = false;
+	int status = RTIT_EXIT_OK, ret;
+	struct sideband sb = { .cycle_acc = -1, .cmprs_ret = -1 };
+	char path[1024];
+
+	memset(&x, 0, sizeof(x));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			decode_usage(stdout);
+			return RTIT_EXIT_OK;
+		} else if (!strcmp(a, "--image") && i + 1 < argc) {
+			image = argv[++i];
+		} else if (!strcmp(a, "--sideband") && i + 1 < argc) {
+			sb_path = argv[++i];
+		} else if (!strcmp(a, "--check") && i + 1 < argc) {
+			check = argv[++i];
+		} else if (!strcmp(a, "--json")) {
+			x.json = true;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			x.quiet = true;
+		} else if (!strcmp(a, "--stats")) {
+			stats = true;
+		} else if (!strcmp(a, "--cycle-accurate")) {
+			ca = 1;
+		} else if (!strcmp(a, "--cmprs-ret")) {
+			cr = 1;
+		} else if (!strcmp(a, "--mode") && i + 1 < argc) {
+			mode = atoi(argv[++i]);
+			if (mode != 32 && mode != 64) {
+				fprintf(stderr, "rtitsim decode: --mode takes 32 or 64\n");
+				return RTIT_EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--errata") && i + 1 < argc) {
+			if (parse_errata(argv[++i], &errata) < 0) {
+				fprintf(stderr, "rtitsim decode: --errata takes a list like E1,E5\n");
+				return RTIT_EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--chunk") && i + 1 < argc) {
+			x.chunk = strtoul(argv[++i], NULL, 0);
+			if (!x.chunk) {
+				fprintf(stderr, "rtitsim decode: --chunk takes a positive size\n");
+				return RTIT_EXIT_USAGE;
+			}
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "rtitsim decode: unknown or incomplete option '%s' (try --help)\n", a);
+			return RTIT_EXIT_USAGE;
+		} else if (trace_path) {
+			fprintf(stderr, "rtitsim decode: one trace only ('%s' and '%s')\n", trace_path, a);
+			return RTIT_EXIT_USAGE;
+		} else {
+			trace_path = a;
+		}
+	}
+	if (!trace_path) {
+		decode_usage(stderr);
+		return RTIT_EXIT_USAGE;
+	}
+
+	/* The sideband: given, or next to the trace. */
+	if (!sb_path && ends_with(trace_path, ".trace")) {
+		snprintf(path, sizeof(path), "%.*s.sideband", (int)(strlen(trace_path) - 6), trace_path);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			fclose(f);
+			sb_path = path;
+		}
+	}
+	if (sb_path && read_sideband(sb_path, &sb) < 0) {
+		fprintf(stderr, "rtitsim decode: %s: cannot read: %s\n", sb_path, strerror(errno));
+		return RTIT_EXIT_IO;
+	}
+	if (sb.dialect[0] && strcmp(sb.dialect, "rtit")) {
+		fprintf(stderr, "rtitsim decode: %s: dialect %s: the flow decoder reads RTIT traces only\n",
+			sb_path, sb.dialect);
+		return RTIT_EXIT_INPUT;
+	}
+	if (!image && sb.scenario[0])
+		image = sb.scenario;
+	if (!image) {
+		fprintf(stderr, "rtitsim decode: no image: give --image SCENARIO.scn|ELF|demo\n");
+		return RTIT_EXIT_USAGE;
+	}
+
+	size_t tlen = 0;
+	uint8_t *trace = slurp(trace_path, &tlen);
+	if (!trace) {
+		fprintf(stderr, "rtitsim decode: %s: cannot read: %s\n", trace_path, strerror(errno));
+		return RTIT_EXIT_IO;
+	}
+	x.trace = trace;
+	x.tlen = tlen;
+
+	struct rtit_sim_rec *truth = NULL;
+	size_t ntruth = 0;
+	if (check) {
+		FILE *f = fopen(check, "rb");
+		if (!f || (ret = rtit_flow_read(f, &truth, &ntruth)) < 0) {
+			fprintf(stderr, "rtitsim decode: %s: cannot read the flow: %s\n", check,
+				f ? rtit_errstr(ret) : strerror(errno));
+			if (f)
+				fclose(f);
+			free(trace);
+			return f ? RTIT_EXIT_INPUT : RTIT_EXIT_IO;
+		}
+		fclose(f);
+		if (rtit_flow_cmp_new(&x.cmp, truth, ntruth) < 0)
+			return RTIT_EXIT_IO;
+	}
+
+	if ((status = load_image(&x, image, mode ? mode : sb.mode)) != RTIT_EXIT_OK) {
+		free(trace);
+		free(truth);
+		rtit_flow_cmp_free(x.cmp);
+		rtit_sim_free(x.sim);
+		return status;
+	}
+
+	struct rtit_flow_cfg cfg;
+	rtit_flow_cfg_default(&cfg);
+	cfg.mode = mode ? mode : (sb.mode ? sb.mode : 64);
+	cfg.cycle_acc = ca >= 0 ? ca : sb.cycle_acc > 0;
+	cfg.cmprs_ret = cr >= 0 ? cr : sb.cmprs_ret > 0;
+	cfg.buffovf_loads_lip = sb.buffovf_loads_lip;
+	cfg.errata = errata | sb.errata;
+	cfg.has_end = sb.has_end;
+	cfg.end_ip = sb.end_ip;
+	cfg.end_after = sb.end_after;
+	if (x.chunk) {
+		cfg.read = read_chunk;
+		cfg.read_opaque = &x;
+	} else {
+		cfg.mem = trace;
+		cfg.mem_len = tlen;
+	}
+	cfg.read_mem = read_mem;
+	cfg.vector_of = vector_of;
+	cfg.mem_opaque = &x;
+	cfg.on_rec = on_rec;
+	cfg.on_note = on_note;
+	cfg.opaque = &x;
+	x.out = stdout;
+	if ((ret = rtit_flow_dec_new(&x.fd, &cfg)) < 0) {
+		fprintf(stderr, "rtitsim decode: %s\n", rtit_errstr(ret));
+		return RTIT_EXIT_USAGE;
+	}
+	double t0 = now();
+	ret = rtit_flow_dec_run(x.fd);
+	double t1 = now();
+	const struct rtit_flow_stats *st = rtit_flow_dec_stats(x.fd);
+	if (ret < 0) {
+		fprintf(stderr, "rtitsim decode: %s: %s\n", trace_path, rtit_errstr(ret));
+		status = ret == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_DECODE;
+	} else if (ret > 0) {
+		status = RTIT_EXIT_DECODE;
+	}
+	if (fflush(stdout) != 0 && status == RTIT_EXIT_OK)
+		status = RTIT_EXIT_IO;
+	if (stats)
+		fprintf(stderr, "decoded %" PRIu64 " instructions, %" PRIu64 " events from %" PRIu64
+			" packets in %.3f s (%.1f M insn/s); %" PRIu64 " enables, %" PRIu64
+			" disables, %" PRIu64 " overflows, %" PRIu64 " errors (%" PRIu64
+			" bytes skipped), %" PRIu64 " records dropped as uncertain, %" PRIu64
+			" distinct instructions\n",
+			st->insns, st->events, st->packets, t1 - t0,
+			t1 > t0 ? (double)st->insns / (t1 - t0) / 1e6 : 0.0, st->enables, st->disables,
+			st->overflows, st->errors, st->skipped_bytes, st->dropped, st->cache_insns);
+
+	if (x.cmp) {
+		struct rtit_flow_cmp_result res;
+		if (!rtit_flow_cmp_finish(x.cmp, &res)) {
+			const struct rtit_flow_mismatch *m = &res.mm;
+			char a[256], b[256];
+			rtit_flow_rec_format(&m->decoded, a, sizeof(a));
+			if (!m->truth_ended)
+				rtit_sim_rec_format(&m->truth, b, sizeof(b));
+			fprintf(stderr, "%s: the decoded flow differs from %s at decoded record %" PRIu64
+				" (truth record %" PRIu64 "): %s\n  decoded: %s\n  truth:   %s\n"
+				"  trace offset 0x%" PRIx64 "; the packets around it:\n",
+				trace_path, check, m->decoded_index, m->truth_index, m->what, a,
+				m->truth_ended ? "(none: the truth ends)" : b, m->offset);
+			packets_around(trace, tlen, m->offset, cfg.cycle_acc);
+			status = RTIT_EXIT_MISMATCH;
+		} else {
+			if (!x.quiet || stats)
+				fprintf(stderr, "%s: the flow matches %s: %" PRIu64 " records in %" PRIu64
+					" segments; %" PRIu64 " truth records not traced (before enable,"
+					" disabled, overflow gaps), %" PRIu64 " after the last packet\n",
+					trace_path, check, res.compared, res.segments, res.skipped,
+					res.trailing);
+			if (status == RTIT_EXIT_DECODE && x.have_err)
+				fprintf(stderr, "%s: but the trace had decode errors (first at offset 0x%"
+					PRIx64 ")\n", trace_path, x.first_err_off);
+		}
+	}
+	rtit_flow_dec_free(x.fd);
+	rtit_flow_cmp_free(x.cmp);
+	rtit_sim_free(x.sim);
+	free(truth);
+	free(trace);
+	return status;
+}

@@ -1,0 +1,967 @@
+/*
+ * flow.c - the RTIT instruction-flow decoder (include/rtit/flow.h).
+ *
+ * The inverse of encoder/rtit_model.c (on_op, RTIT Table 19): the walk
+ * stands at an IP with the next significant packet in view (timing
+ * packets, PIP and PSB are consumed on the way) and the TNT bits not yet
+ * used.  While TNT bits are pending, no IP packet can be due (every FUP,
+ * TIP and PIP forces the partial TNT out first, 4.2.2), which is what
+ * makes the walk unambiguous:
+ *   - with no bits pending and a FUP.FAR/FUP.PGD/FUP.BuffOvf/FUP.PGE in
+ *     view whose IP is the current IP, the event happens here (before
+ *     the instruction: a fault's CLIP or an interrupt's NLIP, Table 1);
+ *   - a FUP.PGD whose IP is the NLIP of the instruction just walked ends
+ *     tracing after it (rows 3/4, 8/9, 15/19, 24/25, 43/44 send the NLIP);
+ *   - a far instruction takes FUP.FAR(NLIP) + TIP, or FUP.PGD(NLIP)
+ *     [+ TIP] (rows 27-33).
+ * Instructions walked since the last packet are provisional: they are
+ * dropped when the stream says nothing more about them (overflow, a
+ * TraceSTOP, the end of the stream), since an event might have cut them.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtit/flow.h"
+#include "../sim/sim_internal.h"	/* sim_classify: the sim's classes */
+
+enum { ST_DISABLED = 0, ST_ENABLED, ST_UNSYNCED };
+
+/* Decoded-instruction cache entry. */
+struct ic_ent {
+	uint64_t ip;		/* key; valid when len != 0 */
+	uint64_t target;	/* direct branch target */
+	uint8_t len;
+	uint8_t cls;
+	uint8_t flags;		/* IC_* */
+};
+enum { IC_ZLC = 1, IC_INTO = 2 };
+
+/* The packet in view. */
+struct la {
+	struct rtit_packet pkt;
+	uint64_t offset;
+	uint64_t ip;
+	int ip_status;
+};
+
+struct rtit_flow_dec {
+	struct rtit_flow_cfg cfg;
+	ZydisDecoder zd;
+
+	struct ic_ent *ic;
+	uint32_t ic_mask, ic_n;
+
+	struct rtit_sim_rec *batch;
+	uint64_t *offs;		/* trace offset of the packet behind each */
+	size_t nbatch, ncommit, cap;
+	struct rtit_sim_rec tmpl;
+
+	struct la la;
+	bool have_la, eos;
+
+	int state;
+	bool after_stop;
+	uint64_t ip;
+	uint64_t prev_nlip;	/* NLIP of the instruction just walked */
+	uint64_t tnt_bits;
+	int tnt_n;
+	uint64_t retc;		/* LAST_CALL_NLIP [47:0] */
+	bool retc_valid;
+	uint64_t walked;	/* instructions since the last packet */
+	uint64_t last_off;	/* offset of the last packet consumed */
+
+	/* the error being reported */
+	int err_code;
+	uint64_t err_off, err_ip;
+	char msg[256];
+
+	struct rtit_flow_stats st;
+	struct rtit_pktdec pd;	/* large: last */
+};
+
+#define NO_IP UINT64_MAX
+
+static inline uint64_t sext48(uint64_t v)
+{
+	v &= 0xffffffffffffull;
+	return (v & (1ull << 47)) ? v | 0xffff000000000000ull : v;
+}
+
+void rtit_flow_cfg_default(struct rtit_flow_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->mode = 64;
+	cfg->batch_cap = 1024;
+	cfg->max_walk = 1u << 22;
+}
+
+int rtit_flow_dec_new(struct rtit_flow_dec **dp, const struct rtit_flow_cfg *cfg)
+{
+	struct rtit_flow_dec *d;
+	struct rtit_pktdec_cfg pc;
+
+	if (!dp || !cfg || !cfg->read_mem || (!cfg->read && !cfg->mem && cfg->mem_len))
+		return -RTIT_ERR_INVALID;
+	if (cfg->mode && cfg->mode != 64 && cfg->mode != 32)
+		return -RTIT_ERR_BAD_CONFIG;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -RTIT_ERR_NOMEM;
+	d->cfg = *cfg;
+	if (!d->cfg.mode)
+		d->cfg.mode = 64;
+	if (!d->cfg.batch_cap)
+		d->cfg.batch_cap = 1024;
+	if (!d->cfg.max_walk)
+		d->cfg.max_walk = 1u << 22;
+	d->cap = d->cfg.batch_cap;
+	d->batch = malloc(d->cap * sizeof(*d->batch));
+	d->offs = malloc(d->cap * sizeof(*d->offs));
+	d->ic_mask = (1u << 12) - 1;
+	d->ic = calloc(d->ic_mask + 1, sizeof(*d->ic));
+	if (!d->batch || !d->offs || !d->ic) {
+		rtit_flow_dec_free(d);
+		return -RTIT_ERR_NOMEM;
+	}
+	if (d->cfg.mode == 64)
+		ZydisDecoderInit(&d->zd, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	else
+		ZydisDecoderInit(&d->zd, ZYDIS_MACHINE_MODE_LONG_COMPAT_32, ZYDIS_STACK_WIDTH_32);
+	memset(&pc, 0, sizeof(pc));
+	pc.dialect = RTIT_DIALECT_RTIT;
+	pc.cycle_acc = cfg->cycle_acc;
+	pc.buffovf_loads_lip = cfg->buffovf_loads_lip;
+	pc.read = cfg->read;
+	pc.opaque = cfg->read_opaque;
+	pc.mem = cfg->mem;
+	pc.mem_len = cfg->mem_len;
+	if (rtit_pktdec_init(&d->pd, &pc) < 0) {
+		rtit_flow_dec_free(d);
+		return -RTIT_ERR_INVALID;
+	}
+	d->tmpl.kind = RTIT_SIM_INSN;
+	d->tmpl.mode = (uint8_t)d->cfg.mode;
+	d->state = ST_DISABLED;
+	d->prev_nlip = NO_IP;
+	*dp = d;
+	return 0;
+}
+
+void rtit_flow_dec_free(struct rtit_flow_dec *d)
+{
+	if (!d)
+		return;
+	free(d->batch);
+	free(d->offs);
+	free(d->ic);
+	free(d);
+}
+
+const struct rtit_flow_stats *rtit_flow_dec_stats(const struct rtit_flow_dec *d)
+{
+	return &d->st;
+}
+
+const uint64_t *rtit_flow_dec_batch_offsets(const struct rtit_flow_dec *d)
+{
+	return d->offs;
+}
+
+/* ------------------------------------------------------------ records */
+
+static void flush_committed(struct rtit_flow_dec *d)
+{
+	size_t n = d->ncommit;
+	if (!n)
+		return;
+	if (d->cfg.on_rec)
+		d->cfg.on_rec(d->cfg.opaque, d->batch, n);
+	d->st.insns += n;	/* events are subtracted when made */
+	if (d->nbatch > n) {
+		memmove(d->batch, d->batch + n, (d->nbatch - n) * sizeof(*d->batch));
+		memmove(d->offs, d->offs + n, (d->nbatch - n) * sizeof(*d->offs));
+	}
+	d->nbatch -= n;
+	d->ncommit = 0;
+}
+
+static inline struct rtit_sim_rec *rec_new(struct rtit_flow_dec *d)
+{
+	if (d->nbatch == d->cap) {
+		/* a full batch of provisional records: straight-line code
+		 * this long is taken as certain */
+		if (!d->ncommit)
+			d->ncommit = d->nbatch;
+		flush_committed(d);
+	}
+	d->offs[d->nbatch] = d->last_off;
+	return &d->batch[d->nbatch++];
+}
+
+static inline void commit(struct rtit_flow_dec *d)
+{
+	d->ncommit = d->nbatch;
+	d->walked = 0;
+}
+
+static void note(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip, uint64_t count)
+{
+	struct rtit_flow_note n = { .kind = kind, .offset = off, .ip = ip, .count = count };
+	flush_committed(d);
+	if (kind == RTIT_FLOW_N_ERROR) {
+		n.code = d->err_code;
+		n.msg = d->msg;
+		n.ip = d->err_ip;
+	}
+	if (d->cfg.on_note)
+		d->cfg.on_note(d->cfg.opaque, &n);
+}
+
+/* Drops the provisional records (walked past the last packet). */
+static void drop_uncertain(struct rtit_flow_dec *d, uint64_t off)
+{
+	size_t n = d->nbatch - d->ncommit;
+	d->nbatch = d->ncommit;
+	d->walked = 0;
+	if (n) {
+		d->st.dropped += n;
+		note(d, RTIT_FLOW_N_UNCERTAIN, off, d->ip, n);
+	}
+}
+
+/* ------------------------------------------------------------- errors */
+
+static int fail(struct rtit_flow_dec *d, int code, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(struct rtit_flow_dec *d, int code, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	va_end(ap);
+	d->err_code = code;
+	d->err_off = off;
+	d->err_ip = d->ip;
+	return -code;
+}
+
+static const char *la_name(const struct rtit_flow_dec *d)
+{
+	return d->have_la ? rtit_pkt_name(d->la.pkt.type) : "the end of the trace";
+}
+
+/* ------------------------------------------------------------ packets */
+
+/* Brings the next significant packet into view (consuming timing
+ * packets, PIP and PSB).  1: in view, 0: end of stream, < 0: error. */
+static int peek(struct rtit_flow_dec *d)
+{
+	struct rtit_pktdec_item it;
+
+	while (!d->have_la) {
+		if (d->eos)
+			return 0;
+		int r = rtit_pktdec_next(&d->pd, &it);
+		if (r == 0) {
+			d->eos = true;
+			return 0;
+		}
+		if (r < 0) {
+			if (r == -RTIT_ERR_IO)
+				return r;
+			snprintf(d->msg, sizeof(d->msg), "bad packet bytes: %s",
+				 d->pd.err.why ? d->pd.err.why : rtit_errstr(r));
+			d->err_code = -r;
+			d->err_off = d->pd.err.offset;
+			d->err_ip = d->ip;
+			return r;
+		}
+		d->st.packets++;
+		switch (it.pkt.type) {
+		case RTIT_R_PSB:
+			/* 3.3.7/3.3.14: LAST_CALL_NLIP cleared (LAST_LIP: pktdec) */
+			d->retc_valid = false;
+			d->last_off = it.offset;
+			continue;
+		case RTIT_R_MTC: case RTIT_R_STS: case RTIT_R_CCP: case RTIT_R_FUP_PCC:
+			continue;
+		case RTIT_R_PIP:
+			d->tmpl.cr3 = it.pkt.u.pip.cr3;
+			if (it.pkt.u.pip.pg)
+				d->tmpl.flags |= RTIT_SIM_F_CR0_PG;
+			else
+				d->tmpl.flags &= (uint8_t)~RTIT_SIM_F_CR0_PG;
+			continue;
+		default:
+			break;
+		}
+		d->la.pkt = it.pkt;
+		d->la.offset = it.offset;
+		d->la.ip = it.ip;
+		d->la.ip_status = it.ip_status;
+		if (rtit_pkt_has_ip(it.pkt.type) && it.ip_status < 0) {
+			d->have_la = true;
+			return fail(d, RTIT_ERR_NOIP, it.offset,
+				    "%s compressed against an unknown LAST_LIP",
+				    rtit_pkt_name(it.pkt.type));
+		}
+		d->have_la = true;
+	}
+	return 1;
+}
+
+static inline void consume(struct rtit_flow_dec *d)
+{
+	d->have_la = false;
+	d->last_off = d->la.offset;
+}
+
+/* ------------------------------------------------------- instructions */
+
+static inline uint32_t ic_hash(uint64_t ip)
+{
+	return (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 40);
+}
+
+static int ic_grow(struct rtit_flow_dec *d)
+{
+	uint32_t nmask = d->ic_mask * 2 + 1;
+	struct ic_ent *n = calloc((size_t)nmask + 1, sizeof(*n));
+	if (!n)
+		return -RTIT_ERR_NOMEM;
+	for (uint32_t i = 0; i <= d->ic_mask; i++) {
+		if (!d->ic[i].len)
+			continue;
+		uint32_t h = ic_hash(d->ic[i].ip) & nmask;
+		while (n[h].len)
+			h = (h + 1) & nmask;
+		n[h] = d->ic[i];
+	}
+	free(d->ic);
+	d->ic = n;
+	d->ic_mask = nmask;
+	return 0;
+}
+
+/* Decodes and classifies the instruction at ip into e. */
+static int ic_fill(struct rtit_flow_dec *d, uint64_t ip, struct ic_ent *e)
+{
+	uint8_t buf[ZYDIS_MAX_INSTRUCTION_LENGTH];
+	size_t n = sizeof(buf);
+	ZydisDecodedInstruction in;
+	struct sim_insn si;
+
+	if (d->cfg.read_mem(d->cfg.mem_opaque, ip, buf, n) < 0) {
+		for (n = 0; n < sizeof(buf); n++)
+			if (d->cfg.read_mem(d->cfg.mem_opaque, ip + n, buf + n, 1) < 0)
+				break;
+		if (!n)
+			return fail(d, RTIT_ERR_INVALID, d->last_off,
+				    "the flow reaches 0x%" PRIx64 ", outside the program image", ip);
+	}
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&d->zd, NULL, buf, n, &in)))
+		return fail(d, RTIT_ERR_INVALID, d->last_off,
+			    "the flow reaches 0x%" PRIx64 ", which does not decode as an instruction", ip);
+	sim_classify(&in, ip, &si);
+	e->ip = ip;
+	e->target = si.target;
+	e->len = si.len;
+	e->cls = si.cls;
+	e->flags = 0;
+	if (si.flags & SIM_I_ZLC)
+		e->flags |= IC_ZLC;
+	if (in.mnemonic == ZYDIS_MNEMONIC_INTO)
+		e->flags |= IC_INTO;
+	d->st.cache_insns++;
+	return 0;
+}
+
+static inline int ic_get(struct rtit_flow_dec *d, uint64_t ip, const struct ic_ent **out)
+{
+	uint32_t h = ic_hash(ip) & d->ic_mask;
+	struct ic_ent *e;
+	while ((e = &d->ic[h])->len) {
+		if (e->ip == ip) {
+			*out = e;
+			return 0;
+		}
+		h = (h + 1) & d->ic_mask;
+	}
+	int r = ic_fill(d, ip, e);
+	if (r < 0) {
+		e->len = 0;
+		return r;
+	}
+	if (++d->ic_n * 2 > d->ic_mask) {
+		if ((r = ic_grow(d)) < 0)
+			return r;
+		return ic_get(d, ip, out);
+	}
+	*out = e;
+	return 0;
+}
+
+/* ------------------------------------------------------------- events */
+
+static bool fault_vector(int v)
+{
+	switch (v) {
+	case 0: case 5: case 6: case 7: case 10: case 11: case 12: case 13:
+	case 14: case 16: case 17: case 19: case 20: case 21:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void emit_event(struct rtit_flow_dec *d, uint64_t ip, uint64_t next)
+{
+	struct rtit_sim_rec *r = rec_new(d);
+	*r = d->tmpl;
+	r->kind = RTIT_SIM_EVENT;
+	r->cls = RTIT_EV_NONE;
+	r->ip = ip;
+	r->next_ip = next;
+	r->len = 0;
+	if (d->cfg.vector_of) {
+		int v = d->cfg.vector_of(d->cfg.mem_opaque, next);
+		if (v >= 0) {
+			r->vector = (uint8_t)v;
+			if (v == 2) {
+				r->cls = RTIT_EV_NMI;
+			} else if (v < 32) {
+				r->cls = RTIT_EV_EXCEPTION;
+				if (fault_vector(v))
+					r->flags |= RTIT_SIM_F_FAULT;
+			} else {
+				r->cls = RTIT_EV_EXT_INTERRUPT;
+			}
+		}
+	}
+	d->st.events++;
+	d->st.insns--;		/* counted as a record when flushed */
+	commit(d);
+}
+
+/* ---------------------------------------------------------- the walk */
+
+static void enable_at(struct rtit_flow_dec *d, uint64_t ip)
+{
+	d->state = ST_ENABLED;
+	d->ip = ip;
+	d->prev_nlip = NO_IP;
+	d->tnt_n = 0;
+	d->walked = 0;
+	d->after_stop = false;
+}
+
+static void disable(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip)
+{
+	d->state = ST_DISABLED;
+	d->tnt_n = 0;
+	if (kind == RTIT_FLOW_N_DISABLE)
+		d->st.disables++;
+	note(d, kind, off, ip, 0);
+}
+
+/* A FUP.BuffOvf in view: the gap (D14), resume at its IP. */
+static int overflow(struct rtit_flow_dec *d)
+{
+	uint64_t ip = d->la.ip, off = d->la.offset;
+	int r;
+
+	consume(d);
+	drop_uncertain(d, off);
+	d->st.overflows++;
+	d->st.gaps++;
+	d->retc_valid = false;		/* 4.2.5: overflow clear */
+	note(d, RTIT_FLOW_N_OVERFLOW, off, ip, 0);
+	enable_at(d, ip);
+	if (d->cfg.errata & RTIT_FLOW_E5) {
+		if ((r = peek(d)) < 0)
+			return r;
+		if (r && d->la.pkt.type == RTIT_R_TIP && d->la.ip == ip)
+			consume(d);
+	}
+	return 0;
+}
+
+/* Needs a TIP in view; returns its IP in *ip.  Returns 1 when a
+ * FUP.BuffOvf is in view instead (the TIP was lost in the overflow). */
+static int take_tip(struct rtit_flow_dec *d, const char *what, uint64_t *ip)
+{
+	int r = peek(d);
+	if (r < 0)
+		return r;
+	if (r && d->la.pkt.type == RTIT_R_FUP_BUFFOVF)
+		return 1;
+	if (!r || d->la.pkt.type != RTIT_R_TIP)
+		return fail(d, RTIT_ERR_BAD_CONTEXT, r ? d->la.offset : d->last_off,
+			    "%s at 0x%" PRIx64 " needs a TIP; the next packet is %s", what,
+			    d->ip, la_name(d));
+	*ip = d->la.ip;
+	consume(d);
+	return 0;
+}
+
+static const char *cls_name(int cls) { return rtit_insn_class_name(cls); }
+
+/* The end of the stream while enabled: walk on to the known end, or drop
+ * what the stream did not confirm. */
+static int walk_end(struct rtit_flow_dec *d)
+{
+	const struct ic_ent *e;
+	int r;
+
+	if (!d->cfg.has_end || d->tnt_n) {
+		drop_uncertain(d, d->last_off);
+		return 2;
+	}
+	for (uint64_t k = 0; k < d->cfg.max_walk; k++) {
+		if (d->ip == d->cfg.end_ip && !d->cfg.end_after) {
+			commit(d);
+			return 2;
+		}
+		if ((r = ic_get(d, d->ip, &e)) < 0)
+			break;
+		uint64_t nlip = d->ip + e->len, next = nlip;
+		uint8_t fl = 0;
+		switch (e->cls) {
+		case RTIT_IC_OTHER: case RTIT_IC_MOV_CR3: case RTIT_IC_MOV_CR0:
+		case RTIT_IC_WRMSR: case RTIT_IC_RDMSR: case RTIT_IC_HLT: case RTIT_IC_PTWRITE:
+			break;
+		case RTIT_IC_DIRECT_JMP: case RTIT_IC_DIRECT_CALL:
+			next = e->target;
+			fl = RTIT_SIM_F_TAKEN;
+			if (e->flags & IC_ZLC)
+				fl |= RTIT_SIM_F_ZERO_LEN_CALL;
+			break;
+		default:
+			goto out;	/* needs a packet the stream lacks */
+		}
+		struct rtit_sim_rec *rec = rec_new(d);
+		*rec = d->tmpl;
+		rec->ip = d->ip;
+		rec->len = e->len;
+		rec->cls = e->cls;
+		rec->next_ip = next;
+		rec->flags |= fl;
+		if (d->ip == d->cfg.end_ip) {	/* end_after: the HLT retired */
+			commit(d);
+			return 2;
+		}
+		d->ip = next;
+	}
+out:
+	drop_uncertain(d, d->last_off);
+	return 2;
+}
+
+/*
+ * Walks while enabled.  Returns 0 when the state changed (disabled), 2
+ * when the stream ended, < 0 on an error.
+ */
+static int walk(struct rtit_flow_dec *d)
+{
+	const struct ic_ent *e;
+	int r;
+
+	while (d->state == ST_ENABLED) {
+		if (!d->tnt_n) {
+			if ((r = peek(d)) < 0)
+				return r;
+			if (!r)
+				return walk_end(d);
+			const struct la *p = &d->la;
+			switch (p->pkt.type) {
+			case RTIT_R_FUP_PGE:
+				/* tracing restarted without a FUP.PGD (a WRMSR
+				 * clearing Trace_En sends none, A-R20) */
+				drop_uncertain(d, p->offset);
+				d->st.enables++;
+				note(d, RTIT_FLOW_N_ENABLE, p->offset, p->ip, 0);
+				enable_at(d, p->ip);
+				consume(d);
+				continue;
+			case RTIT_R_FUP_BUFFOVF:
+				if ((r = overflow(d)) < 0)
+					return r;
+				continue;
+			case RTIT_R_TRACESTOP:
+				consume(d);
+				drop_uncertain(d, p->offset);
+				disable(d, RTIT_FLOW_N_TRACESTOP, p->offset, d->ip);
+				d->after_stop = true;
+				return 0;
+			case RTIT_R_FUP_FAR:
+				if (p->ip != d->ip)
+					break;
+				/* an event here: fault (CLIP) or interrupt (NLIP) */
+				{
+					uint64_t at = p->ip, to;
+					consume(d);
+					commit(d);
+					if ((r = take_tip(d, "the event (FUP.FAR)", &to)) < 0)
+						return r;
+					emit_event(d, at, r ? 0 : to);
+					if (r) {
+						d->batch[d->nbatch - 1].pad0 = RTIT_FLOW_A_NEXT_UNKNOWN;
+						if ((r = overflow(d)) < 0)
+							return r;
+						continue;
+					}
+					d->ip = to;
+					d->prev_nlip = NO_IP;
+				}
+				continue;
+			case RTIT_R_FUP_PGD:
+				if (p->ip != d->ip && p->ip != d->prev_nlip)
+					break;
+				{
+					uint64_t at = p->ip, off = p->offset;
+					bool here = p->ip == d->ip;
+					consume(d);
+					commit(d);
+					if (here) {
+						/* an event leaving the region with
+						 * ContextEn kept: FUP.PGD + TIP */
+						if ((r = peek(d)) < 0)
+							return r;
+						if (r && d->la.pkt.type == RTIT_R_TIP) {
+							emit_event(d, at, d->la.ip);
+							consume(d);
+						}
+					}
+					disable(d, RTIT_FLOW_N_DISABLE, off, at);
+				}
+				return 0;
+			default:
+				break;
+			}
+		}
+
+		if ((r = ic_get(d, d->ip, &e)) < 0)
+			return r;
+		if (++d->walked > d->cfg.max_walk)
+			return fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+				    "%" PRIu64 " instructions walked from 0x%" PRIx64
+				    " without using a packet (next: %s)", d->walked, d->ip, la_name(d));
+
+		uint64_t nlip = d->ip + e->len, next = nlip;
+		uint8_t fl = 0, ann = 0;
+		bool used = false;
+		r = 1;
+
+		switch (e->cls) {
+		case RTIT_IC_OTHER: case RTIT_IC_MOV_CR3: case RTIT_IC_MOV_CR0:
+		case RTIT_IC_WRMSR: case RTIT_IC_RDMSR: case RTIT_IC_HLT: case RTIT_IC_PTWRITE:
+			break;
+		case RTIT_IC_DIRECT_JMP:
+			next = e->target;
+			fl = RTIT_SIM_F_TAKEN;
+			break;
+		case RTIT_IC_DIRECT_CALL:
+			next = e->target;
+			fl = RTIT_SIM_F_TAKEN;
+			if (e->flags & IC_ZLC)
+				fl |= RTIT_SIM_F_ZERO_LEN_CALL;
+			if (d->cfg.cmprs_ret) {
+				d->retc = nlip & 0xffffffffffffull;
+				d->retc_valid = true;
+			}
+			break;
+		case RTIT_IC_COND:
+		case RTIT_IC_RET:
+			if (!d->tnt_n) {
+				if ((r = peek(d)) < 0)
+					return r;
+				if (r && d->la.pkt.type == RTIT_R_TNT) {
+					d->tnt_bits = d->la.pkt.u.tnt.bits;
+					d->tnt_n = d->la.pkt.u.tnt.nbits;
+					consume(d);
+				} else if (e->cls == RTIT_IC_COND) {
+					if (!r)
+						return walk_end(d);
+					return fail(d, RTIT_ERR_BAD_CONTEXT, d->la.offset,
+						    "the conditional branch at 0x%" PRIx64
+						    " needs a TNT bit; the next packet is %s",
+						    d->ip, la_name(d));
+				}
+			}
+			if (d->tnt_n && (e->cls == RTIT_IC_COND || d->cfg.cmprs_ret)) {
+				bool bit = (d->tnt_bits >> --d->tnt_n) & 1;
+				used = true;
+				if (e->cls == RTIT_IC_COND) {
+					if (bit) {
+						next = e->target;
+						fl = RTIT_SIM_F_TAKEN;
+					}
+					break;
+				}
+				/* compressed RET (4.2.3.2): target LAST_CALL_NLIP */
+				if (!bit)
+					return fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+						    "the RET at 0x%" PRIx64 " meets a not-taken TNT bit", d->ip);
+				if (!d->retc_valid)
+					return fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+						    "the RET at 0x%" PRIx64 " is compressed (TNT bit) but no"
+						    " CALL set LAST_CALL_NLIP", d->ip);
+				next = sext48(d->retc);
+				fl = RTIT_SIM_F_TAKEN;
+				break;
+			}
+			if (d->tnt_n)
+				return fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+					    "the RET at 0x%" PRIx64 " needs a TIP but %d TNT bits are"
+					    " pending (Cmprs_Ret is off)", d->ip, d->tnt_n);
+			if (!r)
+				return walk_end(d);
+			if ((r = take_tip(d, "the RET", &next)) != 0) {
+				if (r < 0 || (r = overflow(d)) < 0)
+					return r;
+				continue;
+			}
+			fl = RTIT_SIM_F_TAKEN;
+			used = true;
+			break;
+		case RTIT_IC_INDIRECT_JMP:
+		case RTIT_IC_INDIRECT_CALL:
+			if (d->tnt_n)
+				return fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+					    "the %s at 0x%" PRIx64 " needs a TIP but %d TNT bits are"
+					    " pending", cls_name(e->cls), d->ip, d->tnt_n);
+			if ((r = peek(d)) < 0)
+				return r;
+			if (!r)
+				return walk_end(d);
+			if ((r = take_tip(d, e->cls == RTIT_IC_INDIRECT_JMP ? "the indirect JMP" :
+					  "the indirect CALL", &next)) != 0) {
+				if (r < 0 || (r = overflow(d)) < 0)
+					return r;
+				continue;
+			}
+			if (e->cls == RTIT_IC_INDIRECT_CALL && d->cfg.cmprs_ret) {
+				d->retc = nlip & 0xffffffffffffull;
+				d->retc_valid = true;
+			}
+			fl = RTIT_SIM_F_TAKEN;
+			used = true;
+			break;
+		default: {
+			/* far transfers: FUP.FAR(NLIP) + TIP, or FUP.PGD(NLIP) [+ TIP] */
+			if (d->tnt_n)
+				return fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+					    "the %s at 0x%" PRIx64 " needs a FUP.FAR but %d TNT bits are"
+					    " pending", cls_name(e->cls), d->ip, d->tnt_n);
+			if ((r = peek(d)) < 0)
+				return r;
+			if (!r)
+				return walk_end(d);
+			const struct la *p = &d->la;
+			bool at = p->ip == nlip ||
+				  ((d->cfg.errata & RTIT_FLOW_E1) && p->ip > d->ip && p->ip < nlip);
+			if ((p->pkt.type != RTIT_R_FUP_FAR && p->pkt.type != RTIT_R_FUP_PGD) || !at)
+				return fail(d, RTIT_ERR_BAD_CONTEXT, p->offset,
+					    "the %s at 0x%" PRIx64 " needs a FUP.FAR with its NLIP 0x%"
+					    PRIx64 "; the next packet is %s 0x%" PRIx64,
+					    cls_name(e->cls), d->ip, nlip, la_name(d), p->ip);
+			bool pgd = p->pkt.type == RTIT_R_FUP_PGD;
+			uint64_t off = p->offset;
+			consume(d);
+			fl = RTIT_SIM_F_TAKEN;
+			bool lost = false;
+			if (!pgd) {
+				if ((r = take_tip(d, "the far transfer", &next)) < 0)
+					return r;
+				if (r) {	/* the TIP was lost in an overflow */
+					lost = true;
+					next = 0;
+					ann = RTIT_FLOW_A_NEXT_UNKNOWN;
+				}
+			} else {
+				if ((r = peek(d)) < 0)
+					return r;
+				if (r && d->la.pkt.type == RTIT_R_TIP) {
+					next = d->la.ip;
+					consume(d);
+				} else {
+					next = 0;
+					ann = RTIT_FLOW_A_NEXT_UNKNOWN;
+				}
+			}
+			if ((e->flags & IC_INTO) && next == nlip && !ann)
+				fl = 0;
+			struct rtit_sim_rec *rec = rec_new(d);
+			*rec = d->tmpl;
+			rec->ip = d->ip;
+			rec->len = e->len;
+			rec->cls = e->cls;
+			rec->next_ip = next;
+			rec->flags |= fl;
+			rec->pad0 = ann;
+			commit(d);
+			d->prev_nlip = NO_IP;
+			if (lost) {
+				if ((r = overflow(d)) < 0)
+					return r;
+				continue;
+			}
+			if (pgd) {
+				disable(d, RTIT_FLOW_N_DISABLE, off, nlip);
+				return 0;
+			}
+			d->ip = next;
+			continue;
+		}
+		}
+
+		struct rtit_sim_rec *rec = rec_new(d);
+		*rec = d->tmpl;
+		rec->ip = d->ip;
+		rec->len = e->len;
+		rec->cls = e->cls;
+		rec->next_ip = next;
+		rec->flags |= fl;
+		if (used)
+			commit(d);
+		d->prev_nlip = nlip;
+		d->ip = next;
+	}
+	return 0;
+}
+
+/* One packet while disabled or unsynchronised. */
+static int idle(struct rtit_flow_dec *d)
+{
+	int r = peek(d);
+	if (r <= 0)
+		return r < 0 ? r : 1;
+	const struct la *p = &d->la;
+	uint64_t off = p->offset, ip = p->ip;
+	bool unsynced = d->state == ST_UNSYNCED;
+
+	switch (p->pkt.type) {
+	case RTIT_R_FUP_PGE:
+		consume(d);
+		d->st.enables++;
+		note(d, unsynced ? RTIT_FLOW_N_RESYNC : RTIT_FLOW_N_ENABLE, off, ip, 0);
+		enable_at(d, ip);
+		return 0;
+	case RTIT_R_FUP_BUFFOVF:
+		return overflow(d);
+	case RTIT_R_TRACESTOP:
+		consume(d);
+		d->after_stop = true;
+		return 0;
+	case RTIT_R_TNT:
+		consume(d);
+		if (unsynced || d->after_stop)
+			return 0;	/* bits of an unknown flow */
+		return fail(d, RTIT_ERR_BAD_CONTEXT, off, "a TNT while tracing is disabled");
+	case RTIT_R_TIP:
+		consume(d);
+		if (unsynced) {
+			d->st.resyncs++;
+			note(d, RTIT_FLOW_N_RESYNC, off, ip, 0);
+			enable_at(d, ip);
+			return 0;
+		}
+		return fail(d, RTIT_ERR_BAD_CONTEXT, off,
+			    "a TIP 0x%" PRIx64 " while tracing is disabled", ip);
+	case RTIT_R_FUP_FAR:
+		consume(d);
+		if (unsynced)
+			return 0;	/* the TIP that follows resynchronises */
+		return fail(d, RTIT_ERR_BAD_CONTEXT, off,
+			    "a FUP.FAR 0x%" PRIx64 " while tracing is disabled", ip);
+	case RTIT_R_FUP_PGD:
+		consume(d);
+		if (unsynced) {
+			d->state = ST_DISABLED;
+			return 0;
+		}
+		if (d->cfg.errata & RTIT_FLOW_E2)
+			return 0;
+		return fail(d, RTIT_ERR_BAD_CONTEXT, off,
+			    "a FUP.PGD 0x%" PRIx64 " while tracing is disabled (erratum E2?)", ip);
+	default:
+		consume(d);
+		return 0;
+	}
+}
+
+/* After an error: report, drop the provisional records, skip to the
+ * next PSB. */
+static int recover(struct rtit_flow_dec *d)
+{
+	d->nbatch = d->ncommit;
+	d->walked = 0;
+	d->st.errors++;
+	d->st.gaps++;
+	note(d, RTIT_FLOW_N_ERROR, d->err_off, d->err_ip, 0);
+	d->state = ST_UNSYNCED;
+	d->tnt_n = 0;
+	d->have_la = false;
+	d->retc_valid = false;
+	uint64_t before = d->pd.skipped;
+	int r = rtit_pktdec_resync(&d->pd, false);
+	d->st.skipped_bytes += d->pd.skipped - before;
+	if (r < 0)
+		return r;
+	if (r == 0)
+		d->eos = true;
+	return 0;
+}
+
+int rtit_flow_dec_run(struct rtit_flow_dec *d)
+{
+	int r;
+
+	for (;;) {
+		if (d->state == ST_ENABLED) {
+			r = walk(d);
+			if (r == 2)
+				break;	/* the stream ended */
+		} else {
+			r = idle(d);
+			if (r == 1)
+				break;
+		}
+		if (r < 0) {
+			if (r == -RTIT_ERR_IO || r == -RTIT_ERR_NOMEM)
+				return r;
+			if ((r = recover(d)) < 0)
+				return r;
+		}
+	}
+	commit(d);
+	flush_committed(d);
+	note(d, RTIT_FLOW_N_END, rtit_pktdec_offset(&d->pd), d->ip, 0);
+	return (int)(d->st.errors > 0x7fffffff ? 0x7fffffff : d->st.errors);
+}
+
+int rtit_flow_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
+{
+	if (r->kind == RTIT_SIM_INSN) {
+		if (r->pad0 & RTIT_FLOW_A_NEXT_UNKNOWN)
+			return snprintf(buf, size, "I %016" PRIx64 " %-8s len=%u %s%s-> ?", r->ip,
+					rtit_insn_class_name(r->cls), r->len,
+					(r->flags & RTIT_SIM_F_TAKEN) ? "T " : "",
+					(r->flags & RTIT_SIM_F_ZERO_LEN_CALL) ? "ZLC " : "");
+		return snprintf(buf, size, "I %016" PRIx64 " %-8s len=%u %s%s-> %016" PRIx64, r->ip,
+				rtit_insn_class_name(r->cls), r->len,
+				(r->flags & RTIT_SIM_F_TAKEN) ? "T " : "",
+				(r->flags & RTIT_SIM_F_ZERO_LEN_CALL) ? "ZLC " : "", r->next_ip);
+	}
+	char extra[48] = "";
+	if (r->cls == RTIT_EV_EXCEPTION)
+		snprintf(extra, sizeof(extra), " vec=%u %s", r->vector,
+			 (r->flags & RTIT_SIM_F_FAULT) ? "fault" : "trap");
+	else if (r->cls == RTIT_EV_EXT_INTERRUPT || r->cls == RTIT_EV_NMI)
+		snprintf(extra, sizeof(extra), " vec=%u", r->vector);
+	return snprintf(buf, size, "E %016" PRIx64 " %-8s%s -> %016" PRIx64, r->ip,
+			r->cls ? rtit_sim_event_name(r->cls) : "event", extra, r->next_ip);
+}

@@ -1,0 +1,268 @@
+/*
+ * flow_check.c - a decoded flow against the simulator's ground truth
+ * (include/rtit/flow.h), and rtit_flow_verify for `rtitsim run --verify`.
+ *
+ * The trace shows only part of the flow (tracing enabled, no overflow), so
+ * the comparison is by segments: a segment is the run of decoded records
+ * between two notes; it must appear in the truth as consecutive records
+ * (ignoring truth events no trace shows), after the previous segment.
+ * Where it starts in the truth is not known when it starts inside a loop
+ * (after an overflow, say): every truth record that matches its first
+ * record is a candidate and candidates fall away as records disagree; the
+ * earliest survivor wins.  At most max_cand candidates are followed.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtit/flow.h"
+
+enum { max_cand = 64 };
+
+struct cand {
+	size_t start, next;	/* truth indexes: first matched, next to match */
+};
+
+struct rtit_flow_cmp {
+	const struct rtit_sim_rec *t;
+	size_t n;
+	size_t pos;		/* the truth before this is used up */
+	bool in_seg;
+	struct cand cand[max_cand];
+	int ncand;
+	uint64_t dec_index;
+	bool failed;
+	struct rtit_flow_cmp_result res;
+};
+
+/* Truth records a trace can show: instructions, exceptions, interrupts. */
+static inline bool visible(const struct rtit_sim_rec *r)
+{
+	return r->kind == RTIT_SIM_INSN ||
+	       (r->kind == RTIT_SIM_EVENT &&
+		(r->cls == RTIT_EV_EXCEPTION || r->cls == RTIT_EV_EXT_INTERRUPT ||
+		 r->cls == RTIT_EV_NMI));
+}
+
+static inline size_t next_visible(const struct rtit_flow_cmp *c, size_t i)
+{
+	while (i < c->n && !visible(&c->t[i]))
+		i++;
+	return i;
+}
+
+/* Whether decoded record d matches truth record t; why names the first
+ * difference. */
+static bool rec_match(const struct rtit_sim_rec *d, const struct rtit_sim_rec *t,
+		      char *why, size_t wn)
+{
+	const char *w = NULL;
+	if (d->kind != t->kind)
+		w = d->kind == RTIT_SIM_INSN ? "an instruction where the truth has an event" :
+					       "an event where the truth has an instruction";
+	else if (d->ip != t->ip)
+		w = "IP";
+	else if (d->kind == RTIT_SIM_INSN) {
+		if (d->len != t->len)
+			w = "length";
+		else if (d->cls != t->cls)
+			w = "class";
+		else if ((d->flags ^ t->flags) & RTIT_SIM_F_TAKEN)
+			w = "taken";
+		else if ((d->flags ^ t->flags) & RTIT_SIM_F_ZERO_LEN_CALL)
+			w = "zero-length call";
+		else if (!(d->pad0 & RTIT_FLOW_A_NEXT_UNKNOWN) && d->next_ip != t->next_ip)
+			w = "next IP";
+	} else {
+		if (!(d->pad0 & RTIT_FLOW_A_NEXT_UNKNOWN) && d->next_ip != t->next_ip)
+			w = "next IP (handler)";
+		else if (d->cls && d->cls != t->cls)
+			w = "event kind";
+	}
+	if (w && why)
+		snprintf(why, wn, "%s differs", w);
+	return !w;
+}
+
+int rtit_flow_cmp_new(struct rtit_flow_cmp **cp, const struct rtit_sim_rec *truth, size_t n)
+{
+	struct rtit_flow_cmp *c;
+	if (!cp || (!truth && n))
+		return -RTIT_ERR_INVALID;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -RTIT_ERR_NOMEM;
+	c->t = truth;
+	c->n = n;
+	*cp = c;
+	return 0;
+}
+
+void rtit_flow_cmp_free(struct rtit_flow_cmp *c)
+{
+	free(c);
+}
+
+static void mismatch(struct rtit_flow_cmp *c, const struct rtit_sim_rec *d, size_t ti,
+		     uint64_t off, const char *what)
+{
+	struct rtit_flow_mismatch *m = &c->res.mm;
+	c->failed = true;
+	m->found = true;
+	m->decoded_index = c->dec_index;
+	m->decoded = *d;
+	m->offset = off;
+	m->truth_index = ti;
+	m->truth_ended = ti >= c->n;
+	if (!m->truth_ended)
+		m->truth = c->t[ti];
+	snprintf(m->what, sizeof(m->what), "%s", what);
+}
+
+bool rtit_flow_cmp_feed(struct rtit_flow_cmp *c, const struct rtit_sim_rec *recs,
+			const uint64_t *offs, size_t n)
+{
+	char why[96];
+
+	for (size_t i = 0; i < n && !c->failed; i++, c->dec_index++) {
+		const struct rtit_sim_rec *d = &recs[i];
+		uint64_t off = offs ? offs[i] : 0;
+		if (!c->in_seg) {
+			/* a new segment: every matching truth record after pos */
+			c->ncand = 0;
+			size_t first = next_visible(c, c->pos);
+			for (size_t j = first; j < c->n && c->ncand < max_cand;
+			     j = next_visible(c, j + 1))
+				if (rec_match(d, &c->t[j], NULL, 0))
+					c->cand[c->ncand++] =
+						(struct cand){ j, next_visible(c, j + 1) };
+			if (!c->ncand) {
+				if (first < c->n && first == next_visible(c, c->pos))
+					rec_match(d, &c->t[first], why, sizeof(why));
+				else
+					snprintf(why, sizeof(why), "no more records in the truth");
+				char what[160];
+				snprintf(what, sizeof(what),
+					 "the decoded record starting a segment is nowhere in the"
+					 " truth after record %zu (against that one: %s)", first, why);
+				mismatch(c, d, first, off, what);
+				return false;
+			}
+			c->in_seg = true;
+			c->res.segments++;
+			c->res.compared++;
+			continue;
+		}
+		int k = 0;
+		size_t fail_at = c->cand[0].next;
+		for (int j = 0; j < c->ncand; j++) {
+			struct cand *cd = &c->cand[j];
+			if (cd->next < c->n && rec_match(d, &c->t[cd->next], NULL, 0)) {
+				cd->next = next_visible(c, cd->next + 1);
+				c->cand[k++] = *cd;
+			}
+		}
+		if (!k) {
+			if (fail_at < c->n)
+				rec_match(d, &c->t[fail_at], why, sizeof(why));
+			else
+				snprintf(why, sizeof(why), "the truth ends here");
+			mismatch(c, d, fail_at, off, why);
+			return false;
+		}
+		c->ncand = k;
+		c->res.compared++;
+	}
+	return !c->failed;
+}
+
+static void seg_end(struct rtit_flow_cmp *c)
+{
+	if (!c->in_seg)
+		return;
+	size_t first = next_visible(c, c->pos);
+	for (size_t j = first; j < c->cand[0].start; j = next_visible(c, j + 1))
+		c->res.skipped++;
+	c->pos = c->cand[0].next;
+	c->in_seg = false;
+}
+
+void rtit_flow_cmp_note(struct rtit_flow_cmp *c, const struct rtit_flow_note *note)
+{
+	(void)note;
+	if (!c->failed)
+		seg_end(c);
+}
+
+bool rtit_flow_cmp_finish(struct rtit_flow_cmp *c, struct rtit_flow_cmp_result *res)
+{
+	if (!c->failed) {
+		seg_end(c);
+		for (size_t j = next_visible(c, c->pos); j < c->n; j = next_visible(c, j + 1))
+			c->res.trailing++;
+	}
+	if (res)
+		*res = c->res;
+	return !c->failed;
+}
+
+/* ---------------------------------------------------------------- verify */
+
+struct verify_ctx {
+	struct rtit_flow_cmp *cmp;
+	struct rtit_flow_dec *dec;
+	struct rtit_flow_verify_result *res;
+};
+
+static void v_on_rec(void *opaque, const struct rtit_sim_rec *recs, size_t n)
+{
+	struct verify_ctx *v = opaque;
+	rtit_flow_cmp_feed(v->cmp, recs, rtit_flow_dec_batch_offsets(v->dec), n);
+}
+
+static void v_on_note(void *opaque, const struct rtit_flow_note *nt)
+{
+	struct verify_ctx *v = opaque;
+	rtit_flow_cmp_note(v->cmp, nt);
+	if (nt->kind == RTIT_FLOW_N_ERROR && !v->res->first_error[0])
+		snprintf(v->res->first_error, sizeof(v->res->first_error),
+			 "trace offset 0x%" PRIx64 ", IP 0x%" PRIx64 ": %s", nt->offset, nt->ip,
+			 nt->msg ? nt->msg : "");
+}
+
+int rtit_flow_verify(const uint8_t *trace, size_t len, const struct rtit_flow_cfg *cfg,
+		     const struct rtit_sim_rec *truth, size_t ntruth,
+		     struct rtit_flow_verify_result *res)
+{
+	struct rtit_flow_cfg c;
+	struct verify_ctx v;
+	int r;
+
+	if (!cfg || !res || (!trace && len))
+		return -RTIT_ERR_INVALID;
+	memset(res, 0, sizeof(*res));
+	memset(&v, 0, sizeof(v));
+	v.res = res;
+	c = *cfg;
+	c.read = NULL;
+	c.mem = trace;
+	c.mem_len = len;
+	c.on_rec = v_on_rec;
+	c.on_note = v_on_note;
+	c.opaque = &v;
+	if ((r = rtit_flow_cmp_new(&v.cmp, truth, ntruth)) < 0)
+		return r;
+	if ((r = rtit_flow_dec_new(&v.dec, &c)) < 0) {
+		rtit_flow_cmp_free(v.cmp);
+		return r;
+	}
+	r = rtit_flow_dec_run(v.dec);
+	res->stats = *rtit_flow_dec_stats(v.dec);
+	bool ok = rtit_flow_cmp_finish(v.cmp, &res->cmp);
+	rtit_flow_dec_free(v.dec);
+	rtit_flow_cmp_free(v.cmp);
+	if (r < 0)
+		return r;
+	return ok && r == 0 ? 1 : 0;
+}

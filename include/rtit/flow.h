@@ -1,0 +1,212 @@
+/*
+ * flow.h - the RTIT instruction-flow decoder (issue 5): from the trace
+ * bytes and the program image back to the flow the simulator executed, as
+ * records in the simulator's own format (struct rtit_sim_rec), and a
+ * comparator that checks a decoded flow against the ground truth.
+ *
+ * The decoder walks the program from each enable point: non-branches and
+ * direct branches need no packet; a conditional branch takes the next TNT
+ * bit; a near RET takes a TNT bit when one is due (compressed RET, target
+ * LAST_CALL_NLIP, RTIT 4.2.3.2, PACKETS.md 1.8) or a TIP; indirect
+ * branches take a TIP; far transfers a FUP.FAR + TIP (or FUP.PGD [+ TIP]).
+ * A FUP.FAR whose IP is where the walk stands is an asynchronous event or a
+ * fault (RTIT Table 1): an EVENT record.  FUP.PGD stops, FUP.PGE resumes,
+ * FUP.BuffOvf is a gap (docs/decisions.md D14).  Bad bytes or a packet that
+ * does not fit the program give an error with the trace offset and the IP,
+ * then the decoder resynchronises at the next PSB.
+ *
+ * Records are handed out in batches from a fixed array; nothing is
+ * allocated per record.  Instructions are decoded once (Zydis) and cached
+ * by address in an open-addressing table.
+ */
+#ifndef RTIT_FLOW_H
+#define RTIT_FLOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "rtit/error.h"
+#include "rtit/pktdec.h"
+#include "rtit/sim.h"
+
+/* Reads @n bytes of the program image at @addr; returns 0, or < 0 when
+ * any of them is not mapped. */
+typedef int (*rtit_flow_read_mem_fn)(void *opaque, uint64_t addr, uint8_t *buf,
+				     size_t n);
+
+/* Annotation bits in rtit_sim_rec.pad0 of decoded records (the simulator
+ * writes 0 there). */
+enum {
+	/* next_ip is not known: a far transfer that left tracing with a
+	 * FUP.PGD and no TIP (Table 19 rows 32/33) */
+	RTIT_FLOW_A_NEXT_UNKNOWN = 1u << 0,
+};
+
+/* What breaks the continuity of the record stream. */
+enum rtit_flow_note_kind {
+	RTIT_FLOW_N_ENABLE = 1,	/* FUP.PGE: tracing (re)starts at ip */
+	RTIT_FLOW_N_DISABLE,	/* FUP.PGD: stopped; ip = the packet's IP */
+	RTIT_FLOW_N_TRACESTOP,	/* TraceSTOP: stopped (4.2.11) */
+	RTIT_FLOW_N_OVERFLOW,	/* FUP.BuffOvf: packets lost, resumes at ip */
+	RTIT_FLOW_N_ERROR,	/* a decode error at offset/ip; resync follows */
+	RTIT_FLOW_N_RESYNC,	/* after an error: resumes at ip */
+	RTIT_FLOW_N_UNCERTAIN,	/* instructions walked past the last packet
+				 * were dropped (count): the stream ended or
+				 * tracing restarted without a FUP.PGD */
+	RTIT_FLOW_N_END		/* the end of the stream */
+};
+
+struct rtit_flow_note {
+	int kind;		/* enum rtit_flow_note_kind */
+	int code;		/* ERROR: -RTIT_ERR_x */
+	uint64_t offset;	/* trace offset of the packet concerned */
+	uint64_t ip;		/* see the kinds; ERROR: the walk's IP */
+	uint64_t count;		/* UNCERTAIN: records dropped */
+	const char *msg;	/* ERROR: one line (valid during the call) */
+};
+
+/* Errata of Appendix E the decoder tolerates (docs/decisions.md D17). */
+enum {
+	RTIT_FLOW_E1 = 1u << 1,	/* FUP.FAR inside a far instruction */
+	RTIT_FLOW_E2 = 1u << 2,	/* extra FUP.PGD while disabled: ignored */
+	RTIT_FLOW_E5 = 1u << 5,	/* TIP repeating the FUP.BuffOvf IP: ignored */
+	RTIT_FLOW_E6 = 1u << 6,	/* CCP one low (timing only: no effect yet) */
+	RTIT_FLOW_E7 = 1u << 7	/* first MTC dropped (timing only) */
+};
+
+struct rtit_flow_cfg {
+	/* What the stream does not say (the sideband file has them). */
+	int mode;		/* 64 (default when 0) or 32 */
+	bool cycle_acc;		/* Cycle_Acc was set: CCPs follow (A-R37) */
+	bool cmprs_ret;		/* Cmprs_Ret was set (4.2.3.2) */
+	bool buffovf_loads_lip;	/* encoder parameter (A-R7) */
+	unsigned errata;	/* RTIT_FLOW_E* */
+	/* Where the run stopped, if known: at the end of the stream the walk
+	 * goes on to end_ip (and includes the instruction there when
+	 * end_after, a HLT); otherwise instructions past the last packet
+	 * are dropped (N_UNCERTAIN). */
+	bool has_end;
+	uint64_t end_ip;
+	bool end_after;
+
+	/* The trace: a reader (any piece sizes) or a buffer (read == NULL). */
+	rtit_read_fn read;
+	void *read_opaque;
+	const uint8_t *mem;
+	size_t mem_len;
+
+	/* The program image. */
+	rtit_flow_read_mem_fn read_mem;
+	void *mem_opaque;
+	/* Optional (opaque = mem_opaque): the vector whose handler is at @ip,
+	 * or -1; names the
+	 * kind of EVENT records (else RTIT_EV_NONE). */
+	int (*vector_of)(void *opaque, uint64_t ip);
+
+	/* Outputs.  on_rec: n >= 1 records, valid during the call only;
+	 * on_note before the records that follow it. */
+	void (*on_rec)(void *opaque, const struct rtit_sim_rec *recs, size_t n);
+	void (*on_note)(void *opaque, const struct rtit_flow_note *note);
+	void *opaque;
+	size_t batch_cap;	/* default 1024 */
+	uint64_t max_walk;	/* insns without a packet before an error
+				 * (default 1 << 22) */
+};
+
+struct rtit_flow_stats {
+	uint64_t insns, events, packets;
+	uint64_t enables, disables, overflows, errors, resyncs;
+	uint64_t gaps;		/* overflows + errors */
+	uint64_t dropped;	/* uncertain records dropped */
+	uint64_t skipped_bytes;	/* by resynchronisation */
+	uint64_t cache_insns;	/* distinct instructions decoded */
+};
+
+struct rtit_flow_dec;
+
+/* Sets defaults (64-bit, everything off). */
+void rtit_flow_cfg_default(struct rtit_flow_cfg *cfg);
+
+/* Creates a decoder.  0, -RTIT_ERR_INVALID, -RTIT_ERR_NOMEM. */
+int rtit_flow_dec_new(struct rtit_flow_dec **dp, const struct rtit_flow_cfg *cfg);
+void rtit_flow_dec_free(struct rtit_flow_dec *d);
+
+/* Decodes the whole stream.  Returns 0 when it decoded cleanly, the
+ * number of errors (> 0) when something was reported and skipped, or
+ * -RTIT_ERR_IO / -RTIT_ERR_NOMEM. */
+int rtit_flow_dec_run(struct rtit_flow_dec *d);
+
+const struct rtit_flow_stats *rtit_flow_dec_stats(const struct rtit_flow_dec *d);
+
+/* During on_rec: the trace offset of the last packet consumed when each
+ * record was made (parallel to the records passed). */
+const uint64_t *rtit_flow_dec_batch_offsets(const struct rtit_flow_dec *d);
+
+/* One text line for a decoded record: the simulator's line format
+ * (rtit_sim_rec_format) up to the next IP, the fields a trace determines:
+ *   I 0000000000401031 cond     len=2 T -> 0000000000401038
+ *   E 000000000040104d exception -> 0000000000401065            */
+int rtit_flow_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size);
+
+/* ---- Comparison with the ground truth (the simulator's .flow) ---- */
+
+/*
+ * Streams decoded records and notes against the simulator's records.
+ * Every note starts a new segment: records the trace cannot show (before
+ * the first enable, while disabled, in an overflow gap, after the stream
+ * ends) are skipped in the truth; inside a segment the records must follow
+ * each other exactly: kind, ip, len, class, next_ip (unless unknown),
+ * TAKEN; for events ip, next_ip and the kind when the decoder names it.
+ * Truth events a trace does not show (frequency, sleep, external MSR
+ * writes, SMI/RSM, VM exit/entry) are ignored.
+ */
+struct rtit_flow_cmp;
+
+struct rtit_flow_mismatch {
+	bool found;
+	uint64_t decoded_index;		/* in the decoded records */
+	uint64_t truth_index;		/* in the truth (all records) */
+	struct rtit_sim_rec decoded, truth;
+	bool truth_ended;		/* the truth had no more records */
+	uint64_t offset;		/* trace offset behind the decoded record */
+	char what[160];
+};
+
+struct rtit_flow_cmp_result {
+	uint64_t compared;		/* decoded records matched */
+	uint64_t skipped;		/* truth records in gaps */
+	uint64_t trailing;		/* truth records after the last match */
+	uint64_t segments;
+	struct rtit_flow_mismatch mm;
+};
+
+int rtit_flow_cmp_new(struct rtit_flow_cmp **cp, const struct rtit_sim_rec *truth,
+		      size_t n);
+void rtit_flow_cmp_free(struct rtit_flow_cmp *c);
+/* Feeds decoded records (offs: their trace offsets, or NULL) and notes.
+ * Returns false once a mismatch was found (the rest is ignored). */
+bool rtit_flow_cmp_feed(struct rtit_flow_cmp *c, const struct rtit_sim_rec *recs,
+			const uint64_t *offs, size_t n);
+void rtit_flow_cmp_note(struct rtit_flow_cmp *c, const struct rtit_flow_note *note);
+/* Ends the comparison; true when everything matched. */
+bool rtit_flow_cmp_finish(struct rtit_flow_cmp *c, struct rtit_flow_cmp_result *res);
+
+/*
+ * For `rtitsim run --verify`: decodes @trace (@len bytes) with @cfg (its
+ * trace, on_rec and on_note fields are ignored) against the image @cfg
+ * names, and compares with @truth.  Returns 1 when the flow came back
+ * whole (no decode error, every decoded record matches), 0 when not (the
+ * reason in @res->mm.what, or the errors in @res), < 0 on failure.
+ */
+struct rtit_flow_verify_result {
+	struct rtit_flow_cmp_result cmp;
+	struct rtit_flow_stats stats;
+	char first_error[200];		/* "" when none */
+};
+int rtit_flow_verify(const uint8_t *trace, size_t len, const struct rtit_flow_cfg *cfg,
+		     const struct rtit_sim_rec *truth, size_t ntruth,
+		     struct rtit_flow_verify_result *res);
+
+#endif /* RTIT_FLOW_H */
