@@ -63,7 +63,6 @@ struct rtit_pt_stats {
 	uint64_t topa_pmis, topa_stops, op_errors, lost_bytes;
 };
 
-enum { rtit_pt_call_depth = 64 };
 
 /* The model.  Embed by value; touch only through the functions below. */
 struct rtit_pt_model {

@@ -191,3 +191,36 @@ Test(output, disable_write_changing_scheme_saves_old_pointers)
 	cr_expect_eq(rd(RTIT_PT_MSR_OUTPUT_MASK_PTRS), ((uint64_t)h.n << 32) | 0xffff);
 	cr_expect_eq(rd(RTIT_PT_MSR_CTL), (PT_CTL_ON & ~RTIT_PT_CTL_TRACE_EN) | RTIT_PT_CTL_TOPA);
 }
+
+Test(output, topa_int_pends_pmi_with_inject)
+{
+	px_init(&h);
+	px_start(&h);
+	entry(0x100000, 0, TOPA_REGION(0x101000, 0) | RTIT_PT_TOPA_INT);
+	entry(0x100000, 1, 0x100000 | RTIT_PT_TOPA_END);
+	px_msr(&h, RTIT_PT_MSR_OUTPUT_BASE, 0x100000);
+	px_msr(&h, RTIT_PT_MSR_CTL, PT_CTL_ON | RTIT_PT_CTL_TOPA | RTIT_PT_CTL_INJECT_PSB_PMI);
+	px_op(&h, 0x1000, 2);
+	fill(4200);
+	/* 33.2.7.2 "ToPA PMI": with InjectPsbPmiOnEnable, PendTopaPMI. */
+	cr_expect_eq(h.m.stats.topa_pmis, 1);
+	cr_expect(rd(RTIT_PT_MSR_STATUS) & RTIT_PT_STATUS_PEND_TOPA_PMI);
+	cr_expect_arr_eq(MEM(0x101000), h.out + 4096, h.n - 4096);	/* wrapped */
+}
+
+Test(output, fabric_writes_no_memory)
+{
+	px_init(&h);
+	h.p.caps.fabric = true;
+	px_start(&h);
+	px_msr(&h, RTIT_PT_MSR_CTL, PT_CTL_ON | RTIT_PT_CTL_FABRIC_EN);
+	px_op(&h, 0x1000, 2);
+	fill(300);
+	/* FabricEn: the trace transport gets the bytes (Table 33-6 bit 6). */
+	cr_expect_geq(h.n, 300);
+	cr_expect_eq(h.mem_writes, 0);
+	/* Without the capability FabricEn is reserved. */
+	px_init(&h);
+	px_start(&h);
+	cr_expect_eq(px_wr(&h, RTIT_PT_MSR_CTL, PT_CTL_ON | RTIT_PT_CTL_FABRIC_EN), -1);
+}
