@@ -6,6 +6,7 @@
  * enables gate which packets), Table 1 (which IP each packet carries), and
  * chapter 4 for each packet.  The structure follows PACKETS.md 1.16.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "rtit/rtit_encoder.h"
@@ -1010,9 +1011,18 @@ static size_t fast_run(struct rtit_r_model *m, const struct rtit_sim_rec *recs, 
 {
 	uint64_t start = m->last_cycles, last = start, tsc = m->last_tsc;
 	uint64_t cyc_limit = UINT64_MAX, tsc_limit = UINT64_MAX;
-	const uint8_t cpl = m->cpl, pg = m->cr0_pg ? RTIT_SIM_F_CR0_PG : 0;
 	const uint64_t cr3 = m->cr3;
 	const bool ranges = m->fp_ranges;
+	/* kind, cls, len, flags, cpl, mode, vector, pad0 are 8 bytes in a
+	 * row: one load checks kind, CR0.PG and CPL. */
+	const uint64_t key_mask = 0xffull | ((uint64_t)RTIT_SIM_F_CR0_PG << 24) | (0xffull << 32);
+	const uint64_t key_want = RTIT_SIM_INSN | ((uint64_t)(m->cr0_pg ? RTIT_SIM_F_CR0_PG : 0) << 24) |
+				  ((uint64_t)m->cpl << 32);
+	_Static_assert(offsetof(struct rtit_sim_rec, cls) == offsetof(struct rtit_sim_rec, kind) + 1 &&
+		       offsetof(struct rtit_sim_rec, flags) == offsetof(struct rtit_sim_rec, kind) + 3 &&
+		       offsetof(struct rtit_sim_rec, cpl) == offsetof(struct rtit_sim_rec, kind) + 4 &&
+		       offsetof(struct rtit_sim_rec, pad0) == offsetof(struct rtit_sim_rec, kind) + 7,
+		       "record layout");
 
 	if (!m->fp_ok || m->ibuf.cap)
 		return i;
@@ -1024,12 +1034,13 @@ static size_t fast_run(struct rtit_r_model *m, const struct rtit_sim_rec *recs, 
 		tsc_limit = ((tsc >> m->fp_mtc_shift) + 1) << m->fp_mtc_shift;
 	for (; i < n; i++) {
 		const struct rtit_sim_rec *r = &recs[i];
+		uint64_t key;
 		unsigned what;
 
-		if (r->kind != RTIT_SIM_INSN || r->cpl != cpl || r->cr3 != cr3 ||
-		    (r->flags & RTIT_SIM_F_CR0_PG) != pg)
+		memcpy(&key, &r->kind, sizeof(key));
+		if ((key & key_mask) != key_want || r->cr3 != cr3)
 			break;
-		what = fp_class[r->cls];
+		what = fp_class[(uint8_t)(key >> 8)];
 		if (what == FP_SLOW || r->cycles >= cyc_limit)
 			break;
 		if (r->tsc >= tsc_limit) {
