@@ -14,6 +14,7 @@
 #include <xxhash.h>
 
 #include "cli.h"
+#include "run.h"
 #include "demo_scenario.h"
 #include "rtit/msr_rtit.h"
 #include "rtit/print.h"
@@ -232,17 +233,13 @@ static bool is_scenario(const char *path)
 
 int rtit_cmd_run(int argc, char **argv)
 {
-	static struct run r;
 	const char *input = NULL, *out = NULL;
 	bool dump = false, quiet = false;
 	int deliver = RTIT_SIM_PER_BATCH;
 	const char *extra_params[32], *extra_msrs[32];
 	int nparams = 0, nmsrs = 0;
-	struct rtit_scn_error err;
-	int status = RTIT_EXIT_OK, ret;
-	char path[1024];
+	int status;
 
-	memset(&r, 0, sizeof(r));
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -326,9 +323,33 @@ int rtit_cmd_run(int argc, char **argv)
 		fprintf(mem, "msr %.*s = %s\n", (int)(eq - extra_msrs[i]), extra_msrs[i], eq + 1);
 	}
 	fclose(mem);
-	ret = rtit_scenario_parse_string(text, input && is_scenario(input) ? input : (input ? "<program>" : "<demo>"),
-					 &r.sc, &err);
+	struct rtit_run_opts o = {
+		.text = text,
+		.source = input && is_scenario(input) ? input : (input ? "<program>" : "<demo>"),
+		.name = name,
+		.out = out,
+		.default_out = input != NULL,
+		.account = (dump || !input) && !quiet ? stdout : NULL,
+		.deliver = deliver,
+		.quiet = quiet,
+	};
+	status = rtit_run(&o, NULL);
 	free(text);
+	return status;
+}
+
+int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
+{
+	static struct run r;
+	const char *out = o->out, *name = o->name;
+	bool quiet = o->quiet;
+	int deliver = o->deliver;
+	struct rtit_scn_error err;
+	int status = RTIT_EXIT_OK, ret;
+	char path[1024];
+
+	memset(&r, 0, sizeof(r));
+	ret = rtit_scenario_parse_string(o->text, o->source, &r.sc, &err);
 	if (ret < 0) {
 		fprintf(stderr, "%s\n", err.text);
 		rtit_scenario_fini(&r.sc);
@@ -354,7 +375,7 @@ int rtit_cmd_run(int argc, char **argv)
 	/* Outputs. */
 	FILE *sideband = NULL, *flow_bin = NULL, *flow_txt = NULL;
 	char prefix[512];
-	if (!out && input)
+	if (!out && o->default_out)
 		out = r.sc.name[0] ? r.sc.name : "rtitsim";
 	if (out) {
 		snprintf(prefix, sizeof(prefix), "%s", out);
@@ -364,8 +385,7 @@ int rtit_cmd_run(int argc, char **argv)
 		    !(flow_txt = open_out(prefix, ".flow.txt", path, sizeof(path))))
 			return RTIT_EXIT_IO;
 	}
-	if ((dump || !input) && !quiet)
-		r.account = stdout;
+	r.account = o->account;
 	r.xxh = XXH3_createState();
 	if (!r.xxh || XXH3_64bits_reset(r.xxh) != XXH_OK)
 		return RTIT_EXIT_IO;
@@ -493,6 +513,16 @@ int rtit_cmd_run(int argc, char **argv)
 			printf("%s: the %zu packets match the expect block\n", r.sc.name, r.sc.nexpect);
 		}
 		free(t);
+	}
+	if (res) {
+		res->status = status;
+		res->dialect = r.dialect;
+		res->cycle_acc = ca;
+		res->trace_digest = trace_digest;
+		res->flow_digest = flow_digest;
+		res->trace_bytes = r.trace_bytes;
+		snprintf(res->name, sizeof(res->name), "%s", r.sc.name);
+		snprintf(res->describe, sizeof(res->describe), "%s", r.sc.describe);
 	}
 	XXH3_freeState(r.xxh);
 	rtit_sim_free(sim);

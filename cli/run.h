@@ -1,0 +1,34 @@
+/* run.h - one simulation + encoding run, shared by `run` and `golden`. */
+#ifndef RTIT_CLI_RUN_H
+#define RTIT_CLI_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct rtit_run_opts {
+	const char *text;	/* the scenario text */
+	const char *source;	/* its file name, for messages */
+	const char *name;	/* what to call the run in messages */
+	const char *out;	/* output prefix, or NULL */
+	bool default_out;	/* no out: use the scenario's name */
+	FILE *account;		/* each packet with its cause, or NULL */
+	int deliver;		/* enum rtit_sim_deliver */
+	bool quiet;
+};
+
+struct rtit_run_result {
+	int status;		/* RTIT_EXIT_* */
+	int dialect;
+	bool cycle_acc;
+	uint64_t trace_digest, flow_digest, trace_bytes;
+	char name[64];
+	char describe[256];
+};
+
+/* Runs the scenario: simulator and the dialect's encoder model; writes the
+ * outputs under o->out; checks the expect block.  Returns RTIT_EXIT_*
+ * (also in res->status when res is not NULL). */
+int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res);
+
+#endif
