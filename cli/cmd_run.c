@@ -342,7 +342,7 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 {
 	static struct run r;
 	const char *out = o->out, *name = o->name;
-	bool quiet = o->quiet;
+	bool quiet = o->quiet || o->silent;
 	int deliver = o->deliver;
 	struct rtit_scn_error err;
 	int status = RTIT_EXIT_OK, ret;
@@ -484,7 +484,8 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		printf("%s: %s; %" PRIu64 " instructions, %" PRIu64 " events -> %" PRIu64
 		       " packets, %" PRIu64 " bytes\n", r.sc.name[0] ? r.sc.name : name, st.msg, st.insns,
 		       st.events, packets, r.trace_bytes);
-	printf("trace %s  flow %s\n", th, fh);
+	if (!o->silent)
+		printf("trace %s  flow %s\n", th, fh);
 
 	int closing = 0;
 	FILE *fs[] = { r.trace, sideband, flow_bin, flow_txt };

@@ -13,6 +13,8 @@ struct cmd {
 static const struct cmd cmds[] = {
 #ifdef RTIT_HAVE_SIM
 	{ "run", rtit_cmd_run, "simulate a scenario or program and write its trace" },
+	{ "golden", rtit_cmd_golden, "verify or update the golden corpus" },
+	{ "decode", rtit_cmd_decode, "reconstruct the instruction flow from a trace and the program" },
 #endif
 	{ "dump", rtit_cmd_dump, "print the packets of a trace, one per line" },
 	{ "demo", rtit_cmd_demo, "dump a small hand-built stream of each dialect" },

@@ -15,6 +15,7 @@ struct rtit_run_opts {
 	FILE *account;		/* each packet with its cause, or NULL */
 	int deliver;		/* enum rtit_sim_deliver */
 	bool quiet;
+	bool silent;		/* print nothing but errors */
 };
 
 struct rtit_run_result {
