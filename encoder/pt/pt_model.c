@@ -376,8 +376,10 @@ static bool put(struct rtit_pt_model *m, struct rtit_packet *p, uint64_t ip, con
 	note(m, p, b, (size_t)n, why);
 	m->stats.packets++;
 	/* 33.4.2.2: LastIP takes every IP packet with IPBytes != 000b. */
-	if (rtit_pkt_has_ip(p->type) && p->u.ip.ipc != rtit_pt_ipc_suppressed)
+	if (rtit_pkt_has_ip(p->type) && p->u.ip.ipc != rtit_pt_ipc_suppressed) {
 		rtit_last_ip_on_ip(&m->lastip, ip);
+		m->ip_full_next = false;
+	}
 	/* 33.4.2.17: PacketByteCnt counts the bytes; PSB+ when the PSBFreq
 	 * period is crossed (at the next packet boundary, A-P28). */
 	m->pkt_bytes += (uint64_t)n;
@@ -454,7 +456,16 @@ static void emit_ip(struct rtit_pt_model *m, enum rtit_pkt_type t, uint64_t ip, 
 {
 	struct rtit_packet p = { .type = t };
 
-	rtit_last_ip_choose(&m->lastip, ip, &p.u.ip);
+	if (m->ip_full_next) {
+		/* After an OVF: an encoding that needs no LastIP (011b or
+		 * 110b), right whether the decoder keeps the pre-overflow
+		 * LastIP (Table 33-35, A-P10) or resets it (libipt). */
+		struct rtit_last_ip none = m->lastip;
+		none.ip = ~ip;
+		rtit_last_ip_choose(&none, ip, &p.u.ip);
+	} else {
+		rtit_last_ip_choose(&m->lastip, ip, &p.u.ip);
+	}
 	send(m, &p, ip, why, t == RTIT_PT_FUP ? 0 : F_ELIG);
 }
 
@@ -601,6 +612,7 @@ static void psb_plus(struct rtit_pt_model *m, bool with_ip, uint64_t ip, const c
 	m->status &= ~RTIT_PT_STATUS_PEND_PSB;
 	/* Nothing crosses a PSB: LastIP = 0, the RET stack empties. */
 	rtit_last_ip_on_psb(&m->lastip);
+	m->ip_full_next = false;	/* LastIP = 0 is known to every decoder */
 	rtit_pt_calls_clear(&m->calls);
 	emit_tsc_tma(m, "TSC in PSB+ (33.3.7)");
 	emit_cbr(m, "CBR in PSB+ (33.3.7)");
@@ -802,6 +814,11 @@ static void resolve_overflow(struct rtit_pt_model *m, uint64_t ip, bool pe)
 	if (!send(m, &p, 0, "OVF: the internal buffer overflow resolved (33.3.8)", F_ELIG))
 		return;
 	m->cyc_base = now_cycles(m);	/* Table 33-35: counter reset at OVF */
+	/* Only timing packets may come between the OVF and its FUP (33.3.8):
+	 * a MODE.Exec lost in the overflow goes with the next TIP/TIP.PGE
+	 * (rtitsim's reading). */
+	m->mode_known = false;
+	m->ip_full_next = true;
 	if (pe)
 		emit_ip(m, RTIT_PT_FUP, ip, "FUP after OVF: the first instruction traced again (33.3.8)");
 }

@@ -78,6 +78,7 @@ struct rtit_pt_model {
 	uint64_t pkt_bytes;		/* PacketByteCnt, unbounded (A-P8) */
 	uint64_t psb_bytes;		/* bytes since the last PSB */
 	bool filter_en, ovf, psb_due;
+	bool ip_full_next;		/* the next IP packet must not use LastIP */
 	/* packet state */
 	struct rtit_last_ip lastip;
 	struct rtit_pt_tnt tnt;

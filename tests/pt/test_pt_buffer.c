@@ -32,12 +32,13 @@ Test(buffer, overflow_then_ovf_fup)
 	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1302, 2, 0x1400, true);
 	cr_expect_eq(h.m.stats.overflows, 1);
 	h.cycles += 100;
-	/* Empty again: OVF, FUP(current IP) compressed against the last IP
-	 * sent before the overflow (0x1200, A-P10), then the TIP. */
+	/* Empty again: OVF, FUP(current IP) with IPBytes 011b, which needs no
+	 * LastIP (A-P10: right for decoders that keep it and for those that
+	 * reset it), then the TIP compressed against it. */
 	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1400, 2, 0x1500, true);
 	cr_assert_eq(rtit_pt_model_finish(&h.m), 0);
 	px_expect(&h, 0, ENABLE_1000, 0x2d, 0x00, 0x11, 0x2d, 0x00, 0x12,
-		  PT_OVF, 0x3d, 0x00, 0x14, 0x2d, 0x00, 0x15);
+		  PT_OVF, 0x7d, 0x00, 0x14, 0, 0, 0, 0, 0x2d, 0x00, 0x15);
 }
 
 Test(buffer, overflow_with_cyc_and_no_packeten)
@@ -63,7 +64,7 @@ Test(buffer, overflow_with_cyc_and_no_packeten)
 	/* The CYC(1) of the lost TIP went in before it (cycle 3); the OVF's
 	 * CYC counts from there to cycle 105: 102 = 37 06. */
 	px_expect(&h, 0, ENABLE_1000, 0x0b, 0x2d, 0x00, 0x11, 0x0b, 0x37, 0x06, PT_OVF,
-		  0x0b, 0x31, 0x00, 0x13);
+		  0x0b, 0x71, 0x00, 0x13, 0, 0, 0, 0);
 }
 
 Test(buffer, psb_every_psbfreq_bytes)

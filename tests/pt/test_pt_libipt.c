@@ -104,8 +104,8 @@ struct async_ev {
 };
 
 struct seen {
-	bool enabled;
-	uint64_t en_ip;
+	bool enabled, ovf;
+	uint64_t en_ip, ovf_ip;
 	struct async_ev async[32];
 	unsigned nasync;
 	uint64_t cr3[32];
@@ -164,7 +164,14 @@ static int drain(struct pt_query_decoder *q, int st, struct seen *s, size_t i)
 			cr_assert_lt(s->nmode, 32);
 			s->mode[s->nmode++] = ev.variant.exec_mode.mode;
 			break;
-		case ptev_disabled: case ptev_async_disabled: case ptev_overflow:
+		case ptev_overflow:
+			/* Everything since the last packet that made it is lost;
+			 * the decoder resumes at the FUP's IP (33.3.8). */
+			s->ovf = true;
+			s->ovf_ip = ev.variant.overflow.ip;
+			s->nasync = s->ncr3 = s->nmode = 0;
+			break;
+		case ptev_disabled: case ptev_async_disabled:
 			cr_assert_fail("record %zu: unexpected event %d", i, ev.type);
 			break;
 		default:
@@ -174,7 +181,7 @@ static int drain(struct pt_query_decoder *q, int st, struct seen *s, size_t i)
 	return st;
 }
 
-static void check(const uint64_t ctl, size_t count, bool deep_calls)
+static void check(const uint64_t ctl, size_t count, bool deep_calls, uint64_t buffer)
 {
 	static struct rtit_sim_rec recs[20000];
 	size_t n = workload(recs, count, deep_calls);
@@ -183,15 +190,21 @@ static void check(const uint64_t ctl, size_t count, bool deep_calls)
 	struct seen s;
 	uint64_t ip;
 	uint8_t mode = 64;
+	bool after_ovf = false;
 	int st;
 
 	px_init(&h);
+	h.p.buffer_bytes = buffer;
+	h.p.drain_num = 1;
+	h.p.drain_den = 2;
 	px_start(&h);
 	px_single_range(&h);
 	px_msr(&h, RTIT_PT_MSR_CTL, ctl);
 	for (size_t i = 0; i < n; i++)
 		px_feed(&h, &recs[i]);
 	cr_assert_eq(rtit_pt_model_finish(&h.m), 0);
+	if (buffer)
+		cr_assert_gt(h.m.stats.overflows, 10);
 
 	pt_config_init(&cfg);
 	cfg.begin = h.out;
@@ -217,14 +230,29 @@ static void check(const uint64_t ctl, size_t count, bool deep_calls)
 		int taken;
 
 		st = drain(q, st, &s, i);
+		if (s.ovf) {
+			/* Skip the records whose packets were lost. */
+			while (i < n && recs[i].ip != s.ovf_ip)
+				i++;
+			cr_assert_lt(i, n, "overflow IP 0x%llx not found", (unsigned long long)s.ovf_ip);
+			r = &recs[i];
+			is_ev = r->kind == RTIT_SIM_EVENT;
+			changed_cr3 = r->cr3 != recs[i - 1].cr3;
+			mode = recs[i - 1].mode;
+			changed_mode = r->mode != mode;
+			s.ovf = false;
+			after_ovf = true;
+			st = drain(q, st, &s, i);
+		}
 		if (is_ev) {
 			struct async_ev a;
 			cr_assert(s.nasync, "record %zu: no async branch", i);
 			a = s.async[0];
 			memmove(s.async, s.async + 1, --s.nasync * sizeof(a));
-			cr_assert_eq(a.from, r->ip, "record %zu", i);
+			cr_assert_eq(a.from, r->ip, "record %zu: from 0x%llx want 0x%llx (ovf %d)", i,
+				     (unsigned long long)a.from, (unsigned long long)r->ip, after_ovf);
 			cr_assert_eq(a.to, r->next_ip, "record %zu", i);
-			cr_assert_eq(a.paging, changed_cr3, "record %zu", i);
+			cr_assert_eq(a.paging, changed_cr3, "record %zu: paging %d cr3 0x%llx prev 0x%llx ovf %d", i, a.paging, (unsigned long long)r->cr3, (unsigned long long)recs[i - 1].cr3, after_ovf);
 			if (a.paging)
 				cr_assert_eq(a.cr3, r->cr3, "record %zu", i);
 		}
@@ -265,6 +293,13 @@ static void check(const uint64_t ctl, size_t count, bool deep_calls)
 		}
 		if (changed_mode)
 			cr_assert_eq(pop_mode(&s, i), ipt_mode(r->mode), "record %zu", i);
+		if (after_ovf && (is_ev || r->cls == RTIT_IC_FAR_JMP || r->cls == RTIT_IC_IRET)) {
+			/* After an OVF the model repeats MODE.Exec at the next
+			 * far transfer: it must name the current mode. */
+			while (s.nmode)
+				cr_assert_eq(pop_mode(&s, i), ipt_mode(r->mode), "record %zu", i);
+			after_ovf = false;
+		}
 		mode = r->mode;
 	}
 	pt_qry_free_decoder(q);
@@ -272,19 +307,26 @@ static void check(const uint64_t ctl, size_t count, bool deep_calls)
 
 Test(libipt, query_decoder_follows_records)
 {
-	check(PT_CTL_ON, 15000, false);
+	check(PT_CTL_ON, 15000, false, 0);
 }
 
 Test(libipt, query_decoder_disretc_and_deep_stacks)
 {
-	check(PT_CTL_ON | RTIT_PT_CTL_DIS_RETC, 8000, false);
-	check(PT_CTL_ON, 8000, true);
+	check(PT_CTL_ON | RTIT_PT_CTL_DIS_RETC, 8000, false, 0);
+	check(PT_CTL_ON, 8000, true, 0);
 }
 
 Test(libipt, query_decoder_with_timing)
 {
 	check(PT_CTL_ON | RTIT_PT_CTL_TSC_EN | RTIT_PT_CTL_MTC_EN | RTIT_PT_CTL_CYC_EN |
-	      (2ull << RTIT_PT_CTL_MTC_FREQ_SHIFT), 8000, false);
+	      (2ull << RTIT_PT_CTL_MTC_FREQ_SHIFT), 8000, false, 0);
+}
+
+Test(libipt, query_decoder_overflows)
+{
+	/* A 64-byte buffer draining half a byte per cycle overflows often:
+	 * OVF, [MODE.Exec], FUP(resume IP), and the flow goes on there. */
+	check(PT_CTL_ON, 8000, false, 64);
 }
 
 /* ---- Filtering: PacketEn toggles (Table 33-56 cases 4, 5, 7) ----
