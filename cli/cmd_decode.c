@@ -98,10 +98,15 @@ static int read_mem(void *opaque, uint64_t addr, uint8_t *buf, size_t n)
 static int vector_of(void *opaque, uint64_t ip)
 {
 	struct dec *x = opaque;
+	int v = -1;
+	/* a handler shared by several vectors names none of them */
 	for (int i = 0; i < x->hm.n; i++)
-		if (x->hm.ip[i] == ip)
-			return x->hm.vec[i];
-	return -1;
+		if (x->hm.ip[i] == ip) {
+			if (v >= 0 && v != x->hm.vec[i])
+				return -1;
+			v = x->hm.vec[i];
+		}
+	return v;
 }
 
 static ssize_t read_chunk(void *opaque, uint8_t *buf, size_t cap)

@@ -490,13 +490,16 @@ static int overflow(struct rtit_flow_dec *d)
 }
 
 /* Needs a TIP in view; returns its IP in *ip.  Returns 1 when a
- * FUP.BuffOvf is in view instead (the TIP was lost in the overflow). */
+ * FUP.BuffOvf is in view instead (the TIP was lost in the overflow), 2
+ * when the stream ends first (lost in an overflow that never cleared). */
 static int take_tip(struct rtit_flow_dec *d, const char *what, uint64_t *ip)
 {
 	int r = peek(d);
 	if (r < 0)
 		return r;
-	if (r && d->la.pkt.type == RTIT_R_FUP_BUFFOVF)
+	if (!r)
+		return 2;
+	if (d->la.pkt.type == RTIT_R_FUP_BUFFOVF)
 		return 1;
 	if (!r || d->la.pkt.type != RTIT_R_TIP)
 		return fail(d, RTIT_ERR_BAD_CONTEXT, r ? d->la.offset : d->last_off,
@@ -609,6 +612,8 @@ static int walk(struct rtit_flow_dec *d)
 					emit_event(d, at, r ? 0 : to);
 					if (r) {
 						d->batch[d->nbatch - 1].pad0 = RTIT_FLOW_A_NEXT_UNKNOWN;
+						if (r == 2)
+							return 2;
 						if ((r = overflow(d)) < 0)
 							return r;
 						continue;
@@ -720,6 +725,8 @@ static int walk(struct rtit_flow_dec *d)
 			if (!r)
 				return walk_end(d);
 			if ((r = take_tip(d, "the RET", &next)) != 0) {
+				if (r == 2)
+					return walk_end(d);
 				if (r < 0 || (r = overflow(d)) < 0)
 					return r;
 				continue;
@@ -739,6 +746,8 @@ static int walk(struct rtit_flow_dec *d)
 				return walk_end(d);
 			if ((r = take_tip(d, e->cls == RTIT_IC_INDIRECT_JMP ? "the indirect JMP" :
 					  "the indirect CALL", &next)) != 0) {
+				if (r == 2)
+					return walk_end(d);
 				if (r < 0 || (r = overflow(d)) < 0)
 					return r;
 				continue;
@@ -772,12 +781,13 @@ static int walk(struct rtit_flow_dec *d)
 			uint64_t off = p->offset;
 			consume(d);
 			fl = RTIT_SIM_F_TAKEN;
-			bool lost = false;
+			bool lost = false, ended = false;
 			if (!pgd) {
 				if ((r = take_tip(d, "the far transfer", &next)) < 0)
 					return r;
 				if (r) {	/* the TIP was lost in an overflow */
-					lost = true;
+					lost = r == 1;
+					ended = r == 2;
 					next = 0;
 					ann = RTIT_FLOW_A_NEXT_UNKNOWN;
 				}
@@ -804,6 +814,8 @@ static int walk(struct rtit_flow_dec *d)
 			rec->pad0 = ann;
 			commit(d);
 			d->prev_nlip = NO_IP;
+			if (ended)
+				return 2;
 			if (lost) {
 				if ((r = overflow(d)) < 0)
 					return r;

@@ -9,7 +9,8 @@
  * Where it starts in the truth is not known when it starts inside a loop
  * (after an overflow, say): every truth record that matches its first
  * record is a candidate and candidates fall away as records disagree; the
- * earliest survivor wins.  At most max_cand candidates are followed.
+ * earliest survivor wins.  At most max_cand candidates are followed; the
+ * candidates come from an index of the truth sorted by IP.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,7 +19,7 @@
 
 #include "rtit/flow.h"
 
-enum { max_cand = 64 };
+enum { max_cand = 4096 };
 
 struct cand {
 	size_t start, next;	/* truth indexes: first matched, next to match */
@@ -27,6 +28,8 @@ struct cand {
 struct rtit_flow_cmp {
 	const struct rtit_sim_rec *t;
 	size_t n;
+	size_t *idx;		/* visible truth records sorted by (ip, index) */
+	size_t nidx;
 	size_t pos;		/* the truth before this is used up */
 	bool in_seg;
 	struct cand cand[max_cand];
@@ -85,6 +88,17 @@ static bool rec_match(const struct rtit_sim_rec *d, const struct rtit_sim_rec *t
 	return !w;
 }
 
+static const struct rtit_sim_rec *sort_base;
+
+static int by_ip(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	uint64_t ix = sort_base[x].ip, iy = sort_base[y].ip;
+	if (ix != iy)
+		return ix < iy ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
 int rtit_flow_cmp_new(struct rtit_flow_cmp **cp, const struct rtit_sim_rec *truth, size_t n)
 {
 	struct rtit_flow_cmp *c;
@@ -95,13 +109,39 @@ int rtit_flow_cmp_new(struct rtit_flow_cmp **cp, const struct rtit_sim_rec *trut
 		return -RTIT_ERR_NOMEM;
 	c->t = truth;
 	c->n = n;
+	c->idx = malloc((n ? n : 1) * sizeof(*c->idx));
+	if (!c->idx) {
+		free(c);
+		return -RTIT_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (visible(&truth[i]))
+			c->idx[c->nidx++] = i;
+	sort_base = truth;
+	qsort(c->idx, c->nidx, sizeof(*c->idx), by_ip);
 	*cp = c;
 	return 0;
 }
 
 void rtit_flow_cmp_free(struct rtit_flow_cmp *c)
 {
+	if (c)
+		free(c->idx);
 	free(c);
+}
+
+/* The first index entry with (ip, index) >= (ip, from). */
+static size_t lower_bound(const struct rtit_flow_cmp *c, uint64_t ip, size_t from)
+{
+	size_t lo = 0, hi = c->nidx;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2, k = c->idx[mid];
+		if (c->t[k].ip < ip || (c->t[k].ip == ip && k < from))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 static void mismatch(struct rtit_flow_cmp *c, const struct rtit_sim_rec *d, size_t ti,
@@ -132,11 +172,13 @@ bool rtit_flow_cmp_feed(struct rtit_flow_cmp *c, const struct rtit_sim_rec *recs
 			/* a new segment: every matching truth record after pos */
 			c->ncand = 0;
 			size_t first = next_visible(c, c->pos);
-			for (size_t j = first; j < c->n && c->ncand < max_cand;
-			     j = next_visible(c, j + 1))
+			for (size_t x = lower_bound(c, d->ip, first);
+			     x < c->nidx && c->t[c->idx[x]].ip == d->ip && c->ncand < max_cand; x++) {
+				size_t j = c->idx[x];
 				if (rec_match(d, &c->t[j], NULL, 0))
 					c->cand[c->ncand++] =
 						(struct cand){ j, next_visible(c, j + 1) };
+			}
 			if (!c->ncand) {
 				if (first < c->n && first == next_visible(c, c->pos))
 					rec_match(d, &c->t[first], why, sizeof(why));

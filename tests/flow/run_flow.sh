@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run_flow.sh RTITSIM SCENARIO_DIR - the flow decoder against the simulator:
+# run_flow.sh RTITSIM SCENARIO_DIR (golden/) - the flow decoder against the simulator:
 #  * every scenario and the demo: `rtitsim run --out`, then `rtitsim decode
 #    --check` must give back exactly the flow (outside reported gaps), with
 #    no decode error;
@@ -35,11 +35,14 @@ roundtrip() {	# NAME [SCENARIO]
 }
 
 roundtrip demo
+nscn=0
 for f in "$D"/*.scn; do
 	# the flow decoder is RTIT's; Intel PT scenarios are not its business
 	grep -qE '^dialect[[:space:]]+rtit' "$f" || continue
 	roundtrip "$(basename "$f" .scn)" "$f"
+	nscn=$((nscn + 1))
 done
+[ $nscn -ge 5 ] && ok || bad "only $nscn RTIT scenarios in $D"
 
 # The decoder is told where the run stopped (sideband): the demo's flow
 # comes back to its last instruction, nothing left after the last packet.

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""gen_stress.py SEED > OUT.scn - a random RTIT scenario for the flow decoder's
+round trip: a kernel that enters user mode, user code with loops on
+RDRAND-driven conditions, nested direct and indirect calls (RET compression
+kept and broken), indirect jumps, INT n, SYSCALL, faults (#UD, #DE) whose
+handlers skip the instruction, and a random trace configuration: CPL
+filtering, a filter range, Cycle_Acc, Cmprs_Ret, MTC, PSB frequency, a small
+internal buffer (overflows), injected interrupts, NMI, SMI, VM exits, sleep,
+frequency changes, external RTIT_CTL writes, and the errata the decoder
+tolerates.  Deterministic for a seed."""
+import random
+import sys
+
+seed = int(sys.argv[1])
+rnd = random.Random(seed)
+out = []
+w = out.append
+
+nfunc = rnd.randint(2, 6)
+lab = 0
+
+
+def newlab():
+    global lab
+    lab += 1
+    return "L%d" % lab
+
+
+def block(depth, fidx):
+    """Random straight/branchy code; fidx: functions callable from here."""
+    kind = rnd.choice(["alu", "cond", "cond", "loop", "call", "icall", "ijmp",
+                       "int", "syscall", "ud", "de", "nested", "alu"])
+    if kind == "alu":
+        for _ in range(rnd.randint(1, 4)):
+            w("    " + rnd.choice(["add edx, 3", "xor esi, edx", "lea rdi, [rdi + 8]",
+                                   "imul edx, edx, 5", "nop", "mov r8d, edx"]))
+    elif kind == "cond":
+        l1 = newlab()
+        w("    rdrand eax")
+        w("    test eax, %d" % rnd.choice([1, 2, 4, 3]))
+        w("    %s %s" % (rnd.choice(["jz", "jnz", "js", "jp"]), l1))
+        w("    add edx, 1")
+        w("%s:" % l1)
+    elif kind == "loop":
+        l1 = newlab()
+        w("    mov ecx, %d" % rnd.randint(1, 9))
+        w("%s:" % l1)
+        w("    add edx, ecx")
+        w("    " + rnd.choice(["dec ecx\n    jnz " + l1, "loop " + l1]))
+    elif kind == "call" and fidx:
+        w("    call f%d" % rnd.choice(fidx))
+    elif kind == "icall" and fidx:
+        w("    lea rax, [rip + f%d]" % rnd.choice(fidx))
+        w("    call rax")
+    elif kind == "ijmp":
+        l1 = newlab()
+        w("    lea rax, [rip + %s]" % l1)
+        w("    jmp rax")
+        w("    ud2")
+        w("%s:" % l1)
+    elif kind == "int":
+        w("    int 0x%x" % rnd.choice([0x21, 0x22]))
+    elif kind == "syscall":
+        w("    push rcx")
+        w("    push r11")
+        w("    syscall")
+        w("    pop r11")
+        w("    pop rcx")
+    elif kind == "ud":
+        w("    ud2")                     # #UD: the handler skips 2 bytes
+    elif kind == "de":
+        w("    push rdx")
+        w("    push rcx")
+        w("    xor ecx, ecx")
+        w("    xor edx, edx")
+        w("    mov eax, 7")
+        w("    div ecx")                 # #DE: F7 F1, the handler skips 2
+        w("    pop rcx")
+        w("    pop rdx")
+    elif kind == "nested" and depth < 2:
+        l1 = newlab()
+        w("    rdrand eax")
+        w("    test eax, 1")
+        w("    jz %s" % l1)
+        for _ in range(rnd.randint(1, 3)):
+            block(depth + 1, fidx)
+        w("%s:" % l1)
+
+
+w("    .intel_syntax noprefix")
+w("    .globl start")
+w("start:")
+w("    lea rax, [rip + syscall_entry]")
+w("    mov rdx, rax")
+w("    shr rdx, 32")
+w("    mov ecx, 0xc0000082")
+w("    wrmsr")
+w("    lea rcx, [rip + user]")
+w("    mov r11, 0x202")
+w("    sysretq")
+w("user:")
+w("    mov r12d, %d" % rnd.randint(3, 40))
+w("main_loop:")
+for _ in range(rnd.randint(3, 12)):
+    block(0, list(range(nfunc)))
+w("    dec r12d")
+w("    jnz main_loop")
+w("    jmp done")
+for i in range(nfunc):
+    if i == 1:
+        w("    .org 0x800")             # f1.. sit in the filter range
+    if i == 3:
+        w("    .org 0xc00")
+    w("f%d:" % i)
+    for _ in range(rnd.randint(1, 5)):
+        block(1, list(range(i + 1, nfunc)))
+    if rnd.random() < 0.2:
+        w("    add qword ptr [rsp], 0")   # same target: stays compressible
+    w("    ret")
+w("    .org 0x1000")
+w("syscall_entry:")
+w("    add rax, 1")
+w("    sysretq")
+w("irq:")
+w("    iretq")
+w("soft_int:")
+w("    add edx, 2")
+w("    iretq")
+w("ud_handler:")
+w("    add qword ptr [rsp], 2")
+w("    iretq")
+w("de_handler:")
+w("    add qword ptr [rsp], 2")
+w("    iretq")
+w("done:")
+w("    nop")
+
+ctl = 0x2001                                   # Trace_En, TraceActive
+ctl |= rnd.choice([0xc, 0xc, 0xc, 0x8, 0x4])   # OS/User
+if rnd.random() < 0.3:
+    ctl |= 0x2                                 # Cycle_Acc
+if rnd.random() < 0.6:
+    ctl |= 0x800                               # Cmprs_Ret
+if rnd.random() < 0.3:
+    ctl |= 0x200 | (rnd.randint(0, 3) << 14)   # MTC_En, MTC_Range
+if rnd.random() < 0.2:
+    ctl |= 0x400                               # STS_En
+filt = rnd.random() < 0.25
+events = 0x30 if filt else 0x37                # RANGE0, or always on
+
+cfg = []
+cfg.append("handler 0x20 = irq")
+cfg.append("handler 2 = irq")
+cfg.append("handler 0x21 = soft_int")
+cfg.append("handler 0x22 = soft_int")
+cfg.append("handler 6 = ud_handler")
+cfg.append("handler 0 = de_handler")
+cfg.append("cpl 0")
+cfg.append("cr3 0x1000")
+cfg.append("rsp0 0x7fff8000")
+cfg.append("clock cpi.default=%d cpi.cond=%d" % (rnd.randint(1, 3), rnd.randint(1, 4)))
+if filt:
+    cfg.append("msr RTIT_LIP0 = 0x401800")
+    cfg.append("msr RTIT_LIP2 = 0x401c00")
+if rnd.random() < 0.4:
+    cfg.append("msr RTIT_PKT_CNT = 0x%x" % (rnd.randint(0, 3) << 16))
+if rnd.random() < 0.3:
+    cfg.append("param buffer_bytes = %d" % rnd.choice([24, 32, 48, 64]))
+    cfg.append("param drain = 1/%d" % rnd.choice([2, 4, 8]))
+for e in ("e1", "e2", "e5", "e6", "e7"):
+    if rnd.random() < 0.15:
+        cfg.append("param %s = %s" % (e, rnd.choice(["always", "every:3", "seed:2:%d" % seed])))
+cfg.append("msr RTIT_EVENTS = 0x%x" % events)
+cfg.append("msr RTIT_CTL = 0x%x" % ctl)
+for _ in range(rnd.randint(0, 6)):
+    n = rnd.randint(10, 3000)
+    k = rnd.choice(["interrupt vector=0x20", "interrupt vector=0x20", "nmi", "smi cycles=50",
+                    "vmexit cycles=40", "freq ratio=%d" % rnd.randint(8, 30),
+                    "sleep ticks=%d cstate=%d" % (rnd.randint(10, 500), rnd.choice([1, 4])),
+                    "msr RTIT_CTL = 0x%x" % (ctl & ~1), "msr RTIT_CTL = 0x%x" % ctl])
+    cfg.append("event at insn %d: %s" % (n, k))
+cfg.append("end-at done")
+cfg.append("budget 200000")
+
+print("name     stress_%d" % seed)
+print('describe "random program and trace configuration, seed %d"' % seed)
+print("dialect  rtit")
+print("cpu      silvermont")
+print("mode     64")
+print("code asm load=0x401000 entry=start")
+print("\n".join(out))
+print("end")
+print("\n".join(cfg))

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# run_stress.sh RTITSIM GEN FIRST LAST - random scenarios (gen_stress.py,
+# seeds FIRST..LAST) through `rtitsim run` and `rtitsim decode --check`:
+# the decoded flow must match the simulator's outside reported gaps, with
+# no decode error.
+set -u
+R=$(realpath "$1")
+G=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+for ((s = $3; s <= $4; s++)); do
+	python3 "$G" $s > "$T/s.scn"
+	if ! "$R" run "$T/s.scn" --out "$T/s" -q >/dev/null 2>"$T/run.err"; then
+		fail=$((fail + 1)); echo "FAIL: seed $s: rtitsim run: $(head -3 "$T/run.err")"; continue
+	fi
+	if "$R" decode "$T/s.trace" --check "$T/s.flow" -q 2>"$T/dec.err"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1)); echo "FAIL: seed $s: $(head -20 "$T/dec.err")"
+	fi
+done
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
