@@ -1493,7 +1493,7 @@ static uint64_t inject_now(struct rtit_sim *sim, int i, uint64_t ip)
 			sim->irq_deferred = i;
 			return ip;
 		}
-		/* fall through */
+		__attribute__((fallthrough));
 	case RTIT_EV_NMI: {
 		int vec = e->kind == RTIT_EV_NMI ? 2 : e->vector;
 		snprintf(why, sizeof(why), "no handler for %s vector %d",
