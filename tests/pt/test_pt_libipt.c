@@ -334,9 +334,10 @@ Test(libipt, query_decoder_overflows)
  * leave it, interrupts go to a handler outside it, IRETs come back. */
 #define IN_RANGE(a) ((a) >= 0x401000 && (a) <= 0x40ffff)
 
-static size_t workload_filtered(struct rtit_sim_rec *recs, size_t count)
+static size_t workload_filtered(struct rtit_sim_rec *recs, size_t count, bool user_only)
 {
 	uint64_t ip = 0x401000, cyc = 100, ret_to = 0x401000;
+	uint8_t cpl = user_only ? 3 : 0;
 	size_t n = 0;
 
 	while (n < count) {
@@ -364,20 +365,29 @@ static size_t workload_filtered(struct rtit_sim_rec *recs, size_t count)
 			r->cls = rnd(2) ? RTIT_IC_DIRECT_JMP : RTIT_IC_INDIRECT_JMP;
 			r->flags |= RTIT_SIM_F_TAKEN;
 			r->next_ip = (rnd(5) ? 0x401000 : 0x500000) + 16 * rnd(0xf00);
-		} else if (k < 60) {
+		} else if (k < 60 && (!user_only || cpl == 3)) {
 			r->kind = RTIT_SIM_EVENT;
 			r->cls = RTIT_EV_EXT_INTERRUPT;
 			r->len = 0;
 			r->vector = 0x20;
 			ret_to = ip;
-			r->next_ip = 0xffffffff81000000ull + 16 * rnd(0x100);
-		} else if (k < 65) {
+			r->next_ip = (user_only ? 0x401000 : 0xffffffff81000000ull) + 16 * rnd(0x100);
+			cpl = 0;
+		} else if (k < 63 && user_only && cpl == 3) {
+			r->cls = RTIT_IC_SYSCALL;
+			r->flags |= RTIT_SIM_F_TAKEN;
+			ret_to = ip + r->len;
+			r->next_ip = 0x402000 + 16 * rnd(0x100);	/* inside the range */
+			cpl = 0;
+		} else if (k < 68) {
 			r->cls = RTIT_IC_IRET;
 			r->flags |= RTIT_SIM_F_TAKEN;
 			r->next_ip = IN_RANGE(ret_to) ? ret_to : 0x401000 + 16 * rnd(0xf00);
+			cpl = user_only ? 3 : 0;
 		} else {
 			r->cls = RTIT_IC_OTHER;
 		}
+		r->cpl = cpl;
 		ip = r->next_ip;
 	}
 	return n;
@@ -398,24 +408,27 @@ static bool next_event(struct pt_query_decoder *q, int *st, struct pt_event *hel
 	return *have;
 }
 
-Test(libipt, query_decoder_filter_enable_disable)
+static void check_enables(bool user_only)
 {
 	static struct rtit_sim_rec recs[20000];
-	size_t n = workload_filtered(recs, 12000), en = 0, dis = 0;
+	size_t n = workload_filtered(recs, 12000, user_only), en = 0, dis = 0;
 	struct pt_config cfg;
 	struct pt_query_decoder *q;
 	struct pt_event ev;
 	bool have = false;
 	uint64_t ip;
-	bool f = true;
+	bool f = true, ctx = true;
+	uint64_t who = user_only ? RTIT_PT_CTL_USER : RTIT_PT_CTL_OS | RTIT_PT_CTL_USER;
 	int st;
 
 	px_init(&h);
+	h.cpl = user_only ? 3 : 0;
 	px_start(&h);
 	px_single_range(&h);
 	px_msr(&h, RTIT_PT_MSR_ADDR0_A, 0x401000);
 	px_msr(&h, RTIT_PT_MSR_ADDR0_B, 0x40ffff);
-	px_msr(&h, RTIT_PT_MSR_CTL, PT_CTL_ON | (1ull << RTIT_PT_CTL_ADDR_CFG_SHIFT(0)));
+	px_msr(&h, RTIT_PT_MSR_CTL, RTIT_PT_CTL_TRACE_EN | RTIT_PT_CTL_BRANCH_EN | who |
+	       (1ull << RTIT_PT_CTL_ADDR_CFG_SHIFT(0)));
 	for (size_t i = 0; i < n; i++)
 		px_feed(&h, &recs[i]);
 	cr_assert_eq(rtit_pt_model_finish(&h.m), 0);
@@ -434,10 +447,14 @@ Test(libipt, query_decoder_filter_enable_disable)
 	for (size_t i = 1; i < n; i++) {
 		const struct rtit_sim_rec *r = &recs[i];
 		bool taken = r->kind == RTIT_SIM_EVENT || (r->flags & RTIT_SIM_F_TAKEN);
-		bool f1 = taken ? IN_RANGE(r->next_ip) : f;	/* A-P19 */
+		bool ctx1 = !user_only || r->cpl == 3;
+		/* A-P19: FilterEn on taken transfers; A-P17: only while
+		 * ContextEn; re-evaluated when ContextEn rises. */
+		bool f1 = ctx1 && (taken || !ctx) ? IN_RANGE(r->next_ip) : f;
+		bool pe0 = ctx && f, pe1 = ctx1 && f1;
 		int t;
 
-		if (f && f1) {
+		if (pe0 && pe1) {
 			bool query = r->kind == RTIT_SIM_INSN &&
 				     (r->cls == RTIT_IC_COND || r->cls == RTIT_IC_INDIRECT_JMP ||
 				      r->cls == RTIT_IC_IRET);
@@ -460,23 +477,26 @@ Test(libipt, query_decoder_filter_enable_disable)
 				cr_assert(st >= 0, "record %zu: %s", i, pt_errstr(pt_errcode(st)));
 				cr_assert_eq(ip, r->next_ip, "record %zu", i);
 			}
-		} else if (f && !f1) {
+		} else if (pe0 && !pe1) {
 			dis++;
 			cr_assert(next_event(q, &st, &ev, &have, i), "record %zu: no event", i);
 			if (r->kind == RTIT_SIM_EVENT) {
 				/* Interrupt out of the range: FUP, TIP.PGD(target). */
 				cr_assert_eq(ev.type, ptev_async_disabled, "record %zu", i);
 				cr_assert_eq(ev.variant.async_disabled.at, r->ip, "record %zu", i);
-				cr_assert_eq(ev.variant.async_disabled.ip, r->next_ip, "record %zu", i);
+				/* Table 33-56 case 7: ContextEn cleared, no IP. */
+				cr_assert_eq(ev.ip_suppressed != 0, !ctx1, "record %zu", i);
+				if (ctx1)
+					cr_assert_eq(ev.variant.async_disabled.ip, r->next_ip, "record %zu", i);
 			} else {
 				cr_assert_eq(ev.type, ptev_disabled, "record %zu", i);
 				/* A-P1: a conditional branch's TIP.PGD has no IP. */
-				cr_assert_eq(ev.ip_suppressed != 0, r->cls == RTIT_IC_COND, "record %zu", i);
+				cr_assert_eq(ev.ip_suppressed != 0, r->cls == RTIT_IC_COND || !ctx1, "record %zu", i);
 				if (!ev.ip_suppressed)
 					cr_assert_eq(ev.variant.disabled.ip, r->next_ip, "record %zu", i);
 			}
 			have = false;
-		} else if (!f && f1) {
+		} else if (!pe0 && pe1) {
 			en++;
 			cr_assert(next_event(q, &st, &ev, &have, i), "record %zu: no event", i);
 			cr_assert_eq(ev.type, ptev_enabled, "record %zu", i);
@@ -484,8 +504,21 @@ Test(libipt, query_decoder_filter_enable_disable)
 			have = false;
 		}
 		f = f1;
+		ctx = ctx1;
 	}
 	cr_expect_gt(en, 50);
 	cr_expect_gt(dis, 50);
 	pt_qry_free_decoder(q);
+}
+
+Test(libipt, query_decoder_filter_enable_disable)
+{
+	check_enables(false);
+}
+
+Test(libipt, query_decoder_context_and_filter)
+{
+	/* User-only tracing: interrupts and SYSCALL clear ContextEn (Table
+	 * 33-56 cases 6/7: TIP.PGD(), FUP+TIP.PGD()), IRET sets it again. */
+	check_enables(true);
 }
