@@ -181,7 +181,8 @@ static int drain(struct pt_query_decoder *q, int st, struct seen *s, size_t i)
 	return st;
 }
 
-static void check(const uint64_t ctl, size_t count, bool deep_calls, uint64_t buffer)
+static void check(const uint64_t ctl, size_t count, bool deep_calls, uint64_t buffer,
+		  uint64_t time_slack)
 {
 	static struct rtit_sim_rec recs[20000];
 	size_t n = workload(recs, count, deep_calls);
@@ -197,6 +198,8 @@ static void check(const uint64_t ctl, size_t count, bool deep_calls, uint64_t bu
 	h.p.buffer_bytes = buffer;
 	h.p.drain_num = 1;
 	h.p.drain_den = 2;
+	h.p.art_num = 2;	/* TSC = 2 * ART (CPUID.15H: EBX/EAX = 2/1) */
+	h.p.art_den = 1;
 	px_start(&h);
 	px_single_range(&h);
 	px_msr(&h, RTIT_PT_MSR_CTL, ctl);
@@ -209,6 +212,9 @@ static void check(const uint64_t ctl, size_t count, bool deep_calls, uint64_t bu
 	pt_config_init(&cfg);
 	cfg.begin = h.out;
 	cfg.end = h.out + h.n;
+	cfg.cpuid_0x15_eax = 1;
+	cfg.cpuid_0x15_ebx = 2;
+	cfg.mtc_freq = (uint8_t)((ctl & RTIT_PT_CTL_MTC_FREQ_MASK) >> RTIT_PT_CTL_MTC_FREQ_SHIFT);
 	q = pt_qry_alloc_decoder(&cfg);
 	cr_assert(q);
 	st = pt_qry_sync_forward(q, &ip);
@@ -279,6 +285,19 @@ static void check(const uint64_t ctl, size_t count, bool deep_calls, uint64_t bu
 			cr_assert(!(st & pts_ip_suppressed), "record %zu", i);
 			cr_assert_eq(ip, r->next_ip, "record %zu: target 0x%llx, want 0x%llx", i,
 				     (unsigned long long)ip, (unsigned long long)r->next_ip);
+			if (time_slack) {
+				/* The TIP's time per libipt (TSC, TMA, MTC;
+				 * 33.8.3): the last MTC edge at or before the
+				 * record's TSC, at most an MTC period earlier. */
+				uint64_t t;
+				uint32_t lost_mtc = 0, lost_cyc = 0;
+				cr_assert_eq(pt_qry_time(q, &t, &lost_mtc, &lost_cyc), 0, "record %zu", i);
+				cr_assert_eq(lost_mtc, 0, "record %zu: libipt dropped an MTC", i);
+				cr_assert_leq(t, r->tsc, "record %zu: time %llu > tsc %llu", i,
+					      (unsigned long long)t, (unsigned long long)r->tsc);
+				cr_assert_leq(r->tsc - t, time_slack, "record %zu: time %llu, tsc %llu", i,
+					      (unsigned long long)t, (unsigned long long)r->tsc);
+			}
 			break;
 		default:
 			break;
@@ -307,26 +326,34 @@ static void check(const uint64_t ctl, size_t count, bool deep_calls, uint64_t bu
 
 Test(libipt, query_decoder_follows_records)
 {
-	check(PT_CTL_ON, 15000, false, 0);
+	check(PT_CTL_ON, 15000, false, 0, 0);
 }
 
 Test(libipt, query_decoder_disretc_and_deep_stacks)
 {
-	check(PT_CTL_ON | RTIT_PT_CTL_DIS_RETC, 8000, false, 0);
-	check(PT_CTL_ON, 8000, true, 0);
+	check(PT_CTL_ON | RTIT_PT_CTL_DIS_RETC, 8000, false, 0, 0);
+	check(PT_CTL_ON, 8000, true, 0, 0);
 }
 
 Test(libipt, query_decoder_with_timing)
 {
 	check(PT_CTL_ON | RTIT_PT_CTL_TSC_EN | RTIT_PT_CTL_MTC_EN | RTIT_PT_CTL_CYC_EN |
-	      (2ull << RTIT_PT_CTL_MTC_FREQ_SHIFT), 8000, false, 0);
+	      (2ull << RTIT_PT_CTL_MTC_FREQ_SHIFT), 8000, false, 0, 0);
 }
 
 Test(libipt, query_decoder_overflows)
 {
 	/* A 64-byte buffer draining half a byte per cycle overflows often:
 	 * OVF, [MODE.Exec], FUP(resume IP), and the flow goes on there. */
-	check(PT_CTL_ON, 8000, false, 64);
+	check(PT_CTL_ON, 8000, false, 64, 0);
+}
+
+Test(libipt, query_decoder_time_from_tsc_tma_mtc)
+{
+	/* MTCFreq 3: an MTC every 8 ART = 16 TSC ticks; records are 1-5
+	 * ticks apart. */
+	check(PT_CTL_ON | RTIT_PT_CTL_TSC_EN | RTIT_PT_CTL_MTC_EN |
+	      (3ull << RTIT_PT_CTL_MTC_FREQ_SHIFT), 8000, false, 0, 16);
 }
 
 /* ---- Filtering: PacketEn toggles (Table 33-56 cases 4, 5, 7) ----
