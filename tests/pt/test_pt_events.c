@@ -153,3 +153,45 @@ Test(events, vmcs_in_psb)
 	px_expect(&h, 0, PT_PSB, PT_CBR(16), PIP0, 0x02, 0xc8, 0x45, 0x23, 0x01, 0x00, 0x00,
 		  PT_PSBEND, PT_MODE64, 0x31, 0x00, 0x10);
 }
+
+Test(events, event_trace_iret_sets_context)
+{
+	size_t n;
+	px_init(&h);
+	h.cpl = 0;
+	px_start(&h);
+	px_single_range(&h);
+	px_msr(&h, RTIT_PT_MSR_CTL, RTIT_PT_CTL_TRACE_EN | RTIT_PT_CTL_USER | RTIT_PT_CTL_BRANCH_EN |
+	       RTIT_PT_CTL_EVENT_EN);
+	px_op(&h, 0x8000, 2);
+	n = h.n;
+	h.cpl = 3;
+	px_insn(&h, RTIT_IC_IRET, 0x8002, 2, 0x1000, true);
+	/* Table 33-59 case 2: CFE(IRET) with IP=0 (ContextEn was 0), then
+	 * the TIP.PGE of the return (Table 33-56 case 5). */
+	px_expect(&h, n, 0x02, 0x13, 0x02, 0x00, 0x31, 0x00, 0x10);
+}
+
+Test(events, event_trace_smi_rsm)
+{
+	size_t n = start(PT_CTL_ON | RTIT_PT_CTL_EVENT_EN);
+	px_event(&h, RTIT_EV_SMI, 0x1002, 0x38000, 0);
+	/* Case 10 with BranchEn: the FUP(NLIP) is shared, CFE.SMI(IP=0);
+	 * then TIP.PGD() (Table 33-56 case 9). */
+	px_expect(&h, n, 0x02, 0x13, 0x03, 0x00, 0x3d, 0x02, 0x10, 0x01);
+	n = h.n;
+	px_event(&h, RTIT_EV_RSM, 0x38002, 0x1002, 0);
+	/* Case 11: the enable packets, then CFE.RSM(IP=0). */
+	px_expect(&h, n, PT_CBR(16), PT_MODE64, 0x31, 0x02, 0x10, 0x02, 0x13, 0x04, 0x00);
+}
+
+Test(events, event_trace_vm_entry)
+{
+	size_t n = start(PT_CTL_ON | RTIT_PT_CTL_EVENT_EN);
+	h.cr3 = 0x7000;
+	px_event(&h, RTIT_EV_VMENTRY, 0x1002, 0x1d00, 0);
+	/* Table 33-53 / 33-59 case 16: CFE.VMENTRY(IP=1), FUP(CLIP of the
+	 * VMRESUME, A-P22), PIP(guest CR3, NR=1), TIP(guest IP). */
+	px_expect(&h, n, 0x02, 0x13, 0x87, 0x00, 0x3d, 0x02, 0x10,
+		  0x02, 0x43, 0x01, 0x07, 0, 0, 0, 0, 0x2d, 0x00, 0x1d);
+}
