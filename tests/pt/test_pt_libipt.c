@@ -277,7 +277,7 @@ static void check(const uint64_t ctl, size_t count, bool deep_calls, uint64_t bu
 				break;
 			}
 			cr_assert_eq(pt_errcode(st), pte_bad_query, "record %zu", i);
-			/* fall through */
+			__attribute__((fallthrough));
 		case RTIT_IC_INDIRECT_JMP: case RTIT_IC_INDIRECT_CALL:
 		case RTIT_IC_FAR_JMP: case RTIT_IC_IRET:
 			st = pt_qry_indirect_branch(q, &ip);
