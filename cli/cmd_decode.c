@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "demo_scenario.h"
 #include "rtit/flow.h"
+#include "rtit/msr_rtit.h"
 #include "rtit/print.h"
 #include "rtit/scenario.h"
 
@@ -29,6 +30,7 @@ struct dec {
 	struct rtit_sim *sim;
 	uc_engine *uc;
 	struct handler_map hm;
+	bool external_ctl;	/* the scenario writes RTIT_CTL from outside */
 	struct rtit_flow_dec *fd;
 	struct rtit_flow_cmp *cmp;
 	FILE *out;
@@ -347,6 +349,10 @@ static int load_image(struct dec *x, const char *image, int mode)
 			x->hm.ip[x->hm.n] = v;
 			x->hm.vec[x->hm.n++] = (int)sc.handlers[i].vector;
 		}
+		for (size_t i = 0; i < sc.nevents; i++)
+			if (sc.events[i].ev.kind == RTIT_EV_MSR_WRITE_EXTERNAL &&
+			    sc.events[i].ev.msr == RTIT_MSR_CTL)
+				x->external_ctl = true;
 		rtit_scenario_fini(&sc);
 	} else {
 		r = rtit_sim_load_elf(x->sim, image);
@@ -549,6 +555,7 @@ int rtit_cmd_decode(int argc, char **argv)
 	cfg.has_end = sb.has_end;
 	cfg.end_ip = sb.end_ip;
 	cfg.end_after = sb.end_after;
+	cfg.end_traced = sb.has_end && !x.external_ctl;
 	if (x.chunk) {
 		cfg.read = read_chunk;
 		cfg.read_opaque = &x;

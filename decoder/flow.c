@@ -512,8 +512,58 @@ static int take_tip(struct rtit_flow_dec *d, const char *what, uint64_t *ip)
 
 static const char *cls_name(int cls) { return rtit_insn_class_name(cls); }
 
-/* The end of the stream while enabled: walk on to the known end, or drop
- * what the stream did not confirm. */
+/*
+ * Whether the flow from @ip reaches the known end without needing a packet
+ * the stream does not have: conditional branches may go either way (their
+ * bits stayed in the TNT buffer: a partial TNT is not written out when the
+ * run ends, 4.2.2), a RET may be compressed (a bit, likewise), but nothing
+ * that needs a TIP or FUP can have run.
+ */
+static bool reach_end(struct rtit_flow_dec *d, uint64_t ip, uint64_t retc, bool retc_valid,
+		      int depth, long *budget)
+{
+	const struct ic_ent *e;
+
+	for (;;) {
+		if (ip == d->cfg.end_ip)
+			return true;
+		if (--*budget <= 0 || ic_get(d, ip, &e) < 0)
+			return false;
+		uint64_t nlip = ip + e->len;
+		switch (e->cls) {
+		case RTIT_IC_OTHER: case RTIT_IC_MOV_CR3: case RTIT_IC_MOV_CR0:
+		case RTIT_IC_RDMSR: case RTIT_IC_PTWRITE:
+			ip = nlip;
+			break;
+		case RTIT_IC_DIRECT_JMP:
+			ip = e->target;
+			break;
+		case RTIT_IC_DIRECT_CALL:
+			if (d->cfg.cmprs_ret) {
+				retc = nlip & 0xffffffffffffull;
+				retc_valid = true;
+			}
+			ip = e->target;
+			break;
+		case RTIT_IC_RET:
+			if (!d->cfg.cmprs_ret || !retc_valid)
+				return false;
+			ip = sext48(retc);
+			break;
+		case RTIT_IC_COND:
+			if (depth >= 24)
+				return false;
+			return reach_end(d, e->target, retc, retc_valid, depth + 1, budget) ||
+			       reach_end(d, nlip, retc, retc_valid, depth + 1, budget);
+		default:
+			return false;
+		}
+	}
+}
+
+/* The end of the stream while enabled: walk on to the known end (choosing
+ * a conditional branch's way or taking a RET as compressed only when just
+ * one way gets there), or drop what the stream did not confirm. */
 static int walk_end(struct rtit_flow_dec *d)
 {
 	const struct ic_ent *e;
@@ -523,6 +573,7 @@ static int walk_end(struct rtit_flow_dec *d)
 		drop_uncertain(d, d->last_off);
 		return 2;
 	}
+	bool infer = d->cfg.end_traced;
 	for (uint64_t k = 0; k < d->cfg.max_walk; k++) {
 		if (d->ip == d->cfg.end_ip && !d->cfg.end_after) {
 			commit(d);
@@ -533,15 +584,42 @@ static int walk_end(struct rtit_flow_dec *d)
 		uint64_t nlip = d->ip + e->len, next = nlip;
 		uint8_t fl = 0;
 		switch (e->cls) {
+		case RTIT_IC_WRMSR:	/* it may clear Trace_En without a packet */
+			infer = false;
+			break;
 		case RTIT_IC_OTHER: case RTIT_IC_MOV_CR3: case RTIT_IC_MOV_CR0:
-		case RTIT_IC_WRMSR: case RTIT_IC_RDMSR: case RTIT_IC_HLT: case RTIT_IC_PTWRITE:
+		case RTIT_IC_RDMSR: case RTIT_IC_HLT: case RTIT_IC_PTWRITE:
 			break;
 		case RTIT_IC_DIRECT_JMP: case RTIT_IC_DIRECT_CALL:
 			next = e->target;
 			fl = RTIT_SIM_F_TAKEN;
 			if (e->flags & IC_ZLC)
 				fl |= RTIT_SIM_F_ZERO_LEN_CALL;
+			if (e->cls == RTIT_IC_DIRECT_CALL && d->cfg.cmprs_ret) {
+				d->retc = nlip & 0xffffffffffffull;
+				d->retc_valid = true;
+			}
 			break;
+		case RTIT_IC_RET:
+			if (!infer || !d->cfg.cmprs_ret || !d->retc_valid)
+				goto out;
+			next = sext48(d->retc);
+			fl = RTIT_SIM_F_TAKEN;
+			break;
+		case RTIT_IC_COND: {
+			if (!infer)
+				goto out;
+			long b1 = 20000, b2 = 20000;
+			bool t = reach_end(d, e->target, d->retc, d->retc_valid, 0, &b1);
+			bool n = reach_end(d, nlip, d->retc, d->retc_valid, 0, &b2);
+			if (t == n)
+				goto out;	/* both or neither: unknown */
+			if (t) {
+				next = e->target;
+				fl = RTIT_SIM_F_TAKEN;
+			}
+			break;
+		}
 		default:
 			goto out;	/* needs a packet the stream lacks */
 		}

@@ -90,6 +90,12 @@ struct rtit_flow_cfg {
 	bool has_end;
 	uint64_t end_ip;
 	bool end_after;
+	/* Tracing was still on when the run ended (nothing, such as a
+	 * debugger's write to RTIT_CTL, cleared Trace_En without a packet):
+	 * then the walk to end_ip may also choose a conditional branch's way
+	 * (or take a RET as compressed) when only one way gets there without
+	 * a packet: the partial TNT is never written out at the end. */
+	bool end_traced;
 
 	/* The trace: a reader (any piece sizes) or a buffer (read == NULL). */
 	rtit_read_fn read;
