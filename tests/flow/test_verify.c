@@ -1,0 +1,314 @@
+/*
+ * test_verify.c - the flow decoder's API in process: simulator + RTIT
+ * encoder model -> trace bytes and ground truth -> rtit_flow_verify (the
+ * way `rtitsim run --verify` calls it), the decoder fed in 1-byte reads,
+ * a corrupted trace, and 32-bit code.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unicorn/unicorn.h>
+
+#include "rtit/flow.h"
+#include "rtit/msr_rtit.h"
+#include "rtit/rtit_encoder.h"
+#include "rtit/scenario.h"
+
+struct rt {
+	struct rtit_r_model model;
+	struct rtit_r_params params;
+	uint8_t *trace;
+	size_t tlen, tcap;
+	struct rtit_sim_rec *recs;
+	size_t nrecs, rcap;
+	uint64_t ctl;
+	struct rtit_sim *sim;
+	struct rtit_scenario sc;
+};
+
+static int t_write(void *opaque, const uint8_t *b, size_t n)
+{
+	struct rt *r = opaque;
+	if (r->tlen + n > r->tcap) {
+		r->tcap = (r->tlen + n) * 2;
+		r->trace = realloc(r->trace, r->tcap);
+	}
+	memcpy(r->trace + r->tlen, b, n);
+	r->tlen += n;
+	return 0;
+}
+
+static void t_batch(const struct rtit_sim_rec *recs, size_t n, void *opaque)
+{
+	struct rt *r = opaque;
+	if (r->nrecs + n > r->rcap) {
+		r->rcap = (r->nrecs + n) * 2;
+		r->recs = realloc(r->recs, r->rcap * sizeof(*r->recs));
+	}
+	memcpy(r->recs + r->nrecs, recs, n * sizeof(*recs));
+	r->nrecs += n;
+	rtit_r_model_on_batch(recs, n, &r->model);
+}
+
+static int t_msr_write(void *opaque, uint32_t msr, uint64_t v, const struct rtit_sim_rec *ctx)
+{
+	struct rt *r = opaque;
+	if (msr == RTIT_MSR_CTL && !r->ctl && (v & RTIT_CTL_TRACE_EN))
+		r->ctl = v;
+	return rtit_r_model_msr_write(&r->model, msr, v, ctx);
+}
+
+static int t_msr_read(void *opaque, uint32_t msr, uint64_t *v, const struct rtit_sim_rec *ctx)
+{
+	struct rt *r = opaque;
+	return rtit_r_model_msr_read(&r->model, msr, v, ctx);
+}
+
+static int t_mem(void *opaque, uint64_t addr, uint8_t *buf, size_t n)
+{
+	struct rt *r = opaque;
+	return uc_mem_read(rtit_sim_uc(r->sim), addr, buf, n) == UC_ERR_OK ? 0 : -1;
+}
+
+/* Runs a scenario text; fills r (trace, truth, sim kept for the image). */
+static void run(struct rt *r, const char *text)
+{
+	struct rtit_scn_error err;
+	struct rtit_sim_config cfg;
+	struct rtit_enc_sink sink = { .write = t_write };
+	struct rtit_sim_status st;
+
+	memset(r, 0, sizeof(*r));
+	cr_assert_eq(rtit_scenario_parse_string(text, "test", &r->sc, &err), 0, "%s", err.text);
+	rtit_r_params_default(&r->params);
+	for (size_t i = 0; i < r->sc.nparams; i++) {
+		char e[256];
+		cr_assert_eq(rtit_r_param_set(&r->params, r->sc.params[i].key,
+					      r->sc.params[i].value, e, sizeof(e)), 0, "%s", e);
+	}
+	sink.opaque = r;
+	cr_assert_eq(rtit_r_model_init(&r->model, &r->params, &sink), 0);
+	rtit_sim_config_default(&cfg);
+	rtit_scenario_config(&r->sc, &cfg);
+	cfg.consumer.on_batch = t_batch;
+	cfg.consumer.msr_write = t_msr_write;
+	cfg.consumer.msr_read = t_msr_read;
+	cfg.consumer.opaque = r;
+	rtit_r_model_set_platform(&r->model, (uint8_t)cfg.cpl, cfg.cr3, (cfg.cr0 >> 31) & 1);
+	uint64_t v;
+	rtit_r_model_msr_read(&r->model, RTIT_MSR_CTL, &v, NULL);
+	cr_assert_eq(rtit_sim_new(&r->sim, &cfg), 0);
+	cr_assert_eq(rtit_scenario_setup(&r->sc, r->sim, &err), 0, "%s", err.text);
+	cr_assert_eq(rtit_sim_run(r->sim, &st), 0, "%s", st.msg);
+	cr_assert_eq(rtit_r_model_finish(&r->model), 0);
+}
+
+static void done(struct rt *r)
+{
+	rtit_sim_free(r->sim);
+	rtit_scenario_fini(&r->sc);
+	free(r->trace);
+	free(r->recs);
+}
+
+static void cfg_for(struct rtit_flow_cfg *c, struct rt *r)
+{
+	rtit_flow_cfg_default(c);
+	c->mode = r->sc.mode ? r->sc.mode : 64;
+	c->cycle_acc = r->ctl & RTIT_CTL_CYCLE_ACC;
+	c->cmprs_ret = r->ctl & RTIT_CTL_CMPRS_RET;
+	c->read_mem = t_mem;
+	c->mem_opaque = r;
+}
+
+static const char prog64[] =
+	"name t64\ndialect rtit\nmode 64\n"
+	"code asm load=0x401000 entry=start\n"
+	"    .intel_syntax noprefix\n"
+	"    .globl start\n"
+	"start:\n"
+	"    mov r12d, 50\n"
+	"top:\n"
+	"    rdrand eax\n"
+	"    test eax, 1\n"
+	"    jz 1f\n"
+	"    call f\n"
+	"1:  lea rax, [rip + g]\n"
+	"    call rax\n"
+	"    int 0x20\n"
+	"    dec r12d\n"
+	"    jnz top\n"
+	"    jmp done\n"
+	"f:  call g\n"
+	"    ret\n"
+	"g:  nop\n"
+	"    ret\n"
+	"irq: iretq\n"
+	"done: nop\n"
+	"end\n"
+	"handler 0x20 = irq\n"
+	"msr RTIT_EVENTS = 0x37\n"
+	"msr RTIT_CTL = 0x280d\n"
+	"end-at done\n";
+
+Test(flow, verify_whole)
+{
+	struct rt r;
+	struct rtit_flow_cfg c;
+	struct rtit_flow_verify_result res;
+
+	run(&r, prog64);
+	cfg_for(&c, &r);
+	int ok = rtit_flow_verify(r.trace, r.tlen, &c, r.recs, r.nrecs, &res);
+	cr_assert_eq(ok, 1, "verify: %d, %s %s", ok, res.cmp.mm.what, res.first_error);
+	cr_assert_eq(res.stats.errors, 0);
+	cr_assert_gt(res.cmp.compared, 500);
+	/* only the instructions after the last packet may be missing */
+	cr_assert_lt(res.cmp.trailing, 8);
+	done(&r);
+}
+
+struct collect {
+	struct rtit_sim_rec *recs;
+	size_t n, cap;
+	size_t pos;
+	const uint8_t *trace;
+	size_t tlen;
+};
+
+static void c_rec(void *opaque, const struct rtit_sim_rec *recs, size_t n)
+{
+	struct collect *k = opaque;
+	if (k->n + n > k->cap) {
+		k->cap = (k->n + n) * 2;
+		k->recs = realloc(k->recs, k->cap * sizeof(*k->recs));
+	}
+	memcpy(k->recs + k->n, recs, n * sizeof(*recs));
+	k->n += n;
+}
+
+static ssize_t c_read1(void *opaque, uint8_t *buf, size_t cap)
+{
+	struct collect *k = opaque;
+	if (k->pos == k->tlen || !cap)
+		return 0;
+	buf[0] = k->trace[k->pos++];
+	return 1;
+}
+
+Test(flow, one_byte_reads_and_small_batches)
+{
+	struct rt r;
+	struct rtit_flow_cfg c;
+	struct rtit_flow_dec *d;
+	struct collect a = { 0 }, b = { 0 };
+
+	run(&r, prog64);
+	cfg_for(&c, &r);
+	c.mem = r.trace;
+	c.mem_len = r.tlen;
+	c.on_rec = c_rec;
+	c.opaque = &a;
+	cr_assert_eq(rtit_flow_dec_new(&d, &c), 0);
+	cr_assert_eq(rtit_flow_dec_run(d), 0);
+	rtit_flow_dec_free(d);
+
+	b.trace = r.trace;
+	b.tlen = r.tlen;
+	c.mem = NULL;
+	c.mem_len = 0;
+	c.read = c_read1;
+	c.read_opaque = &b;
+	c.opaque = &b;
+	c.batch_cap = 3;
+	cr_assert_eq(rtit_flow_dec_new(&d, &c), 0);
+	cr_assert_eq(rtit_flow_dec_run(d), 0);
+	rtit_flow_dec_free(d);
+
+	cr_assert_gt(a.n, 500);
+	cr_assert_eq(a.n, b.n);
+	cr_assert_eq(memcmp(a.recs, b.recs, a.n * sizeof(*a.recs)), 0);
+	free(a.recs);
+	free(b.recs);
+	done(&r);
+}
+
+Test(flow, corrupted_trace_reports_offset)
+{
+	struct rt r;
+	struct rtit_flow_cfg c;
+	struct rtit_flow_verify_result res;
+
+	run(&r, prog64);
+	cfg_for(&c, &r);
+	cr_assert_gt(r.tlen, 40);
+	r.trace[30] = 0xe0;	/* reserved opcode (RTIT Figure 2) */
+	int ok = rtit_flow_verify(r.trace, r.tlen, &c, r.recs, r.nrecs, &res);
+	cr_assert_eq(ok, 0);
+	cr_assert_geq(res.stats.errors, 1);
+	cr_assert(strstr(res.first_error, "trace offset 0x"), "%s", res.first_error);
+	done(&r);
+}
+
+Test(flow, wrong_truth_is_a_mismatch)
+{
+	struct rt r;
+	struct rtit_flow_cfg c;
+	struct rtit_flow_verify_result res;
+
+	run(&r, prog64);
+	cfg_for(&c, &r);
+	/* flip the outcome of a conditional branch in the truth */
+	size_t i;
+	for (i = r.nrecs / 2; i < r.nrecs; i++)
+		if (r.recs[i].kind == RTIT_SIM_INSN && r.recs[i].cls == RTIT_IC_COND)
+			break;
+	cr_assert_lt(i, r.nrecs);
+	r.recs[i].flags ^= RTIT_SIM_F_TAKEN;
+	int ok = rtit_flow_verify(r.trace, r.tlen, &c, r.recs, r.nrecs, &res);
+	cr_assert_eq(ok, 0);
+	cr_assert(res.cmp.mm.found);
+	cr_assert_eq(res.cmp.mm.truth_index, i);
+	done(&r);
+}
+
+static const char prog32[] =
+	"name t32\ndialect rtit\nmode 32\n"
+	"code asm load=0x401000 entry=start\n"
+	"    .intel_syntax noprefix\n"
+	"    .globl start\n"
+	"start:\n"
+	"    mov esi, 30\n"
+	"top:\n"
+	"    rdrand eax\n"
+	"    test eax, 2\n"
+	"    jz 1f\n"
+	"    call f\n"
+	"1:  lea eax, [g]\n"
+	"    call eax\n"
+	"    dec esi\n"
+	"    jnz top\n"
+	"    jmp done\n"
+	"f:  ret\n"
+	"g:  nop\n"
+	"    ret\n"
+	"done: nop\n"
+	"end\n"
+	"msr RTIT_EVENTS = 0x37\n"
+	"msr RTIT_CTL = 0x200d\n"
+	"end-at done\n";
+
+Test(flow, verify_32bit)
+{
+	struct rt r;
+	struct rtit_flow_cfg c;
+	struct rtit_flow_verify_result res;
+
+	run(&r, prog32);
+	cfg_for(&c, &r);
+	cr_assert_eq(c.mode, 32);
+	int ok = rtit_flow_verify(r.trace, r.tlen, &c, r.recs, r.nrecs, &res);
+	cr_assert_eq(ok, 1, "verify: %d, %s %s", ok, res.cmp.mm.what, res.first_error);
+	cr_assert_gt(res.cmp.compared, 100);
+	done(&r);
+}
