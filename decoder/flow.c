@@ -637,6 +637,10 @@ static int walk_end(struct rtit_flow_dec *d)
 		d->ip = next;
 	}
 out:
+	/* Tracing on to the end: what was walked did run (an event would
+	 * have sent a FUP); only the way onwards is unknown. */
+	if (infer)
+		commit(d);
 	drop_uncertain(d, d->last_off);
 	return 2;
 }

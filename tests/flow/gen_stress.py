@@ -120,6 +120,10 @@ for i in range(nfunc):
 w("    .org 0x1000")
 w("syscall_entry:")
 w("    add rax, 1")
+if rnd.random() < 0.4:
+    w("    mov r9, cr3")                # MOV CR3: a PIP (4.2.10)
+    w("    xor r9, 0x1000")
+    w("    mov cr3, r9")
 w("    sysretq")
 w("irq:")
 w("    iretq")
@@ -145,8 +149,17 @@ if rnd.random() < 0.3:
     ctl |= 0x200 | (rnd.randint(0, 3) << 14)   # MTC_En, MTC_Range
 if rnd.random() < 0.2:
     ctl |= 0x400                               # STS_En
+if rnd.random() < 0.1:
+    ctl |= 0x10                                # STS_on_CR3
+if rnd.random() < 0.15:
+    ctl |= 0x1000                              # LESS_PKTS
+cr3en = rnd.random() < 0.1
+if cr3en:
+    ctl |= 0x80                                # CR3 filtering
 filt = rnd.random() < 0.25
 events = 0x30 if filt else 0x37                # RANGE0, or always on
+if rnd.random() < 0.1:
+    events = (events & 7) | (1 << 3)           # TraceStop on RANGE1
 
 cfg = []
 cfg.append("handler 0x20 = irq")
@@ -162,6 +175,15 @@ cfg.append("clock cpi.default=%d cpi.cond=%d" % (rnd.randint(1, 3), rnd.randint(
 if filt:
     cfg.append("msr RTIT_LIP0 = 0x401800")
     cfg.append("msr RTIT_LIP2 = 0x401c00")
+if events >> 3 == 1:
+    cfg.append("msr RTIT_LIP1 = 0x401c00")
+    cfg.append("msr RTIT_LIP3 = 0x401d00")
+if cr3en:
+    cfg.append("msr RTIT_CR3_MATCH = 0x1000")
+if rnd.random() < 0.1:
+    cfg.append("param pgd_on_trigger_clear = 1")
+if rnd.random() < 0.1:
+    cfg.append("param buffovf_loads_lip = 1")
 if rnd.random() < 0.4:
     cfg.append("msr RTIT_PKT_CNT = 0x%x" % (rnd.randint(0, 3) << 16))
 if rnd.random() < 0.3:
