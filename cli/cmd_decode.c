@@ -246,6 +246,7 @@ struct sideband {
 	uint64_t end_ip;
 	char scenario[512];
 	char dialect[16];
+	long long overflows;	/* -1 unknown */
 };
 
 static int read_sideband(const char *path, struct sideband *sb)
@@ -265,6 +266,8 @@ static int read_sideband(const char *path, struct sideband *sb)
 			sb->mode = iv;
 		else if (sscanf(line, "cycle_accurate %d", &iv) == 1)
 			sb->cycle_acc = iv;
+		else if (sscanf(line, "overflows %llu", &v) == 1)
+			sb->overflows = (long long)v;
 		else if (sscanf(line, "cmprs_ret %d", &iv) == 1)
 			sb->cmprs_ret = iv;
 		else if (sscanf(line, "dialect %15s", sb->dialect) == 1)
@@ -429,7 +432,7 @@ int rtit_cmd_decode(int argc, char **argv)
 	unsigned errata = 0;
 	bool stats = false;
 	int status = RTIT_EXIT_OK, ret;
-	struct sideband sb = { .cycle_acc = -1, .cmprs_ret = -1 };
+	struct sideband sb = { .cycle_acc = -1, .cmprs_ret = -1, .overflows = -1 };
 	char path[1024];
 
 	memset(&x, 0, sizeof(x));
@@ -556,6 +559,7 @@ int rtit_cmd_decode(int argc, char **argv)
 	cfg.end_ip = sb.end_ip;
 	cfg.end_after = sb.end_after;
 	cfg.end_traced = sb.has_end && !x.external_ctl;
+	cfg.overflows_total = sb.overflows;
 	if (x.chunk) {
 		cfg.read = read_chunk;
 		cfg.read_opaque = &x;

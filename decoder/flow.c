@@ -96,6 +96,7 @@ void rtit_flow_cfg_default(struct rtit_flow_cfg *cfg)
 	cfg->mode = 64;
 	cfg->batch_cap = 1024;
 	cfg->max_walk = 1u << 22;
+	cfg->overflows_total = -1;
 }
 
 int rtit_flow_dec_new(struct rtit_flow_dec **dp, const struct rtit_flow_cfg *cfg)
@@ -569,7 +570,8 @@ static int walk_end(struct rtit_flow_dec *d)
 	const struct ic_ent *e;
 	int r;
 
-	if (!d->cfg.has_end || d->tnt_n) {
+	if (!d->cfg.has_end || d->tnt_n ||
+	    (d->cfg.overflows_total >= 0 && (uint64_t)d->cfg.overflows_total > d->st.overflows)) {
 		drop_uncertain(d, d->last_off);
 		return 2;
 	}

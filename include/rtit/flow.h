@@ -96,6 +96,10 @@ struct rtit_flow_cfg {
 	 * (or take a RET as compressed) when only one way gets there without
 	 * a packet: the partial TNT is never written out at the end. */
 	bool end_traced;
+	/* How many overflows the encoder had (sideband `overflows`), or -1
+	 * when unknown.  More than the FUP.BuffOvf packets seen means the
+	 * run ended overflowed: nothing past the last packet is walked. */
+	int64_t overflows_total;
 
 	/* The trace: a reader (any piece sizes) or a buffer (read == NULL). */
 	rtit_read_fn read;
