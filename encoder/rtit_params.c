@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "param_parse.h"
 #include "rtit/rtit_encoder.h"
 
 void rtit_r_params_default(struct rtit_r_params *p)
@@ -16,30 +17,8 @@ void rtit_r_params_default(struct rtit_r_params *p)
 	p->acbr = p->ecbr = 16;
 }
 
-static int bad(char *err, size_t n, const char *key, const char *value, const char *want)
-{
-	snprintf(err, n, "parameter %s: '%s' is not %s", key, value, want);
-	return -RTIT_ERR_BAD_CONFIG;
-}
 
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return errno || end == s || *end || s[0] == '-' ? -1 : 0;
-}
 
-static int parse_bool(const char *s, bool *b)
-{
-	if (!strcmp(s, "1") || !strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on"))
-		*b = true;
-	else if (!strcmp(s, "0") || !strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off"))
-		*b = false;
-	else
-		return -1;
-	return 0;
-}
 
 /* off | always | every:N | seed:N:SEED, optionally ",arg=K". */
 static int parse_erratum(const char *s, struct rtit_erratum *e)
@@ -55,7 +34,7 @@ static int parse_erratum(const char *s, struct rtit_erratum *e)
 	if (arg) {
 		uint64_t v;
 		*arg = 0;
-		if (parse_u64(arg + 5, &v) || v > UINT32_MAX)
+		if (rtit_param_u64(arg + 5, &v) || v > UINT32_MAX)
 			return -1;
 		e->arg = (uint32_t)v;
 	}
@@ -85,40 +64,35 @@ int rtit_r_param_set(struct rtit_r_params *p, const char *key, const char *value
 	uint64_t v;
 
 	if (!strcmp(key, "buffer_bytes")) {
-		if (parse_u64(value, &v) || v > 65536)
-			return bad(err, errlen, key, value, "a byte count up to 65536 (0: unlimited)");
+		if (rtit_param_u64(value, &v) || v > 65536)
+			return rtit_param_bad(err, errlen, key, value, "a byte count up to 65536 (0: unlimited)");
 		p->buffer_bytes = v;
 	} else if (!strcmp(key, "drain")) {
-		unsigned long long a, b = 1;
-		char tail;
-		int n = sscanf(value, "%llu/%llu%c", &a, &b, &tail);
-		if ((n != 1 && n != 2) || !b)
-			return bad(err, errlen, key, value, "bytes per cycle as N or N/D");
-		p->drain_num = a;
-		p->drain_den = b;
+		if (rtit_param_ratio(value, &p->drain_num, &p->drain_den))
+			return rtit_param_bad(err, errlen, key, value, "bytes per cycle as N or N/D");
 	} else if (!strcmp(key, "psb_clear_delay")) {
-		if (parse_u64(value, &v) || v > 4)
-			return bad(err, errlen, key, value, "0 to 4 packets (RTIT 3.3.9)");
+		if (rtit_param_u64(value, &v) || v > 4)
+			return rtit_param_bad(err, errlen, key, value, "0 to 4 packets (RTIT 3.3.9)");
 		p->psb_clear_delay = (uint8_t)v;
 	} else if (!strcmp(key, "pgd_on_trigger_clear")) {
-		if (parse_bool(value, &p->pgd_on_trigger_clear))
-			return bad(err, errlen, key, value, "a boolean");
+		if (rtit_param_bool(value, &p->pgd_on_trigger_clear))
+			return rtit_param_bad(err, errlen, key, value, "a boolean");
 	} else if (!strcmp(key, "buffovf_loads_lip")) {
-		if (parse_bool(value, &p->buffovf_loads_lip))
-			return bad(err, errlen, key, value, "a boolean");
+		if (rtit_param_bool(value, &p->buffovf_loads_lip))
+			return rtit_param_bad(err, errlen, key, value, "a boolean");
 	} else if (!strcmp(key, "cntp_gate_as_printed")) {
-		if (parse_bool(value, &p->cntp_gate_as_printed))
-			return bad(err, errlen, key, value, "a boolean");
+		if (rtit_param_bool(value, &p->cntp_gate_as_printed))
+			return rtit_param_bad(err, errlen, key, value, "a boolean");
 	} else if (!strcmp(key, "ratio")) {
 		unsigned a, b;
 		int n = sscanf(value, "%u/%u", &a, &b);
 		if (n < 1 || a > 63 || (n == 2 && b > 63))
-			return bad(err, errlen, key, value, "a core:bus ratio 0-63 (or ACBR/ECBR)");
+			return rtit_param_bad(err, errlen, key, value, "a core:bus ratio 0-63 (or ACBR/ECBR)");
 		p->acbr = (uint8_t)a;
 		p->ecbr = (uint8_t)(n == 2 ? b : a);
 	} else if (key[0] == 'e' && key[1] >= '1' && key[1] <= '8' && !key[2]) {
 		if (parse_erratum(value, &p->errata[key[1] - '0']))
-			return bad(err, errlen, key, value, "off, always, every:N or seed:N:SEED [,arg=K]");
+			return rtit_param_bad(err, errlen, key, value, "off, always, every:N or seed:N:SEED [,arg=K]");
 	} else {
 		snprintf(err, errlen, "unknown RTIT parameter '%s' (see docs/encoder-rtit.md)", key);
 		return -RTIT_ERR_BAD_CONFIG;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../param_parse.h"
 #include "rtit/pt_encoder.h"
 
 void rtit_pt_params_default(struct rtit_pt_params *p)
@@ -20,42 +21,9 @@ void rtit_pt_params_default(struct rtit_pt_params *p)
 	p->psb_period_nocfg = 4096;
 }
 
-static int bad(char *err, size_t n, const char *key, const char *value, const char *want)
-{
-	snprintf(err, n, "parameter %s: '%s' is not %s", key, value, want);
-	return -RTIT_ERR_BAD_CONFIG;
-}
 
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return errno || end == s || *end || s[0] == '-' ? -1 : 0;
-}
 
-static int parse_bool(const char *s, bool *b)
-{
-	if (!strcmp(s, "1") || !strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on"))
-		*b = true;
-	else if (!strcmp(s, "0") || !strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off"))
-		*b = false;
-	else
-		return -1;
-	return 0;
-}
 
-static int parse_ratio(const char *s, uint64_t *a, uint64_t *b)
-{
-	unsigned long long x, y = 1;
-	char tail;
-	int n = sscanf(s, "%llu/%llu%c", &x, &y, &tail);
-	if ((n != 1 && n != 2) || !y)
-		return -1;
-	*a = x;
-	*b = y;
-	return 0;
-}
 
 int rtit_pt_param_set(struct rtit_pt_params *p, const char *key, const char *value,
 		      char *err, size_t errlen)
@@ -76,43 +44,43 @@ int rtit_pt_param_set(struct rtit_pt_params *p, const char *key, const char *val
 	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
 		if (strcmp(key, caps[i].name))
 			continue;
-		if (parse_bool(value, caps[i].b))
-			return bad(err, errlen, key, value, "a boolean");
+		if (rtit_param_bool(value, caps[i].b))
+			return rtit_param_bad(err, errlen, key, value, "a boolean");
 		return 0;
 	}
 	if (!strcmp(key, "profile")) {
 		int id = rtit_pt_profile_by_name(value);
 		if (id < 0)
-			return bad(err, errlen, key, value, "full, basic or client");
+			return rtit_param_bad(err, errlen, key, value, "full, basic or client");
 		(void)rtit_pt_caps_profile(c, id);
 	} else if (!strcmp(key, "buffer_bytes")) {
-		if (parse_u64(value, &v) || v > 65536)
-			return bad(err, errlen, key, value, "a byte count up to 65536 (0: unlimited)");
+		if (rtit_param_u64(value, &v) || v > 65536)
+			return rtit_param_bad(err, errlen, key, value, "a byte count up to 65536 (0: unlimited)");
 		p->buffer_bytes = v;
 	} else if (!strcmp(key, "drain")) {
-		if (parse_ratio(value, &p->drain_num, &p->drain_den))
-			return bad(err, errlen, key, value, "bytes per cycle as N or N/D");
+		if (rtit_param_ratio(value, &p->drain_num, &p->drain_den))
+			return rtit_param_bad(err, errlen, key, value, "bytes per cycle as N or N/D");
 	} else if (!strcmp(key, "art")) {
-		if (parse_ratio(value, &v, &w) || !v || v > UINT32_MAX || w > UINT32_MAX)
-			return bad(err, errlen, key, value, "TSC:ART as NUM/DEN (CPUID.15H)");
+		if (rtit_param_ratio(value, &v, &w) || !v || v > UINT32_MAX || w > UINT32_MAX)
+			return rtit_param_bad(err, errlen, key, value, "TSC:ART as NUM/DEN (CPUID.15H)");
 		p->art_num = (uint32_t)v;
 		p->art_den = (uint32_t)w;
 	} else if (!strcmp(key, "cbr")) {
-		if (parse_u64(value, &v) || v > 255)
-			return bad(err, errlen, key, value, "a core:bus ratio 0-255");
+		if (rtit_param_u64(value, &v) || v > 255)
+			return rtit_param_bad(err, errlen, key, value, "a core:bus ratio 0-255");
 		p->cbr = (uint8_t)v;
 	} else if (!strcmp(key, "vmcs")) {
-		if (parse_u64(value, &v) || (v & 0xfff) || v >> 52)
-			return bad(err, errlen, key, value, "a 4K-aligned VMCS pointer below 2^52");
+		if (rtit_param_u64(value, &v) || (v & 0xfff) || v >> 52)
+			return rtit_param_bad(err, errlen, key, value, "a 4K-aligned VMCS pointer below 2^52");
 		p->vmcs = v;
 	} else if (!strcmp(key, "ranges")) {
-		if (parse_u64(value, &v) || v > RTIT_PT_MAX_RANGES)
-			return bad(err, errlen, key, value, "0 to 4 address ranges");
+		if (rtit_param_u64(value, &v) || v > RTIT_PT_MAX_RANGES)
+			return rtit_param_bad(err, errlen, key, value, "0 to 4 address ranges");
 		c->num_ranges = (uint8_t)v;
 	} else if (!strcmp(key, "mtc_periods") || !strcmp(key, "cyc_thresholds") ||
 		   !strcmp(key, "psb_freqs")) {
-		if (parse_u64(value, &v) || v > 0xffff)
-			return bad(err, errlen, key, value, "a 16-bit bitmap");
+		if (rtit_param_u64(value, &v) || v > 0xffff)
+			return rtit_param_bad(err, errlen, key, value, "a 16-bit bitmap");
 		*(key[0] == 'm' ? &c->mtc_periods : key[0] == 'c' ? &c->cyc_thresholds :
 		  &c->psb_freqs) = (uint16_t)v;
 	} else {
