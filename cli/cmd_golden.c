@@ -21,6 +21,7 @@
 #include <xxhash.h>
 
 #include "cli.h"
+#include "util.h"
 #include "dump.h"
 #include "run.h"
 #include "rtit/pktdec.h"
@@ -64,24 +65,6 @@ static int list_scenarios(const char *dir, char **names, int max)
 	return n;
 }
 
-static uint8_t *slurp_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *b = NULL;
-	long n;
-	if (!f)
-		return NULL;
-	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) &&
-	    (b = malloc((size_t)n + 1)) && fread(b, 1, (size_t)n, f) == (size_t)n) {
-		*len = (size_t)n;
-		b[n] = 0;
-	} else {
-		free(b);
-		b = NULL;
-	}
-	fclose(f);
-	return b;
-}
 
 static void canonical(char out[17], uint64_t h)
 {
@@ -93,7 +76,7 @@ static void canonical(char out[17], uint64_t h)
 
 static uint64_t file_digest(const char *path, size_t *len)
 {
-	uint8_t *b = slurp_file(path, len);
+	uint8_t *b = rtit_cli_slurp(path, len);
 	uint64_t h = b ? XXH3_64bits(b, *len) : 0;
 	free(b);
 	return h;
@@ -140,7 +123,7 @@ static int regenerate(const char *dir, const char *name, const char *prefix,
 	int st;
 
 	snprintf(path, sizeof(path), "%s/%s.scn", dir, name);
-	if (!(text = slurp_file(path, &n))) {
+	if (!(text = rtit_cli_slurp(path, &n))) {
 		fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
 		return RTIT_EXIT_IO;
 	}
@@ -180,7 +163,7 @@ static int compare(const char *name, const char *what, const char *want_path, co
 		   bool binary, int dialect, bool ca)
 {
 	size_t wn, gn;
-	uint8_t *w = slurp_file(want_path, &wn), *g = slurp_file(got_path, &gn);
+	uint8_t *w = rtit_cli_slurp(want_path, &wn), *g = rtit_cli_slurp(got_path, &gn);
 	int ret = 0;
 
 	if (!w) {
@@ -340,7 +323,7 @@ int rtit_cmd_golden(int argc, char **argv)
 		char path[1024];
 		size_t len;
 		snprintf(path, sizeof(path), "%s/MANIFEST", dir);
-		uint8_t *b = slurp_file(path, &len);
+		uint8_t *b = rtit_cli_slurp(path, &len);
 		if (!b) {
 			fprintf(stderr, "rtitsim golden: %s: %s\n", path, strerror(errno));
 			return RTIT_EXIT_IO;

@@ -14,6 +14,7 @@
 #include <xxhash.h>
 
 #include "cli.h"
+#include "util.h"
 #include "run.h"
 #include "demo_scenario.h"
 #include "rtit/msr_rtit.h"
@@ -196,25 +197,6 @@ static void hex_canonical(char out[17], uint64_t h)
 		sprintf(out + 2 * i, "%02x", c.digest[i]);
 }
 
-/* Reads a whole file (the trace, to check it); NULL on failure. */
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *b = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-	    (b = malloc((size_t)n + 1)) && fread(b, 1, (size_t)n, f) == (size_t)n) {
-		*len = (size_t)n;
-	} else {
-		free(b);
-		b = NULL;
-	}
-	fclose(f);
-	return b;
-}
 
 static FILE *open_out(const char *prefix, const char *ext, char *path, size_t cap)
 {
@@ -290,7 +272,7 @@ int rtit_cmd_run(int argc, char **argv)
 		fputs(demo_scenario, mem);
 	} else if (is_scenario(input)) {
 		size_t n;
-		uint8_t *b = slurp(input, &n);
+		uint8_t *b = rtit_cli_slurp(input, &n);
 		if (!b) {
 			fprintf(stderr, "rtitsim run: %s: cannot read: %s\n", input, strerror(errno));
 			fclose(mem);
@@ -503,7 +485,7 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		uint8_t *t = NULL;
 		if (out) {
 			snprintf(path, sizeof(path), "%s.trace", prefix);
-			t = slurp(path, &n);
+			t = rtit_cli_slurp(path, &n);
 		}
 		if (!t) {
 			fprintf(stderr, "%s: the expect block needs the trace file (use --out)\n", r.sc.path);
