@@ -29,7 +29,7 @@ def newlab():
 def block(depth, fidx):
     """Random straight/branchy code; fidx: functions callable from here."""
     kind = rnd.choice(["alu", "cond", "cond", "loop", "call", "icall", "ijmp",
-                       "int", "syscall", "ud", "de", "nested", "alu"])
+                       "int", "syscall", "ud", "de", "nested", "alu", "far", "farjmp"])
     if kind == "alu":
         for _ in range(rnd.randint(1, 4)):
             w("    " + rnd.choice(["add edx, 3", "xor esi, edx", "lea rdi, [rdi + 8]",
@@ -77,6 +77,14 @@ def block(depth, fidx):
         w("    div ecx")                 # #DE: F7 F1, the handler skips 2
         w("    pop rcx")
         w("    pop rdx")
+    elif kind == "far":
+        w("    call fword ptr [rip + fp_call]")   # far CALL, far RET back
+    elif kind == "farjmp":
+        l1 = newlab()
+        w("    lea rax, [rip + %s]" % l1)
+        w("    mov [rip + fp_jmp], eax")
+        w("    jmp fword ptr [rip + fp_jmp]")     # far JMP to the next line
+        w("%s:" % l1)
     elif kind == "nested" and depth < 2:
         l1 = newlab()
         w("    rdrand eax")
@@ -136,6 +144,17 @@ w("    iretq")
 w("de_handler:")
 w("    add qword ptr [rsp], 2")
 w("    iretq")
+w("far_fn:")
+w("    add edx, 5")
+w("    retf")
+w("    .p2align 3")
+w("fp_call:")
+w("    .long far_fn")
+w("    .word 0x33")                  # the user code segment: CPL stays 3
+w("    .p2align 3")
+w("fp_jmp:")
+w("    .long 0")
+w("    .word 0x33")
 w("done:")
 w("    nop")
 

@@ -39,6 +39,9 @@ nscn=0
 for f in "$D"/*.scn; do
 	# the flow decoder is RTIT's; Intel PT scenarios are not its business
 	grep -qE '^dialect[[:space:]]+rtit' "$f" || continue
+	# E8 reorders packets after their IPs were compressed: not decodable
+	# in stream order (the decoder tolerates E1, E2, E5, E6, E7)
+	grep -qE '^param[[:space:]]+e8[[:space:]]*=' "$f" && continue
 	roundtrip "$(basename "$f" .scn)" "$f"
 	nscn=$((nscn + 1))
 done
