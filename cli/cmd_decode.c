@@ -507,7 +507,7 @@ int rtit_cmd_decode(int argc, char **argv)
 			sb_path, sb.dialect);
 		return RTIT_EXIT_INPUT;
 	}
-	if (!image && sb.scenario[0])
+	if (!image && sb.scenario[0] && strcmp(sb.scenario, "<program>"))
 		image = sb.scenario;
 	if (!image) {
 		fprintf(stderr, "rtitsim decode: no image: give --image SCENARIO.scn|ELF|demo\n");

@@ -47,6 +47,35 @@ for f in "$D"/*.scn; do
 done
 [ $nscn -ge 5 ] && ok || bad "only $nscn RTIT scenarios in $D"
 
+# A static ELF program (`rtitsim run PROGRAM`), decoded with --image; it
+# ends on HLT.
+cat > "$T/p.s" <<'ASM'
+	.globl _start
+_start:
+	mov $300, %ecx
+1:	rdrand %eax
+	test $1, %eax
+	jz 2f
+	call f
+2:	dec %ecx
+	jnz 1b
+	hlt
+f:	lea g(%rip), %rax
+	call *%rax
+	ret
+g:	ret
+ASM
+if as "$T/p.s" -o "$T/p.o" && ld -static -Ttext=0x401000 "$T/p.o" -o "$T/p" &&
+   "$R" run "$T/p" --out "$T/prog" -q >/dev/null 2>&1; then
+	if "$R" decode "$T/prog.trace" --image "$T/p" --check "$T/prog.flow" -q 2>"$T/prog.err"; then ok
+	else bad "ELF program: $(head -8 "$T/prog.err")"; fi
+	"$R" decode "$T/prog.trace" -q 2>"$T/prog.err2"; rc=$?
+	if [ $rc -eq 1 ] && grep -q 'no image' "$T/prog.err2"; then ok
+	else bad "ELF program without --image: exit $rc"; fi
+else
+	bad "ELF program: cannot build or run it"
+fi
+
 # The decoder is told where the run stopped (sideband): the demo's flow
 # comes back to its last instruction, nothing left after the last packet.
 if grep -q ' 0 after the last packet' "$T/demo.err"; then ok
