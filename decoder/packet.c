@@ -68,25 +68,6 @@ enum rtit_dialect rtit_pkt_dialect(enum rtit_pkt_type type)
 	return type >= RTIT_PT_PAD ? RTIT_DIALECT_PT : RTIT_DIALECT_RTIT;
 }
 
-bool rtit_pkt_has_ip(enum rtit_pkt_type type)
-{
-	switch (type) {
-	case RTIT_R_TIP:
-	case RTIT_R_FUP_PGE:
-	case RTIT_R_FUP_PGD:
-	case RTIT_R_FUP_BUFFOVF:
-	case RTIT_R_FUP_PCC:
-	case RTIT_R_FUP_FAR:
-	case RTIT_PT_TIP:
-	case RTIT_PT_TIP_PGE:
-	case RTIT_PT_TIP_PGD:
-	case RTIT_PT_FUP:
-		return true;
-	default:
-		return false;
-	}
-}
-
 bool rtit_pkt_forbidden_in_block(enum rtit_pkt_type t)
 {
 	/* PT Table 33-15: packets forbidden between BBP and BEP. */

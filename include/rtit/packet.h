@@ -290,8 +290,17 @@ const char *rtit_pkt_name(enum rtit_pkt_type type);
 enum rtit_dialect rtit_pkt_dialect(enum rtit_pkt_type type);
 
 /* True for packets carrying an IP payload (RTIT FUP.* and TIP; PT TIP,
- * TIP.PGE, TIP.PGD, FUP). */
-bool rtit_pkt_has_ip(enum rtit_pkt_type type);
+ * TIP.PGE, TIP.PGD, FUP).  Inline: it runs once per packet. */
+static inline bool rtit_pkt_has_ip(enum rtit_pkt_type type)
+{
+	_Static_assert(RTIT_PKT_TYPE_COUNT <= 64, "one bit per packet type");
+	const uint64_t ip_types =
+		(1ull << RTIT_R_TIP) | (1ull << RTIT_R_FUP_PGE) | (1ull << RTIT_R_FUP_PGD) |
+		(1ull << RTIT_R_FUP_BUFFOVF) | (1ull << RTIT_R_FUP_PCC) | (1ull << RTIT_R_FUP_FAR) |
+		(1ull << RTIT_PT_TIP) | (1ull << RTIT_PT_TIP_PGE) | (1ull << RTIT_PT_TIP_PGD) |
+		(1ull << RTIT_PT_FUP);
+	return (unsigned)type < 64 && ((ip_types >> type) & 1);
+}
 
 /* True for the PT packets Table 33-15 forbids between BBP and BEP. */
 bool rtit_pkt_forbidden_in_block(enum rtit_pkt_type type);
