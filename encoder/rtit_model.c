@@ -1007,12 +1007,13 @@ static const uint8_t fp_class[256] = {
  * 21 would set (a FUP.PCC) or the TSC at which the MTC bits change, and
  * CNTP takes the elapsed cycles once at the end.
  */
-static size_t fast_run(struct rtit_r_model *m, const struct rtit_sim_rec *recs, size_t i, size_t n)
+static inline __attribute__((always_inline)) size_t
+fast_run_impl(struct rtit_r_model *m, const struct rtit_sim_rec *recs, size_t i, size_t n,
+	      const bool ranges)
 {
 	uint64_t start = m->last_cycles, last = start, tsc = m->last_tsc;
 	uint64_t cyc_limit = UINT64_MAX, tsc_limit = UINT64_MAX;
 	const uint64_t cr3 = m->cr3;
-	const bool ranges = m->fp_ranges;
 	/* kind, cls, len, flags, cpl, mode, vector, pad0 are 8 bytes in a
 	 * row: one load checks kind, CR0.PG and CPL. */
 	const uint64_t key_mask = 0xffull | ((uint64_t)RTIT_SIM_F_CR0_PG << 24) | (0xffull << 32);
@@ -1103,6 +1104,14 @@ static size_t fast_run(struct rtit_r_model *m, const struct rtit_sim_rec *recs, 
 	m->last_cycles = last;
 	m->last_tsc = tsc;
 	return i;
+}
+
+/* The fast path, specialised for whether range triggers are programmed
+ * (the common case has none: no per-record boundary checks). */
+static size_t fast_run(struct rtit_r_model *m, const struct rtit_sim_rec *recs, size_t i, size_t n)
+{
+	return m->fp_ranges ? fast_run_impl(m, recs, i, n, true) :
+			      fast_run_impl(m, recs, i, n, false);
 }
 
 void rtit_r_model_on_rec(struct rtit_r_model *m, const struct rtit_sim_rec *r)
