@@ -144,6 +144,50 @@ static void json_rec(FILE *o, const struct rtit_sim_rec *r)
 	}
 }
 
+static inline char *hex16(char *o, uint64_t v)
+{
+	static const char hx[] = "0123456789abcdef";
+	for (int i = 15; i >= 0; i--, v >>= 4)
+		o[i] = hx[v & 15];
+	return o + 16;
+}
+
+/* rtit_flow_rec_format for instructions, without printf (the text output
+ * of a long flow is otherwise most of the time). */
+static size_t fast_line(char *o, const struct rtit_sim_rec *r)
+{
+	char *p = o;
+	const char *name = rtit_insn_class_name(r->cls);
+	size_t nl = strlen(name);
+	*p++ = 'I';
+	*p++ = ' ';
+	p = hex16(p, r->ip);
+	*p++ = ' ';
+	memcpy(p, name, nl);
+	p += nl;
+	while (nl++ < 8)
+		*p++ = ' ';
+	memcpy(p, " len=", 5);
+	p += 5;
+	if (r->len >= 10)
+		*p++ = (char)('0' + r->len / 10);
+	*p++ = (char)('0' + r->len % 10);
+	*p++ = ' ';
+	if (r->flags & RTIT_SIM_F_TAKEN) {
+		memcpy(p, "T ", 2);
+		p += 2;
+	}
+	if (r->flags & RTIT_SIM_F_ZERO_LEN_CALL) {
+		memcpy(p, "ZLC ", 4);
+		p += 4;
+	}
+	memcpy(p, "-> ", 3);
+	p += 3;
+	p = hex16(p, r->next_ip);
+	*p++ = '\n';
+	return (size_t)(p - o);
+}
+
 static void on_rec(void *opaque, const struct rtit_sim_rec *recs, size_t n)
 {
 	struct dec *x = opaque;
@@ -154,6 +198,8 @@ static void on_rec(void *opaque, const struct rtit_sim_rec *recs, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (x->json) {
 			json_rec(x->out, &recs[i]);
+		} else if (recs[i].kind == RTIT_SIM_INSN && !recs[i].pad0 && recs[i].len < 100) {
+			fwrite(x->sbuf, 1, fast_line(x->sbuf, &recs[i]), x->out);
 		} else {
 			rtit_flow_rec_format(&recs[i], x->sbuf, sizeof(x->sbuf));
 			fputs(x->sbuf, x->out);
@@ -574,6 +620,8 @@ int rtit_cmd_decode(int argc, char **argv)
 	cfg.on_note = on_note;
 	cfg.opaque = &x;
 	x.out = stdout;
+	static char obuf[1 << 16];
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	if ((ret = rtit_flow_dec_new(&x.fd, &cfg)) < 0) {
 		fprintf(stderr, "rtitsim decode: %s\n", rtit_errstr(ret));
 		return RTIT_EXIT_USAGE;
