@@ -257,7 +257,12 @@ static void on_note(void *opaque, const struct rtit_flow_note *nt)
 		fprintf(x->out, "# enable at 0x%" PRIx64 " (FUP.PGE at offset 0x%" PRIx64 ")\n", nt->ip, nt->offset);
 		break;
 	case RTIT_FLOW_N_DISABLE:
-		fprintf(x->out, "# disable at 0x%" PRIx64 " (FUP.PGD at offset 0x%" PRIx64 ")\n", nt->ip, nt->offset);
+		if (nt->ip == UINT64_MAX)
+			fprintf(x->out, "# disable: the packets after the overflow show tracing off (offset 0x%"
+				PRIx64 ")\n", nt->offset);
+		else
+			fprintf(x->out, "# disable at 0x%" PRIx64 " (FUP.PGD at offset 0x%" PRIx64 ")\n",
+				nt->ip, nt->offset);
 		break;
 	case RTIT_FLOW_N_TRACESTOP:
 		fprintf(x->out, "# TraceSTOP at offset 0x%" PRIx64 "\n", nt->offset);

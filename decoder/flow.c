@@ -64,6 +64,10 @@ struct rtit_flow_dec {
 
 	int state;
 	bool after_stop;
+	/* since a FUP.BuffOvf, no packet has shown that tracing is on (the
+	 * overflow clears with FilterEn 0 too, 4.2.5): a packet that does
+	 * not fit means it is off, not an error */
+	bool soft;
 	uint64_t ip;
 	uint64_t prev_nlip;	/* NLIP of the instruction just walked */
 	uint64_t tnt_bits;
@@ -256,6 +260,15 @@ static const char *la_name(const struct rtit_flow_dec *d)
 
 /* ------------------------------------------------------------ packets */
 
+static void apply_pip(struct rtit_flow_dec *d, const struct rtit_packet *p)
+{
+	d->tmpl.cr3 = p->u.pip.cr3;
+	if (p->u.pip.pg)
+		d->tmpl.flags |= RTIT_SIM_F_CR0_PG;
+	else
+		d->tmpl.flags &= (uint8_t)~RTIT_SIM_F_CR0_PG;
+}
+
 /* Brings the next significant packet into view (consuming timing
  * packets, PIP and PSB).  1: in view, 0: end of stream, < 0: error. */
 static int peek(struct rtit_flow_dec *d)
@@ -290,11 +303,11 @@ static int peek(struct rtit_flow_dec *d)
 		case RTIT_R_MTC: case RTIT_R_STS: case RTIT_R_CCP: case RTIT_R_FUP_PCC:
 			continue;
 		case RTIT_R_PIP:
-			d->tmpl.cr3 = it.pkt.u.pip.cr3;
-			if (it.pkt.u.pip.pg)
-				d->tmpl.flags |= RTIT_SIM_F_CR0_PG;
-			else
-				d->tmpl.flags &= (uint8_t)~RTIT_SIM_F_CR0_PG;
+			/* while tracing, a PIP belongs to a MOV CR3 (or a MOV
+			 * CR0 changing PG) the walk will reach (4.2.10) */
+			if (d->state == ST_ENABLED)
+				break;
+			apply_pip(d, &it.pkt);
 			continue;
 		default:
 			break;
@@ -318,6 +331,7 @@ static inline void consume(struct rtit_flow_dec *d)
 {
 	d->have_la = false;
 	d->last_off = d->la.offset;
+	d->soft = false;
 }
 
 /* ------------------------------------------------------- instructions */
@@ -487,6 +501,7 @@ static int overflow(struct rtit_flow_dec *d)
 		if (r && d->la.pkt.type == RTIT_R_TIP && d->la.ip == ip)
 			consume(d);
 	}
+	d->soft = true;
 	return 0;
 }
 
@@ -745,8 +760,19 @@ static int walk(struct rtit_flow_dec *d)
 		r = 1;
 
 		switch (e->cls) {
-		case RTIT_IC_OTHER: case RTIT_IC_MOV_CR3: case RTIT_IC_MOV_CR0:
-		case RTIT_IC_WRMSR: case RTIT_IC_RDMSR: case RTIT_IC_HLT: case RTIT_IC_PTWRITE:
+		case RTIT_IC_MOV_CR3: case RTIT_IC_MOV_CR0:
+			/* its PIP, if one is in view (none with CR3 filtering,
+			 * none for a MOV CR0 that keeps PG) */
+			if (!d->tnt_n && d->have_la && d->la.pkt.type == RTIT_R_PIP &&
+			    (e->cls == RTIT_IC_MOV_CR3 ||
+			     d->la.pkt.u.pip.pg != !!(d->tmpl.flags & RTIT_SIM_F_CR0_PG))) {
+				apply_pip(d, &d->la.pkt);
+				consume(d);
+				used = true;
+			}
+			break;
+		case RTIT_IC_OTHER: case RTIT_IC_WRMSR: case RTIT_IC_RDMSR: case RTIT_IC_HLT:
+		case RTIT_IC_PTWRITE:
 			break;
 		case RTIT_IC_DIRECT_JMP:
 			next = e->target;
@@ -983,6 +1009,10 @@ static int idle(struct rtit_flow_dec *d)
 			return 0;
 		return fail(d, RTIT_ERR_BAD_CONTEXT, off,
 			    "a FUP.PGD 0x%" PRIx64 " while tracing is disabled (erratum E2?)", ip);
+	case RTIT_R_PIP:
+		apply_pip(d, &p->pkt);
+		consume(d);
+		return 0;
 	default:
 		consume(d);
 		return 0;
@@ -1029,6 +1059,15 @@ int rtit_flow_dec_run(struct rtit_flow_dec *d)
 		if (r < 0) {
 			if (r == -RTIT_ERR_IO || r == -RTIT_ERR_NOMEM)
 				return r;
+			if (r == -RTIT_ERR_BAD_CONTEXT && d->soft && d->state == ST_ENABLED &&
+			    d->have_la) {
+				/* tracing was off when the overflow cleared: the
+				 * packet in view is handled as such */
+				drop_uncertain(d, d->la.offset);
+				d->soft = false;
+				disable(d, RTIT_FLOW_N_DISABLE, d->la.offset, NO_IP);
+				continue;
+			}
 			if ((r = recover(d)) < 0)
 				return r;
 		}

@@ -47,7 +47,9 @@ enum {
 /* What breaks the continuity of the record stream. */
 enum rtit_flow_note_kind {
 	RTIT_FLOW_N_ENABLE = 1,	/* FUP.PGE: tracing (re)starts at ip */
-	RTIT_FLOW_N_DISABLE,	/* FUP.PGD: stopped; ip = the packet's IP */
+	RTIT_FLOW_N_DISABLE,	/* FUP.PGD: stopped; ip = the packet's IP, or
+				 * UINT64_MAX: the packets after an overflow
+				 * show tracing was off when it cleared */
 	RTIT_FLOW_N_TRACESTOP,	/* TraceSTOP: stopped (4.2.11) */
 	RTIT_FLOW_N_OVERFLOW,	/* FUP.BuffOvf: packets lost, resumes at ip */
 	RTIT_FLOW_N_ERROR,	/* a decode error at offset/ip; resync follows */
