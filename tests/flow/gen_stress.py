@@ -95,6 +95,92 @@ def block(depth, fidx):
         w("%s:" % l1)
 
 
+if seed % 7 == 3:
+    # 32-bit code at CPL 0: loops, calls, indirect branches, INT n, faults
+    def block32(depth, fidx):
+        kind = rnd.choice(["alu", "cond", "loop", "call", "icall", "ijmp", "int", "ud",
+                           "nested"])
+        if kind == "alu":
+            w("    " + rnd.choice(["add edx, 3", "xor esi, edx", "lea edi, [edi + 8]", "nop"]))
+        elif kind == "cond":
+            l1 = newlab()
+            w("    rdrand eax")
+            w("    test eax, %d" % rnd.choice([1, 2, 3]))
+            w("    %s %s" % (rnd.choice(["jz", "jnz", "js"]), l1))
+            w("    add edx, 1")
+            w("%s:" % l1)
+        elif kind == "loop":
+            l1 = newlab()
+            w("    mov ecx, %d" % rnd.randint(1, 7))
+            w("%s:" % l1)
+            w("    add edx, ecx")
+            w("    " + rnd.choice(["dec ecx\n    jnz " + l1, "loop " + l1]))
+        elif kind == "call" and fidx:
+            w("    call f%d" % rnd.choice(fidx))
+        elif kind == "icall" and fidx:
+            w("    lea eax, [f%d]" % rnd.choice(fidx))
+            w("    call eax")
+        elif kind == "ijmp":
+            l1 = newlab()
+            w("    lea eax, [%s]" % l1)
+            w("    jmp eax")
+            w("    ud2")
+            w("%s:" % l1)
+        elif kind == "int":
+            w("    int 0x21")
+        elif kind == "ud":
+            w("    ud2")
+        elif kind == "nested" and depth < 2:
+            l1 = newlab()
+            w("    rdrand eax")
+            w("    test eax, 1")
+            w("    jz %s" % l1)
+            for _ in range(rnd.randint(1, 3)):
+                block32(depth + 1, fidx)
+            w("%s:" % l1)
+    w("    .intel_syntax noprefix")
+    w("    .globl start")
+    w("start:")
+    w("    mov ebx, %d" % rnd.randint(3, 30))
+    w("main_loop:")
+    for _ in range(rnd.randint(3, 10)):
+        block32(0, list(range(nfunc)))
+    w("    dec ebx")
+    w("    jnz main_loop")
+    w("    jmp done")
+    for i in range(nfunc):
+        w("f%d:" % i)
+        for _ in range(rnd.randint(1, 4)):
+            block32(1, list(range(i + 1, nfunc)))
+        w("    ret")
+    w("soft_int:")
+    w("    add edx, 2")
+    w("    iretd")
+    w("irq:")
+    w("    iretd")
+    w("ud_handler:")
+    w("    add dword ptr [esp], 2")
+    w("    iretd")
+    w("done:")
+    w("    nop")
+    ctl = 0x2005 | rnd.choice([0, 0x800]) | rnd.choice([0, 0x2])
+    print("name     stress_%d" % seed)
+    print('describe "random 32-bit program, seed %d"' % seed)
+    print("dialect  rtit\ncpu      silvermont\nmode     32")
+    print("code asm load=0x401000 entry=start")
+    print("\n".join(out))
+    print("end")
+    print("handler 0x21 = soft_int\nhandler 0x20 = irq\nhandler 2 = irq\nhandler 6 = ud_handler")
+    print("cpl 0\nreg eflags = 0x202")
+    if rnd.random() < 0.3:
+        print("param buffer_bytes = 32\nparam drain = 1/4")
+    print("msr RTIT_EVENTS = 0x37\nmsr RTIT_CTL = 0x%x" % ctl)
+    for _ in range(rnd.randint(0, 4)):
+        print("event at insn %d: %s" % (rnd.randint(10, 2000),
+                                         rnd.choice(["interrupt vector=0x20", "nmi", "smi cycles=30"])))
+    print("end-at done\nbudget 200000")
+    sys.exit(0)
+
 w("    .intel_syntax noprefix")
 w("    .globl start")
 w("start:")
