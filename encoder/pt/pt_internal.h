@@ -23,4 +23,8 @@ void rtit_pt_output_save(struct rtit_pt_model *m);
 /* Flushes the bytes waiting for sink.write. */
 void rtit_pt_out_flush(struct rtit_pt_model *m);
 
+/* Recomputes the fast path's cached conditions (pt_model.c); after any
+ * change of state made outside a record (an MSR write). */
+void rtit_pt_fast_refresh(struct rtit_pt_model *m);
+
 #endif

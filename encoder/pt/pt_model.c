@@ -1101,7 +1101,147 @@ static void on_event_other(struct rtit_pt_model *m, const struct rtit_sim_rec *r
 	}
 }
 
-void rtit_pt_model_on_rec(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
+/* After a record: PSB+ at the packet boundary after the PSBFreq threshold
+ * (A-P28); the FUP carries where execution goes on. */
+static void after_rec(struct rtit_pt_model *m)
+{
+	if (m->psb_due && rtit_pt_trigger_en(m) && !m->ovf)
+		psb_plus(m, true, m->next_ip, "PSB+: PSBFreq bytes since the last PSB (33.4.2.17)");
+}
+
+/*
+ * The fast path's conditions, recomputed after every record handled the
+ * slow way and after every MSR access.  While fp_ok holds, an ordinary
+ * instruction or near branch that keeps CPL, CR3 and the mode, crosses no
+ * filter or TraceStop range (no range programmed, or not a taken
+ * transfer), and comes before the next MTC, changes no enable: only the
+ * TNT, RET compression and TIPs remain (Table 33-55 cases 1-7).
+ */
+void rtit_pt_fast_refresh(struct rtit_pt_model *m)
+{
+	bool ranges = false;
+
+	for (unsigned n = 0; n < RTIT_PT_MAX_RANGES; n++)
+		if (addr_cfg(m, n))
+			ranges = true;
+	m->fp_ok = !m->p.slow_path_only && m->have_time && !m->deferred_enable && !m->ovf &&
+		   !m->psb_due && !m->ibuf.cap && !m->asleep && rtit_pt_trigger_en(m);
+	m->fp_pe = rtit_pt_packet_en(m);
+	m->fp_ranges = ranges;
+	m->fp_retc = !ctl(m, RTIT_PT_CTL_DIS_RETC);
+	m->fp_mask = m->mode == RTIT_SIM_MODE_64 ? ~0ull : rtit_mask(32);
+	m->fp_mtc_tsc = UINT64_MAX;
+	if (ctl(m, RTIT_PT_CTL_MTC_EN)) {
+		/* art_of(tsc) < A for every tsc < floor(A * num / den). */
+		unsigned __int128 a = (unsigned __int128)(m->mtc_last + 1) << mtc_freq(m);
+		unsigned __int128 t = a * m->p.art_num / m->p.art_den;
+		m->fp_mtc_tsc = t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
+	}
+}
+
+/* What the fast path does with each instruction class. */
+enum { PFP_NONE, PFP_COND, PFP_JUMP, PFP_WORK, PFP_SLOW };
+static const uint8_t pfp_class[256] = {
+	[RTIT_IC_OTHER] = PFP_NONE, [RTIT_IC_RDMSR] = PFP_NONE,
+	[RTIT_IC_COND] = PFP_COND, [RTIT_IC_DIRECT_JMP] = PFP_JUMP,
+	[RTIT_IC_DIRECT_CALL] = PFP_WORK, [RTIT_IC_INDIRECT_JMP] = PFP_WORK,
+	[RTIT_IC_INDIRECT_CALL] = PFP_WORK, [RTIT_IC_RET] = PFP_WORK,
+	[RTIT_IC_FAR_JMP] = PFP_SLOW, [RTIT_IC_FAR_CALL] = PFP_SLOW, [RTIT_IC_FAR_RET] = PFP_SLOW,
+	[RTIT_IC_IRET] = PFP_SLOW, [RTIT_IC_INT] = PFP_SLOW, [RTIT_IC_SYSCALL] = PFP_SLOW,
+	[RTIT_IC_SYSRET] = PFP_SLOW, [RTIT_IC_SYSENTER] = PFP_SLOW, [RTIT_IC_SYSEXIT] = PFP_SLOW,
+	[RTIT_IC_MOV_CR3] = PFP_SLOW, [RTIT_IC_MOV_CR0] = PFP_SLOW, [RTIT_IC_WRMSR] = PFP_SLOW,
+	[RTIT_IC_HLT] = PFP_SLOW, [RTIT_IC_PTWRITE] = PFP_SLOW,
+	[RTIT_IC_COUNT ... 255] = PFP_SLOW,
+};
+
+/* A near branch with PacketEn=1 on the fast path (Table 33-55 cases 2-7,
+ * as on_op does them). */
+static void fast_branch(struct rtit_pt_model *m, const struct rtit_sim_rec *r, bool taken)
+{
+	uint64_t nlip = r->ip + r->len;
+
+	m->cur = r;
+	switch (r->cls) {
+	case RTIT_IC_COND:
+		tnt_bit(m, taken);
+		break;
+	case RTIT_IC_DIRECT_CALL:
+		if (!(r->flags & RTIT_SIM_F_ZERO_LEN_CALL))
+			rtit_pt_calls_push(&m->calls, nlip & m->fp_mask);
+		break;
+	case RTIT_IC_INDIRECT_CALL:
+		rtit_pt_calls_push(&m->calls, nlip & m->fp_mask);
+		emit_ip(m, RTIT_PT_TIP, r->next_ip, "TIP(BLIP): near indirect JMP or CALL (Table 33-55 case 4)");
+		break;
+	case RTIT_IC_INDIRECT_JMP:
+		emit_ip(m, RTIT_PT_TIP, r->next_ip, "TIP(BLIP): near indirect JMP or CALL (Table 33-55 case 4)");
+		break;
+	case RTIT_IC_RET:
+		if (rtit_pt_calls_on_ret(&m->calls, r->next_ip, m->fp_mask) && m->fp_retc)
+			tnt_bit(m, true);
+		else
+			emit_ip(m, RTIT_PT_TIP, r->next_ip, "TIP(BLIP): uncompressed near RET (Table 33-55 case 6)");
+		break;
+	default:
+		break;
+	}
+	m->cur = NULL;
+}
+
+/* The fast path over recs[i..n); returns the first record it did not
+ * handle (nothing of which changed). */
+static size_t fast_run(struct rtit_pt_model *m, const struct rtit_sim_rec *recs, size_t i, size_t n)
+{
+	const uint64_t cr3 = m->cr3, mtc_tsc = m->fp_mtc_tsc;
+	const uint8_t cpl = m->cpl, mode = m->mode;
+	uint64_t last = m->last_cycles, tsc = m->last_tsc, next = m->next_ip;
+	size_t first = i;
+
+	if (!m->fp_ok)
+		return i;
+	for (; i < n; i++) {
+		const struct rtit_sim_rec *r = &recs[i];
+		unsigned what;
+		bool taken;
+
+		if (r->kind != RTIT_SIM_INSN || r->cpl != cpl || r->cr3 != cr3 ||
+		    (r->mode && r->mode != mode) || r->cycles < last || r->tsc >= mtc_tsc)
+			break;
+		what = pfp_class[r->cls];
+		if (what == PFP_SLOW)
+			break;
+		taken = what >= PFP_JUMP || (what == PFP_COND && (r->flags & RTIT_SIM_F_TAKEN));
+		/* 33.2.5.3: only taken transfers move FilterEn or stop
+		 * (every step with filter_sequential, A-P19). */
+		if (m->fp_ranges && (taken || m->p.filter_sequential))
+			break;
+		last = r->cycles;
+		tsc = r->tsc;
+		next = taken ? r->next_ip : r->ip + r->len;
+		if (what == PFP_NONE || what == PFP_JUMP || !m->fp_pe)
+			continue;
+		/* A CYC before a packet reads the time: bring it up to date. */
+		m->last_cycles = last;
+		m->last_tsc = tsc;
+		fast_branch(m, r, taken);
+		if (m->ovf || m->psb_due) {
+			m->next_ip = next;
+			after_rec(m);
+			rtit_pt_fast_refresh(m);
+			return i + 1;
+		}
+	}
+	if (i > first) {
+		m->last_cycles = last;
+		m->last_tsc = tsc;
+		m->next_ip = next;
+		/* rtit_pt_time_to follows the ART even with MTC off. */
+		m->mtc_last = art_of(m, tsc) >> mtc_freq(m);
+	}
+	return i;
+}
+
+static void rec_slow(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 {
 	m->cur = r;
 	rtit_pt_time_to(m, r);
@@ -1125,11 +1265,15 @@ void rtit_pt_model_on_rec(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 			break;
 		}
 	}
-	/* PSB+ at the packet boundary after the PSBFreq threshold (A-P28);
-	 * the FUP carries where execution goes on. */
-	if (m->psb_due && rtit_pt_trigger_en(m) && !m->ovf)
-		psb_plus(m, true, m->next_ip, "PSB+: PSBFreq bytes since the last PSB (33.4.2.17)");
+	after_rec(m);
 	m->cur = NULL;
+	rtit_pt_fast_refresh(m);
+}
+
+void rtit_pt_model_on_rec(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
+{
+	if (!fast_run(m, r, 0, 1))
+		rec_slow(m, r);
 	rtit_pt_out_flush(m);
 }
 
@@ -1137,8 +1281,12 @@ void rtit_pt_model_on_batch(const struct rtit_sim_rec *recs, size_t n, void *opa
 {
 	struct rtit_pt_model *m = opaque;
 
-	for (size_t i = 0; i < n; i++)
-		rtit_pt_model_on_rec(m, &recs[i]);
+	for (size_t i = 0; i < n;) {
+		i = fast_run(m, recs, i, n);
+		if (i < n)
+			rec_slow(m, &recs[i++]);
+	}
+	rtit_pt_out_flush(m);
 }
 
 int rtit_pt_model_finish(struct rtit_pt_model *m)
@@ -1179,6 +1327,7 @@ int rtit_pt_model_init(struct rtit_pt_model *m, const struct rtit_pt_params *p,
 
 void rtit_pt_model_set_platform(struct rtit_pt_model *m, uint8_t cpl, uint64_t cr3, uint8_t mode)
 {
+	m->fp_ok = false;	/* refreshed at the next record */
 	m->cpl = cpl;
 	m->cr3 = cr3;
 	if (mode)

@@ -179,6 +179,7 @@ int rtit_pt_model_msr_write(void *opaque, uint32_t msr, uint64_t v,
 	if (ctx && !ctx->kind)
 		ctx = NULL;
 	int ret = msr_write(m, msr, v, ctx);
+	rtit_pt_fast_refresh(m);
 	rtit_pt_out_flush(m);
 	return ret;
 }

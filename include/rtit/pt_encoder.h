@@ -36,6 +36,7 @@ struct rtit_pt_params {
 	bool filter_sequential;		/* FilterEn also on sequential steps (A-P19) */
 	bool psb_mode_tsx;		/* MODE.TSX in PSB+ (2.10) */
 	uint64_t psb_period_nocfg;	/* PSB period when EBX[1]=0 */
+	bool slow_path_only;		/* testing: never take the fast path */
 };
 
 /* Defaults: the full profile, unlimited buffer, ART = TSC, CBR 16. */
@@ -108,6 +109,11 @@ struct rtit_pt_model {
 	uint64_t out_off;		/* offset in region (single range or ToPA) */
 	uint8_t obuf[4096];
 	size_t olen;
+	/* the fast path's view, valid while fp_ok (fast_refresh in
+	 * pt_model.c) */
+	bool fp_ok, fp_pe, fp_ranges, fp_retc;
+	uint64_t fp_mtc_tsc;		/* the first TSC an MTC may be due at */
+	uint64_t fp_mask;		/* RET compression's address width */
 	struct rtit_outq outq;		/* last: large */
 };
 
