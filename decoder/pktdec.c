@@ -101,6 +101,40 @@ static void track_ip(struct rtit_pktdec *d, struct rtit_pktdec_item *it)
 		rtit_last_ip_on_ip(&d->lip, it->ip);
 }
 
+/* The most frequent packet, a TNT, without the general decoder: RTIT
+ * 0x02-0x7F when no cycle count packet is due (4.2.2); Intel PT an even
+ * byte other than 0x00/0x02 outside a block (Table 33-16).  Returns
+ * false when @b0 is something else. */
+static inline bool fast_tnt(struct rtit_pktdec *d, uint8_t b0, struct rtit_pktdec_item *it)
+{
+	unsigned v;
+
+	if (d->cfg.dialect == RTIT_DIALECT_RTIT) {
+		if (b0 >= 0x80 || b0 < 2 || d->ctx.expect_ccp)
+			return false;
+		v = b0;
+		it->pkt.type = RTIT_R_TNT;
+	} else {
+		if ((b0 & 1) || b0 <= 2 || d->ctx.in_block)
+			return false;
+		v = b0 >> 1;
+		it->pkt.type = RTIT_PT_TNT8;
+	}
+	unsigned n = 31u - (unsigned)__builtin_clz(v);
+	it->pkt.size = 1;
+	it->pkt.u.tnt.nbits = (uint8_t)n;
+	it->pkt.u.tnt.bits = v & ((1u << n) - 1);
+	it->offset = rtit_pktdec_offset(d);
+	it->raw = d->buf + d->pos;
+	it->ip_status = 0;
+	it->ip = it->last_ip = 0;
+	it->last_ip_valid = false;
+	d->pos++;
+	/* RTIT 4.2.15: a full TNT brings a cycle count packet. */
+	d->ctx.expect_ccp = d->ctx.cycle_acc && n == 6;
+	return true;
+}
+
 int rtit_pktdec_next(struct rtit_pktdec *d, struct rtit_pktdec_item *it)
 {
 	const char *why = NULL;
@@ -110,6 +144,8 @@ int rtit_pktdec_next(struct rtit_pktdec *d, struct rtit_pktdec_item *it)
 		return fail(d, -RTIT_ERR_IO, "read failed");
 	if (d->pos >= d->len)
 		return 0;
+	if (fast_tnt(d, d->buf[d->pos], it))
+		return 1;
 	ret = rtit_pkt_decode(&d->ctx, d->buf + d->pos, d->len - d->pos,
 			      &it->pkt, &why);
 	if (ret < 0) {
