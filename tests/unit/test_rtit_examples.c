@@ -402,3 +402,32 @@ Test(examples, rtit_restored_last_lip_compresses)
 	hx_insn(&h, RTIT_IC_INDIRECT_JMP, 0x7fff00001004ull, 2, 0x123456789abcull, true);
 	hx_expect(&h, n, 0xb0, 0xbc, 0x9a);	/* Table 18 row 1 against the restored value */
 }
+
+/* 4.2.10: MOV CR0 that changes CR0.PG sends a PIP with the new PG bit
+ * (CR3En=0); one that keeps PG sends nothing.  4.2.13: STS on the wake
+ * from a sleep state. */
+Test(examples, rtit_pip_on_cr0_pg_and_sts_on_wake)
+{
+	hx_init(&h);
+	h.cr3 = 0x3000;
+	size_t n = start_all(CTL_ON | RTIT_CTL_STS_EN, 0x1000);
+	struct rtit_sim_rec r = hx_rec(&h, RTIT_SIM_INSN, RTIT_IC_MOV_CR0, 0x1002, 3, 0x1005, false);
+	r.flags &= (uint8_t)~RTIT_SIM_F_CR0_PG;			/* PG 1 -> 0 */
+	rtit_r_model_on_rec(&h.m, &r);
+	hx_expect(&h, n, 0xc2, 0x00, 0x30, 0x00, 0x00, 0x00);	/* PIP, PG=0 */
+	n = h.n;
+	r = hx_rec(&h, RTIT_SIM_INSN, RTIT_IC_MOV_CR0, 0x1005, 3, 0x1008, false);
+	r.flags &= (uint8_t)~RTIT_SIM_F_CR0_PG;			/* stays 0 */
+	rtit_r_model_on_rec(&h.m, &r);
+	hx_expect(&h, n);
+	n = h.n;
+	struct rtit_sim_rec s = hx_rec(&h, RTIT_SIM_EVENT, RTIT_EV_SLEEP, 0x1008, 0, 0x1008, false);
+	s.vector = 1;
+	rtit_r_model_on_rec(&h.m, &s);
+	h.tsc += 1000;
+	struct rtit_sim_rec w = hx_rec(&h, RTIT_SIM_EVENT, RTIT_EV_WAKE, 0x1008, 0, 0x1008, false);
+	rtit_r_model_on_rec(&h.m, &w);
+	/* STS: ratios 16/16, TSC = 1000 + one tick per record (6 records). */
+	uint64_t tsc = w.tsc;
+	hx_expect(&h, n, 0xd4, 0x10, (uint8_t)tsc, (uint8_t)(tsc >> 8), 0, 0, 0);
+}
