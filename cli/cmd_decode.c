@@ -295,7 +295,7 @@ struct sideband {
 	unsigned errata;
 	bool has_end, end_after;
 	uint64_t end_ip;
-	char scenario[512];
+	char scenario[1024];
 	char dialect[16];
 	long long overflows;	/* -1 unknown */
 };

@@ -184,7 +184,7 @@ bool rtit_flow_cmp_feed(struct rtit_flow_cmp *c, const struct rtit_sim_rec *recs
 					rec_match(d, &c->t[first], why, sizeof(why));
 				else
 					snprintf(why, sizeof(why), "no more records in the truth");
-				char what[160];
+				char what[256];
 				snprintf(what, sizeof(what),
 					 "the decoded record starting a segment is nowhere in the"
 					 " truth after record %zu (against that one: %s)", first, why);

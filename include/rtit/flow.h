@@ -183,7 +183,7 @@ struct rtit_flow_mismatch {
 	struct rtit_sim_rec decoded, truth;
 	bool truth_ended;		/* the truth had no more records */
 	uint64_t offset;		/* trace offset behind the decoded record */
-	char what[160];
+	char what[256];
 };
 
 struct rtit_flow_cmp_result {
