@@ -23,6 +23,9 @@ roundtrip() {	# NAME [SCENARIO]
 	local rc=$?
 	if [ $rc -eq 0 ] && ! grep -q 'error' "$T/$n.err"; then ok
 	else bad "$n: decode --check exit $rc: $(head -12 "$T/$n.err")"; fi
+	# every scenario traces something: an empty decode would match trivially
+	if grep -qE 'matches .*: [1-9][0-9]* records' "$T/$n.err"; then ok
+	else bad "$n: nothing decoded: $(head -3 "$T/$n.err")"; fi
 	for c in 1 7; do
 		"$R" decode "$T/$n.trace" --chunk $c >"$T/$n.dec$c" 2>/dev/null
 		if cmp -s "$T/$n.dec" "$T/$n.dec$c"; then ok

@@ -8,17 +8,25 @@ R=$(realpath "$1")
 G=$2
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
+pass=0 fail=0 total=0
 for ((s = $3; s <= $4; s++)); do
 	python3 "$G" $s > "$T/s.scn"
 	if ! "$R" run "$T/s.scn" --out "$T/s" -q >/dev/null 2>"$T/run.err"; then
 		fail=$((fail + 1)); echo "FAIL: seed $s: rtitsim run: $(head -3 "$T/run.err")"; continue
 	fi
-	if "$R" decode "$T/s.trace" --check "$T/s.flow" -q 2>"$T/dec.err"; then
+	if "$R" decode "$T/s.trace" --check "$T/s.flow" --stats -q 2>"$T/dec.err"; then
 		pass=$((pass + 1))
+		n=$(grep -oE 'matches .*: [0-9]+ records' "$T/dec.err" | grep -oE '[0-9]+ records' | cut -d' ' -f1)
+		total=$((total + ${n:-0}))
 	else
 		fail=$((fail + 1)); echo "FAIL: seed $s: $(head -20 "$T/dec.err")"
 	fi
 done
+# the seeds trace thousands of instructions between them: an empty decode
+# would match trivially
+if [ $total -lt $((($4 - $3 + 1) * 100)) ]; then
+	fail=$((fail + 1)); echo "FAIL: only $total records decoded over all seeds"
+fi
+echo "$total records decoded and matched"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
