@@ -558,8 +558,23 @@ int rtit_cmd_decode(int argc, char **argv)
 			sb_path, sb.dialect);
 		return RTIT_EXIT_INPUT;
 	}
-	if (!image && sb.scenario[0] && strcmp(sb.scenario, "<program>"))
+	static char image_buf[2048];
+	if (!image && sb.scenario[0] && strcmp(sb.scenario, "<program>")) {
 		image = sb.scenario;
+		/* a relative path is the run's: try it next to the sideband too */
+		FILE *f = fopen(image, "r");
+		const char *slash = strrchr(sb_path, '/');
+		if (f) {
+			fclose(f);
+		} else if (image[0] != '/' && image[0] != '<' && slash) {
+			snprintf(image_buf, sizeof(image_buf), "%.*s/%s", (int)(slash - sb_path),
+				 sb_path, image);
+			if ((f = fopen(image_buf, "r"))) {
+				fclose(f);
+				image = image_buf;
+			}
+		}
+	}
 	if (!image) {
 		fprintf(stderr, "rtitsim decode: no image: give --image SCENARIO.scn|ELF|demo\n");
 		return RTIT_EXIT_USAGE;
