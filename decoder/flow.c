@@ -547,8 +547,7 @@ static bool reach_end(struct rtit_flow_dec *d, uint64_t ip, uint64_t retc, bool 
 			return false;
 		uint64_t nlip = ip + e->len;
 		switch (e->cls) {
-		case RTIT_IC_OTHER: case RTIT_IC_MOV_CR3: case RTIT_IC_MOV_CR0:
-		case RTIT_IC_RDMSR: case RTIT_IC_PTWRITE:
+		case RTIT_IC_OTHER: case RTIT_IC_RDMSR: case RTIT_IC_PTWRITE:
 			ip = nlip;
 			break;
 		case RTIT_IC_DIRECT_JMP:
@@ -590,7 +589,8 @@ static int walk_end(struct rtit_flow_dec *d)
 		drop_uncertain(d, d->last_off);
 		return 2;
 	}
-	bool infer = d->cfg.end_traced;
+	/* not when nothing showed tracing on since an overflow cleared */
+	bool infer = d->cfg.end_traced && !d->soft;
 	for (uint64_t k = 0; k < d->cfg.max_walk; k++) {
 		if (d->ip == d->cfg.end_ip && !d->cfg.end_after) {
 			commit(d);
@@ -602,10 +602,11 @@ static int walk_end(struct rtit_flow_dec *d)
 		uint8_t fl = 0;
 		switch (e->cls) {
 		case RTIT_IC_WRMSR:	/* it may clear Trace_En without a packet */
+		case RTIT_IC_MOV_CR3:	/* traced, it would have sent a PIP */
+		case RTIT_IC_MOV_CR0:
 			infer = false;
 			break;
-		case RTIT_IC_OTHER: case RTIT_IC_MOV_CR3: case RTIT_IC_MOV_CR0:
-		case RTIT_IC_RDMSR: case RTIT_IC_HLT: case RTIT_IC_PTWRITE:
+		case RTIT_IC_OTHER: case RTIT_IC_RDMSR: case RTIT_IC_HLT: case RTIT_IC_PTWRITE:
 			break;
 		case RTIT_IC_DIRECT_JMP: case RTIT_IC_DIRECT_CALL:
 			next = e->target;
