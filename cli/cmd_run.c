@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include "cli.h"
@@ -56,6 +57,8 @@ static void run_usage(FILE *out)
 	      "  --dump             print every packet with its cause\n"
 	      "  --param KEY=VALUE  an encoder parameter (as a scenario's param line)\n"
 	      "  --msr NAME=VALUE   an MSR preset (as a scenario's msr line)\n"
+	      "  --verify           decode the trace again (rtitsim decode) and check that\n"
+	      "                     the flow comes back whole (RTIT)\n"
 	      "  -q, --quiet        print only errors and the digests\n"
 	      "  --deliver insn|block|batch  how records reach the encoder (default batch;\n"
 	      "                     the bytes must not depend on it)\n"
@@ -216,7 +219,7 @@ static bool is_scenario(const char *path)
 int rtit_cmd_run(int argc, char **argv)
 {
 	const char *input = NULL, *out = NULL;
-	bool dump = false, quiet = false;
+	bool dump = false, quiet = false, verify = false;
 	int deliver = RTIT_SIM_PER_BATCH;
 	const char *extra_params[32], *extra_msrs[32];
 	int nparams = 0, nmsrs = 0;
@@ -243,6 +246,8 @@ int rtit_cmd_run(int argc, char **argv)
 				fprintf(stderr, "rtitsim run: --deliver takes insn, block or batch, not '%s'\n", d);
 				return RTIT_EXIT_USAGE;
 			}
+		} else if (!strcmp(a, "--verify")) {
+			verify = true;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			quiet = true;
 		} else if (!strcmp(a, "--param") && i + 1 < argc && nparams < 32) {
@@ -314,8 +319,31 @@ int rtit_cmd_run(int argc, char **argv)
 		.account = (dump || !input) && !quiet ? stdout : NULL,
 		.deliver = deliver,
 		.quiet = quiet,
+		.verify = verify,
+		.image = input ? input : "demo",
 	};
+	char tmpl[] = "/tmp/rtitsim-verify-XXXXXX", pfx[64];
+	char *tmp = NULL;
+	if (verify && !out) {
+		/* The decoder reads the files: keep them in a temporary place. */
+		if (!(tmp = mkdtemp(tmpl))) {
+			fprintf(stderr, "rtitsim run: cannot make a temporary directory: %s\n", strerror(errno));
+			free(text);
+			return RTIT_EXIT_IO;
+		}
+		snprintf(pfx, sizeof(pfx), "%s/run", tmp);
+		o.out = pfx;
+	}
 	status = rtit_run(&o, NULL);
+	if (tmp) {
+		static const char *const ext[] = { ".trace", ".sideband", ".flow", ".flow.txt" };
+		char f[128];
+		for (unsigned i = 0; i < 4; i++) {
+			snprintf(f, sizeof(f), "%s%s", pfx, ext[i]);
+			unlink(f);
+		}
+		rmdir(tmp);
+	}
 	free(text);
 	return status;
 }
@@ -496,6 +524,24 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 			printf("%s: the %zu packets match the expect block\n", r.sc.name, r.sc.nexpect);
 		}
 		free(t);
+	}
+	/* --verify: the flow decoder must give the ground truth back. */
+	if (o->verify && status == RTIT_EXIT_OK && out) {
+		if (pt) {
+			fprintf(stderr, "%s: --verify: no Intel PT flow decoder yet; libipt checks PT traces"
+				" (tests/libipt/ptflow_check)\n", r.sc.path);
+		} else {
+			char tp[1100], fp[1100];
+			snprintf(tp, sizeof(tp), "%s.trace", prefix);
+			snprintf(fp, sizeof(fp), "%s.flow", prefix);
+			char *av[] = { "decode", tp, "--image", (char *)o->image, "--check", fp, "-q", NULL };
+			int d = rtit_cmd_decode(7, av);
+			if (d != RTIT_EXIT_OK)
+				status = d == RTIT_EXIT_MISMATCH ? RTIT_EXIT_MISMATCH : d;
+			else if (!o->silent)
+				printf("%s: verified: decoding the trace gives the flow back\n",
+				       r.sc.name[0] ? r.sc.name : name);
+		}
 	}
 	if (res) {
 		res->status = status;

@@ -16,6 +16,11 @@ struct rtit_run_opts {
 	int deliver;		/* enum rtit_sim_deliver */
 	bool quiet;
 	bool silent;		/* print nothing but errors */
+	/* Decode the trace again with the flow decoder and compare with the
+	 * ground truth (RTIT); image: the program for the decoder (a
+	 * scenario path, an ELF, or "demo"). */
+	bool verify;
+	const char *image;
 };
 
 struct rtit_run_result {

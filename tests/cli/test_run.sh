@@ -22,6 +22,12 @@ check "demo writes no files" test -z "$(ls)"
 out2=$("$R" run 2>&1)
 check "demo is deterministic" test "$out" = "$out2"
 
+# --verify: the flow decoder gives the simulator's flow back.
+out=$("$R" run --verify -q 2>&1); rc=$?
+check "demo --verify exits 0" test $rc -eq 0
+check "demo --verify says so" grep -q 'verified: decoding the trace gives the flow back' <<<"$out"
+check "--verify leaves no files" test -z "$(ls)"
+
 # A program: a static ELF traced from its entry.
 cat > p.s <<'ASM'
 	.globl _start
@@ -41,6 +47,8 @@ check "the trace dumps cleanly" test $rc -eq 0
 check "PSB, FUP.PGE at the entry, then TNT" test "$(awk '{print $NF}' d.txt | head -0; grep -c 'PSB\|FUP.PGE' d.txt)" -ge 2
 "$R" run prog -o other -q >/dev/null 2>&1
 check "--out names the files" test -s other.trace
+"$R" run prog --verify -q >/dev/null 2>&1
+check "program --verify exits 0" test $? -eq 0
 
 # Bad input: one line naming file and line, and the exit status.
 printf 'name bad\ndialect rtit\ncode asm load=0x401000\n nop\nend\nmsr RTIT_CTL = 0x200d\nparam no_such_thing = 1\n' > bad.scn
