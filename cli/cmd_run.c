@@ -48,8 +48,9 @@ static void run_usage(FILE *out)
 	      "Runs the program under the simulator and the encoder model of the scenario's\n"
 	      "dialect (RTIT, or Intel PT with `dialect pt`).  SCENARIO is\n"
 	      "a scenario file (docs/scenario.md); PROGRAM a static ELF executable, traced\n"
-	      "from its entry at all CPLs.  With neither, a built-in demo runs and its\n"
-	      "packets are printed with what produced each.\n"
+	      "from its entry at all CPLs.  With neither, a built-in demo runs end to end:\n"
+	      "its packets are printed with what produced each, then the trace is decoded\n"
+	      "again and checked against the simulator's flow (the verdict ends the output).\n"
 	      "\n"
 	      "  -o, --out PREFIX   write PREFIX.trace, PREFIX.sideband, PREFIX.flow and\n"
 	      "                     PREFIX.flow.txt (default: the scenario's name; the demo\n"
@@ -319,12 +320,13 @@ int rtit_cmd_run(int argc, char **argv)
 		.account = (dump || !input) && !quiet ? stdout : NULL,
 		.deliver = deliver,
 		.quiet = quiet,
-		.verify = verify,
+		/* The demo runs end to end: simulate, encode, decode, verify. */
+		.verify = verify || !input,
 		.image = input ? input : "demo",
 	};
 	char tmpl[] = "/tmp/rtitsim-verify-XXXXXX", pfx[64];
 	char *tmp = NULL;
-	if (verify && !out) {
+	if (o.verify && !out) {
 		/* The decoder reads the files: keep them in a temporary place. */
 		if (!(tmp = mkdtemp(tmpl))) {
 			fprintf(stderr, "rtitsim run: cannot make a temporary directory: %s\n", strerror(errno));
