@@ -133,6 +133,47 @@ static int msr_read(void *opaque, uint32_t msr, uint64_t *v, const struct rtit_s
 	return rtit_r_model_msr_read(&r->model, msr, v, ctx);
 }
 
+/* An expect line's 'bytes' list (hex, blank-separated) against the
+ * packet's SIZE bytes at trace offset OFF; names the first difference. */
+static int expect_bytes(const char *where, int line, const char *list,
+			const uint8_t *pkt, size_t size, uint64_t off)
+{
+	size_t i = 0;
+
+	for (;;) {
+		char *end;
+		unsigned long v;
+
+		while (*list == ' ' || *list == '\t')
+			list++;
+		if (!*list)
+			break;
+		v = strtoul(list, &end, 16);
+		if (end == list || v > 0xff || (*end && *end != ' ' && *end != '\t')) {
+			fprintf(stderr, "%s:%d: 'bytes' wants two-digit hex bytes, not '%s'\n",
+				where, line, list);
+			return -1;
+		}
+		list = end;
+		if (i >= size || pkt[i] != v) {
+			if (i >= size)
+				fprintf(stderr, "%s:%d: the packet at trace offset %" PRIu64 " has %zu bytes, the expect line more\n",
+					where, line, off, size);
+			else
+				fprintf(stderr, "%s:%d: byte %zu of the packet at trace offset %" PRIu64 " is %02x, expected %02lx\n",
+					where, line, i, off, pkt[i], v);
+			return -1;
+		}
+		i++;
+	}
+	if (i != size) {
+		fprintf(stderr, "%s:%d: the packet at trace offset %" PRIu64 " has %zu bytes, the expect line %zu\n",
+			where, line, off, size, i);
+		return -1;
+	}
+	return 0;
+}
+
 /* Compares the trace with the scenario's expect block, in the short form
  * of rtit_print_short; a line with only a name matches any fields.
  * Returns 0 when they agree. */
@@ -173,11 +214,20 @@ static int check_expect(struct run *r, const uint8_t *trace, size_t len, bool cy
 				*c = 0;
 				break;
 			}
+		/* '... bytes HEX HEX ...': the packet's bytes, exactly. */
+		char *bytes = strstr(want, " bytes ");
+		if (bytes) {
+			*bytes = 0;
+			bytes += strlen(" bytes ");
+		}
 		size_t wn = strlen(want);
 		while (wn && (want[wn - 1] == ' ' || want[wn - 1] == '\t'))
 			want[--wn] = 0;
 		bool ok = strchr(want, ' ') ? !strcmp(want, got) :
 			  !strncmp(want, got, wn) && (got[wn] == ' ' || !got[wn]);
+		if (ok && bytes && expect_bytes(where, r->sc.expect[k].line, bytes,
+						trace + it.offset, it.pkt.size, it.offset) < 0)
+			return -1;
 		if (!ok) {
 			fprintf(stderr, "%s:%d: expected '%s', the trace has '%s' (packet %zu, offset %" PRIu64 ")\n",
 				where, r->sc.expect[k].line, want, got, k + 1, it.offset);
@@ -209,6 +259,23 @@ static FILE *open_out(const char *prefix, const char *ext, char *path, size_t ca
 	if (!f)
 		fprintf(stderr, "rtitsim run: %s: cannot create: %s\n", path, strerror(errno));
 	return f;
+}
+
+/* A run that fails before the simulation starts leaves no files behind:
+ * closes the outputs opened so far and removes them. */
+static void discard_outputs(const char *prefix, FILE **fs)
+{
+	static const char *const ext[] = { ".trace", ".sideband", ".flow", ".flow.txt" };
+	char path[1024];
+
+	for (unsigned i = 0; i < 4; i++) {
+		if (!fs[i])
+			continue;
+		fclose(fs[i]);
+		fs[i] = NULL;
+		snprintf(path, sizeof(path), "%s%s", prefix, ext[i]);
+		unlink(path);
+	}
 }
 
 static bool is_scenario(const char *path)
@@ -394,9 +461,18 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		if (!(r.trace = open_out(prefix, ".trace", path, sizeof(path))) ||
 		    !(sideband = open_out(prefix, ".sideband", path, sizeof(path))) ||
 		    !(flow_bin = open_out(prefix, ".flow", path, sizeof(path))) ||
-		    !(flow_txt = open_out(prefix, ".flow.txt", path, sizeof(path))))
+		    !(flow_txt = open_out(prefix, ".flow.txt", path, sizeof(path)))) {
+			FILE *fs[4] = { r.trace, sideband, flow_bin, flow_txt };
+			discard_outputs(prefix, fs);
+			rtit_scenario_fini(&r.sc);
 			return RTIT_EXIT_IO;
+		}
 	}
+#define DISCARD_OUTPUTS() do { \
+		FILE *fs_[4] = { r.trace, sideband, flow_bin, flow_txt }; \
+		if (out) \
+			discard_outputs(prefix, fs_); \
+	} while (0)
 	r.account = o->account;
 	r.xxh = XXH3_createState();
 	if (!r.xxh || XXH3_64bits_reset(r.xxh) != XXH_OK)
@@ -409,6 +485,8 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 					     rtit_r_model_init(&r.model, &r.params, &sink);
 	if (ret < 0) {
 		fprintf(stderr, "%s: bad encoder parameters: %s\n", r.sc.path, rtit_errstr(ret));
+		DISCARD_OUTPUTS();
+		rtit_scenario_fini(&r.sc);
 		return RTIT_EXIT_INPUT;
 	}
 	struct rtit_sim_config cfg;
@@ -431,6 +509,8 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	struct rtit_sim *sim;
 	if ((ret = rtit_sim_new(&sim, &cfg)) < 0) {
 		fprintf(stderr, "%s: cannot start the simulator: %s\n", r.sc.path, rtit_errstr(ret));
+		DISCARD_OUTPUTS();
+		rtit_scenario_fini(&r.sc);
 		return RTIT_EXIT_INPUT;
 	}
 	if (r.account)
@@ -438,6 +518,7 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	if (rtit_scenario_setup(&r.sc, sim, &err) < 0) {
 		fprintf(stderr, "%s\n", err.text);
 		rtit_sim_free(sim);
+		DISCARD_OUTPUTS();
 		rtit_scenario_fini(&r.sc);
 		return RTIT_EXIT_INPUT;
 	}

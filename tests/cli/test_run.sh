@@ -74,7 +74,32 @@ printf 'not an elf' > junk
 "$R" run junk 2> e.txt >/dev/null; rc=$?
 check "malformed ELF: exit 4" test $rc -eq 4
 check "malformed ELF: named" grep -q 'junk' e.txt
+check "malformed ELF: no output files left" test -z "$(ls junk.* program.* 2>/dev/null)"
 "$R" run --bogus 2>/dev/null; check "bad option: exit 1" test $? -eq 1
+
+# The expect block: names, IPs and, after 'bytes', the packet's exact bytes
+# (RTIT 4.2.1: PSB is C0 and eight 00; 4.2.3.1 Table 18: the FUP.PGE after
+# a PSB has CNT=01 Zext=1, the TIP to 0x401012 matches LIP[47:16] of the
+# last LIP 0x401000, CNT=00 Zext=0; 4.2.2 Figure 4: the loop's T T N after
+# the stop bit is 0b1110; the TIP flushes the TNT first, Table 19 row 22).
+mk_expect() {	# BODY -> e.scn
+	printf 'name e\ndialect rtit\ncode asm load=0x401000\n mov $3, %%ecx\n1: dec %%ecx\n jnz 1b\n lea 2f(%%rip), %%rax\n jmp *%%rax\n2: hlt\nend\n' > e.scn
+	printf 'msr RTIT_EVENTS = 0x37\nmsr RTIT_CTL = 0x200d\nexpect\n%b\nend\n' "$1" >> e.scn
+}
+mk_expect ' PSB bytes c0 00 00 00 00 00 00 00 00\n FUP.PGE 0x401000 bytes 85 00 10 40 00\n TNT TTN bytes 0e\n TIP 0x401012 bytes b0 12 10'
+"$R" run e.scn --out e -q >/dev/null 2>e.txt; rc=$?
+check "expect with bytes: exit 0 ($(head -1 e.txt))" test $rc -eq 0
+mk_expect ' PSB\n FUP.PGE 0x401000 bytes 85 00 10 40 01\n TNT\n TIP'
+"$R" run e.scn --out e -q >/dev/null 2>e.txt; rc=$?
+check "a wrong byte: exit 5" test $rc -eq 5
+check "a wrong byte: named" grep -q '^e.scn:15: byte 4 of the packet at trace offset 9 is 00, expected 01$' e.txt
+mk_expect ' PSB bytes c0 00\n FUP.PGE\n TNT\n TIP'
+"$R" run e.scn --out e -q >/dev/null 2>e.txt; rc=$?
+check "too few bytes: exit 5" test $rc -eq 5
+check "too few bytes: named" grep -q 'has 9 bytes, the expect line 2' e.txt
+mk_expect ' PSB bytes c0 zz'
+"$R" run e.scn --out e -q >/dev/null 2>e.txt; rc=$?
+check "bad hex: exit 5" test $rc -eq 5
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
