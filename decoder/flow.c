@@ -296,8 +296,11 @@ static int peek(struct rtit_flow_dec *d)
 		d->st.packets++;
 		switch (it.pkt.type) {
 		case RTIT_R_PSB:
-			/* 3.3.7/3.3.14: LAST_CALL_NLIP cleared (LAST_LIP: pktdec) */
-			d->retc_valid = false;
+			/* 3.3.14: the PSB clears LAST_CALL_NLIP, but TNT bits
+			 * sent after it may be older (a partial TNT pending at
+			 * the PSB, or one left when Trace_En was cleared): the
+			 * register is kept.  A RET after the PSB is compressed
+			 * only against a CALL after it, which the walk sees. */
 			d->last_off = it.offset;
 			continue;
 		case RTIT_R_MTC: case RTIT_R_STS: case RTIT_R_CCP: case RTIT_R_FUP_PCC:
@@ -533,18 +536,21 @@ static const char *cls_name(int cls) { return rtit_insn_class_name(cls); }
  * the stream does not have: conditional branches may go either way (their
  * bits stayed in the TNT buffer: a partial TNT is not written out when the
  * run ends, 4.2.2), a RET may be compressed (a bit, likewise), but nothing
- * that needs a TIP or FUP can have run.
+ * that needs a TIP or FUP can have run.  1: it does, 0: it cannot, -1: not
+ * known within the search limits.
  */
-static bool reach_end(struct rtit_flow_dec *d, uint64_t ip, uint64_t retc, bool retc_valid,
-		      int depth, long *budget)
+static int reach_end(struct rtit_flow_dec *d, uint64_t ip, uint64_t retc, bool retc_valid,
+		     int depth, long *budget)
 {
 	const struct ic_ent *e;
 
 	for (;;) {
 		if (ip == d->cfg.end_ip)
-			return true;
-		if (--*budget <= 0 || ic_get(d, ip, &e) < 0)
-			return false;
+			return 1;
+		if (--*budget <= 0)
+			return -1;
+		if (ic_get(d, ip, &e) < 0)
+			return 0;
 		uint64_t nlip = ip + e->len;
 		switch (e->cls) {
 		case RTIT_IC_OTHER: case RTIT_IC_RDMSR: case RTIT_IC_PTWRITE:
@@ -562,16 +568,22 @@ static bool reach_end(struct rtit_flow_dec *d, uint64_t ip, uint64_t retc, bool 
 			break;
 		case RTIT_IC_RET:
 			if (!d->cfg.cmprs_ret || !retc_valid)
-				return false;
+				return 0;
 			ip = sext48(retc);
 			break;
-		case RTIT_IC_COND:
-			if (depth >= 24)
-				return false;
-			return reach_end(d, e->target, retc, retc_valid, depth + 1, budget) ||
-			       reach_end(d, nlip, retc, retc_valid, depth + 1, budget);
+		case RTIT_IC_COND: {
+			if (depth >= 16)
+				return -1;
+			int a = reach_end(d, e->target, retc, retc_valid, depth + 1, budget);
+			if (a == 1)
+				return 1;
+			int b = reach_end(d, nlip, retc, retc_valid, depth + 1, budget);
+			if (b == 1)
+				return 1;
+			return a < 0 || b < 0 ? -1 : 0;
+		}
 		default:
-			return false;
+			return 0;
 		}
 	}
 }
@@ -591,7 +603,11 @@ static int walk_end(struct rtit_flow_dec *d)
 	}
 	/* not when nothing showed tracing on since an overflow cleared */
 	bool infer = d->cfg.end_traced && !d->soft;
-	for (uint64_t k = 0; k < d->cfg.max_walk; k++) {
+	for (uint64_t k = 0;; k++) {
+		if (k == 100000) {	/* no end in sight: nothing certain */
+			drop_uncertain(d, d->last_off);
+			return 2;
+		}
 		if (d->ip == d->cfg.end_ip && !d->cfg.end_after) {
 			commit(d);
 			return 2;
@@ -628,11 +644,11 @@ static int walk_end(struct rtit_flow_dec *d)
 			if (!infer)
 				goto out;
 			long b1 = 20000, b2 = 20000;
-			bool t = reach_end(d, e->target, d->retc, d->retc_valid, 0, &b1);
-			bool n = reach_end(d, nlip, d->retc, d->retc_valid, 0, &b2);
-			if (t == n)
-				goto out;	/* both or neither: unknown */
-			if (t) {
+			int t = reach_end(d, e->target, d->retc, d->retc_valid, 0, &b1);
+			int n = reach_end(d, nlip, d->retc, d->retc_valid, 0, &b2);
+			if (!((t == 1 && n == 0) || (t == 0 && n == 1)))
+				goto out;	/* both, neither, or not known */
+			if (t == 1) {
 				next = e->target;
 				fl = RTIT_SIM_F_TAKEN;
 			}
@@ -661,6 +677,32 @@ out:
 		commit(d);
 	drop_uncertain(d, d->last_off);
 	return 2;
+}
+
+/* Whether the walk from @from reaches @to within a few instructions that
+ * need no packet. */
+static bool straight_reaches(struct rtit_flow_dec *d, uint64_t from, uint64_t to)
+{
+	const struct ic_ent *e;
+	uint64_t ip = from;
+
+	for (int k = 0; k < 64; k++) {
+		if (ip == to)
+			return true;
+		if (ic_get(d, ip, &e) < 0)
+			return false;
+		switch (e->cls) {
+		case RTIT_IC_OTHER: case RTIT_IC_RDMSR: case RTIT_IC_PTWRITE: case RTIT_IC_WRMSR:
+			ip += e->len;
+			break;
+		case RTIT_IC_DIRECT_JMP: case RTIT_IC_DIRECT_CALL:
+			ip = e->target;
+			break;
+		default:
+			return false;
+		}
+	}
+	return false;
 }
 
 /*
@@ -724,6 +766,11 @@ static int walk(struct rtit_flow_dec *d)
 				continue;
 			case RTIT_R_FUP_PGD:
 				if (p->ip != d->ip && p->ip != d->prev_nlip)
+					break;
+				/* the NLIP of a taken branch just walked, which the
+				 * flow also reaches from here with no packet: the
+				 * stop is there (an event or a step out) */
+				if (p->ip != d->ip && straight_reaches(d, d->ip, p->ip))
 					break;
 				{
 					uint64_t at = p->ip, off = p->offset;
