@@ -1041,8 +1041,10 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 			emit_pip(m, "PIP(NewCR3, NR): MOV to CR3 (Table 33-55 case 14)");
 		if (o.ptwrite)
 			on_ptwrite(m, r, ctx1);
-		if (o.hlt)
+		if (o.hlt) {
 			power_entry(m, 1, r->ip, ctx1);
+			m->halted = true;
+		}
 		if (pe0 && !pe1)
 			leave(m, &o, stop, ctx1);
 		else if (!pe0 && pe1) {
@@ -1059,6 +1061,27 @@ out:
 	if (!rtit_pt_packet_en(m))
 		rtit_pt_calls_clear(&m->calls);
 	m->next_ip = o.target;
+}
+
+/* Table 33-55 case 25, Table 33-57 case 7: the wake from a C-state (a
+ * SLEEP event's WAKE, or the interrupt or NMI that ends a HLT): TSC, TMA,
+ * CBR, then PWRX(last, deepest, interrupt) when the entry was reported. */
+static void power_exit(struct rtit_pt_model *m)
+{
+	m->halted = false;
+	if (rtit_pt_trigger_en(m)) {
+		emit_tsc_tma(m, "TSC: wake, timing packets had ceased (Table 33-55 case 25)");
+		emit_cbr(m, "CBR: wake (Table 33-55 case 25)");
+		if (ctl(m, RTIT_PT_CTL_PWR_EVT_EN) && m->pwre_sent) {
+			struct rtit_packet p = { .type = RTIT_PT_PWRX };
+			p.u.pwrx.last = mwait_cstate(m->sleep_state);
+			p.u.pwrx.deepest = mwait_cstate(m->sleep_state);
+			p.u.pwrx.wake = rtit_pt_pwrx_wr_int;
+			send(m, &p, 0, "PWRX: return to C0 (Table 33-57 case 7)", 0);
+		}
+	}
+	m->pwre_sent = false;
+	m->sleep_state = 0;
 }
 
 static void on_event_other(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
@@ -1080,21 +1103,7 @@ static void on_event_other(struct rtit_pt_model *m, const struct rtit_sim_rec *r
 	case RTIT_EV_WAKE:
 		m->asleep = false;
 		m->mtc_last = art_of(m, r->tsc) >> mtc_freq(m);
-		if (!rtit_pt_trigger_en(m))
-			break;
-		/* Table 33-55 case 25, Table 33-57 case 7: TSC, TMA, CBR,
-		 * PWRX(last, deepest, interrupt). */
-		emit_tsc_tma(m, "TSC: wake, timing packets had ceased (Table 33-55 case 25)");
-		emit_cbr(m, "CBR: wake (Table 33-55 case 25)");
-		if (ctl(m, RTIT_PT_CTL_PWR_EVT_EN) && m->pwre_sent) {
-			struct rtit_packet p = { .type = RTIT_PT_PWRX };
-			p.u.pwrx.last = mwait_cstate(m->sleep_state);
-			p.u.pwrx.deepest = mwait_cstate(m->sleep_state);
-			p.u.pwrx.wake = rtit_pt_pwrx_wr_int;
-			send(m, &p, 0, "PWRX: return to C0 (Table 33-57 case 7)", 0);
-		}
-		m->pwre_sent = false;
-		m->sleep_state = 0;
+		power_exit(m);
 		break;
 	default:
 		break;
@@ -1125,7 +1134,8 @@ void rtit_pt_fast_refresh(struct rtit_pt_model *m)
 		if (addr_cfg(m, n))
 			ranges = true;
 	m->fp_ok = !m->p.slow_path_only && m->have_time && !m->deferred_enable && !m->ovf &&
-		   !m->psb_due && !m->ibuf.cap && !m->asleep && rtit_pt_trigger_en(m);
+		   !m->psb_due && !m->ibuf.cap && !m->asleep && !m->halted &&
+		   rtit_pt_trigger_en(m);
 	m->fp_pe = rtit_pt_packet_en(m);
 	m->fp_ranges = ranges;
 	m->fp_retc = !ctl(m, RTIT_PT_CTL_DIS_RETC);
@@ -1252,6 +1262,11 @@ static void rec_slow(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		m->deferred_enable = false;
 		rtit_pt_on_ctl_write(m, old, m->deferred_pe0, r->ip, r->ip);
 	}
+	/* A HLT ends at the next record that is not its own SLEEP/WAKE:
+	 * the interrupt or NMI that woke it (Table 33-57 case 7). */
+	if (m->halted && (r->kind == RTIT_SIM_INSN ||
+			  (r->cls != RTIT_EV_SLEEP && r->cls != RTIT_EV_WAKE)))
+		power_exit(m);
 	if (r->kind == RTIT_SIM_INSN) {
 		on_op(m, r);
 	} else {

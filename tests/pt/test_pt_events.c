@@ -80,6 +80,34 @@ Test(events, hlt_power_events)
 	px_expect(&h, n, PT_CBR(16), 0x02, 0xa2, 0x55, 0x01, 0x00, 0x00, 0x00);
 }
 
+Test(events, hlt_woken_by_interrupt)
+{
+	size_t n = start(PT_CTL_ON | RTIT_PT_CTL_PWR_EVT_EN);
+	px_insn(&h, RTIT_IC_HLT, 0x1002, 1, 0x1003, false);
+	/* Table 33-57 case 5: PWRE(C1), EXSTOP(IP), FUP(CLIP). */
+	px_expect(&h, n, 0x02, 0x22, 0x00, 0x00, 0x02, 0xe2, 0x3d, 0x02, 0x10);
+	n = h.n;
+	px_event(&h, RTIT_EV_EXT_INTERRUPT, 0x1003, 0x1900, 0x20);
+	/* Case 7 (the interrupt is the wake event): CBR, PWRX(C1, C1,
+	 * interrupt) = 02 A2 00 01 00 00 00 (MWAIT encoding, D27); then
+	 * Table 33-55 case 11: FUP(NLIP of the HLT), TIP(handler). */
+	px_expect(&h, n, PT_CBR(16), 0x02, 0xa2, 0x00, 0x01, 0x00, 0x00, 0x00,
+		  0x3d, 0x03, 0x10, 0x2d, 0x00, 0x19);
+	n = h.n;
+	px_op(&h, 0x1900, 1);		/* awake: nothing more */
+	px_expect(&h, n);
+}
+
+Test(events, hlt_woken_without_power_events)
+{
+	size_t n = start(PT_CTL_ON);
+	px_insn(&h, RTIT_IC_HLT, 0x1002, 1, 0x1003, false);
+	px_expect(&h, n);
+	px_event(&h, RTIT_EV_NMI, 0x1003, 0x1900, 2);
+	/* Table 33-55 case 25: CBR on the wake; no PWRE, so no PWRX. */
+	px_expect(&h, n, PT_CBR(16), 0x3d, 0x03, 0x10, 0x2d, 0x00, 0x19);
+}
+
 Test(events, power_events_off)
 {
 	size_t n = start(PT_CTL_ON);
