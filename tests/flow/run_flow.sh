@@ -87,6 +87,17 @@ fi
 if grep -q ' 0 after the last packet' "$T/demo.err"; then ok
 else bad "demo: records left after the last packet: $(cat "$T/demo.err")"; fi
 
+# --json: every line parses, records and notes alike.
+if python3 -c "
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    o = json.loads(line); n += 1
+    assert 'kind' in o or 'note' in o
+assert n > 10
+" "$T/rtit_overflow_burst.json"; then ok
+else bad "--json lines do not parse"; fi
+
 # An overflow gap is reported, and the decode still matches around it.
 if grep -q '^# overflow gap: resumes at 0x' "$T/rtit_overflow_burst.dec" 2>/dev/null; then ok
 else bad "overflow burst: no overflow gap reported"; fi
