@@ -69,7 +69,10 @@ struct rtit_flow_note {
 	const char *msg;	/* ERROR: one line (valid during the call) */
 };
 
-/* Errata of Appendix E the decoder tolerates (docs/decisions.md D17). */
+/* Errata of Appendix E the decoder tolerates (docs/decisions.md D17).
+ * Not tolerated: E8 (packets reordered after their IPs were compressed),
+ * E3 and E4 need nothing.  The encoder parameter psb_clear_delay (A-R9)
+ * is not followed by the packet decoder's LAST_LIP. */
 enum {
 	RTIT_FLOW_E1 = 1u << 1,	/* FUP.FAR inside a far instruction */
 	RTIT_FLOW_E2 = 1u << 2,	/* extra FUP.PGD while disabled: ignored */
