@@ -70,8 +70,8 @@ struct rtit_flow_note {
 };
 
 /* Errata of Appendix E the decoder tolerates (docs/decisions.md D17).
- * Not tolerated: E8 (packets reordered after their IPs were compressed),
- * E3 needs nothing; E4 is untested.  The encoder parameter psb_clear_delay (A-R9)
+ * Not tolerated: E8 (packets reordered after their IPs were compressed).
+ * E3 and E4 need nothing.  The encoder parameter psb_clear_delay (A-R9)
  * is not followed by the packet decoder's LAST_LIP. */
 enum {
 	RTIT_FLOW_E1 = 1u << 1,	/* FUP.FAR inside a far instruction */

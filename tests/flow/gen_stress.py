@@ -290,11 +290,12 @@ if rnd.random() < 0.1:
 if rnd.random() < 0.1:
     cfg.append("param buffovf_loads_lip = 1")
 if rnd.random() < 0.4:
-    cfg.append("msr RTIT_PKT_CNT = 0x%x" % (rnd.randint(0, 3) << 16))
+    # a PSB every 2 KiB of trace, the first one soon
+    cfg.append("msr RTIT_PKT_CNT = 0x%x" % rnd.choice([0, 0x7c0, 0x7f8]))
 if rnd.random() < 0.3:
     cfg.append("param buffer_bytes = %d" % rnd.choice([24, 32, 48, 64]))
     cfg.append("param drain = 1/%d" % rnd.choice([2, 4, 8]))
-for e in ("e1", "e2", "e5", "e6", "e7"):
+for e in ("e1", "e2", "e3", "e4", "e5", "e6", "e7"):
     if rnd.random() < 0.15:
         cfg.append("param %s = %s" % (e, rnd.choice(["always", "every:3", "seed:2:%d" % seed])))
 cfg.append("msr RTIT_EVENTS = 0x%x" % events)
