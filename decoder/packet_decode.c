@@ -131,6 +131,15 @@ static int rtit_r_decode(const struct rtit_pkt_ctx *ctx, const uint8_t *buf,
 	FAIL(RTIT_ERR_BAD_OPC, "reserved opcode (RTIT Figure 2: 0xA0-0xAF, 0xC8-0xCF, 0xE0-0xFF)");
 }
 
+/* PT opcode bits 4:0 of the IP packets (Tables 33-17, 33-20 to 33-22);
+ * the others RTIT_PKT_INVALID (0). */
+static const enum rtit_pkt_type pt_ip_types[32] = {
+	[rtit_pt_tip] = RTIT_PT_TIP,
+	[rtit_pt_tip_pge] = RTIT_PT_TIP_PGE,
+	[rtit_pt_tip_pgd] = RTIT_PT_TIP_PGD,
+	[rtit_pt_fup] = RTIT_PT_FUP,
+};
+
 /* PT Table 33-16 short TNT: ((1 << N) | bits) << 1. */
 static int pt_decode_tnt8(uint8_t b0, struct rtit_packet *pkt)
 {
@@ -304,6 +313,22 @@ static int pt_decode_one(const struct rtit_pkt_ctx *ctx, const uint8_t *buf,
 	if ((b0 & rtit_pt_tnt8_mask) == rtit_pt_tnt8 && b0 > rtit_pt_ext &&
 	    (!ctx->in_block || (b0 & rtit_pt_bip_mask) != rtit_pt_bip))
 		return pt_decode_tnt8(b0, pkt);
+	if (pt_ip_types[b0 & rtit_pt_opm_ip] != RTIT_PKT_INVALID) {
+		/* TIP, TIP.PGE, TIP.PGD, FUP (Tables 33-17, 33-20 to 33-22):
+		 * low bits 001b/101b, so never a BIP, CYC, PAD or 0x02.
+		 * Table 33-18: payload bytes per IPBytes; -1 reserved. */
+		static const int8_t ipc_size[8] = { 0, 2, 4, 6, 6, -1, 8, -1 };
+		uint8_t ipc = b0 >> rtit_pt_ipc_shr;
+		int pl = ipc_size[ipc];
+
+		if (pl < 0)
+			FAIL(RTIT_ERR_BAD_PACKET, "reserved IPBytes 101b/111b (PT Table 33-18)");
+		NEED(rtit_pt_opc_size + pl);
+		pkt->u.ip.ipc = ipc;
+		pkt->u.ip.zext = false;
+		pkt->u.ip.payload = rtit_le_load_fast(buf + 1, (size_t)pl, len - 1);
+		return done(pkt, pt_ip_types[b0 & rtit_pt_opm_ip], (size_t)(rtit_pt_opc_size + pl));
+	}
 	if (b0 == rtit_pt_pad)
 		return done(pkt, RTIT_PT_PAD, rtit_pt_pad_size);
 	if (b0 == rtit_pt_ext)
@@ -321,31 +346,6 @@ static int pt_decode_one(const struct rtit_pkt_ctx *ctx, const uint8_t *buf,
 	if ((b0 & rtit_pt_cyc_mask) == rtit_pt_cyc)
 		return pt_decode_cyc(buf, len, pkt, why);
 
-	switch (b0 & rtit_pt_opm_ip) {
-	case rtit_pt_tip: case rtit_pt_tip_pge: case rtit_pt_tip_pgd: case rtit_pt_fup: {
-		/* Table 33-18: payload bytes per IPBytes; -1 reserved. */
-		static const int8_t ipc_size[8] = { 0, 2, 4, 6, 6, -1, 8, -1 };
-		uint8_t ipc = b0 >> rtit_pt_ipc_shr;
-		int pl = ipc_size[ipc];
-		enum rtit_pkt_type t;
-
-		switch (b0 & rtit_pt_opm_ip) {
-		case rtit_pt_tip: t = RTIT_PT_TIP; break;
-		case rtit_pt_tip_pge: t = RTIT_PT_TIP_PGE; break;
-		case rtit_pt_tip_pgd: t = RTIT_PT_TIP_PGD; break;
-		default: t = RTIT_PT_FUP; break;
-		}
-		if (pl < 0)
-			FAIL(RTIT_ERR_BAD_PACKET, "reserved IPBytes 101b/111b (PT Table 33-18)");
-		NEED(rtit_pt_opc_size + pl);
-		pkt->u.ip.ipc = ipc;
-		pkt->u.ip.zext = false;
-		pkt->u.ip.payload = rtit_le_load_fast(buf + 1, (size_t)pl, len - 1);
-		return done(pkt, t, (size_t)(rtit_pt_opc_size + pl));
-	}
-	default:
-		break;
-	}
 	switch (b0) {
 	case rtit_pt_tsc:
 		NEED(rtit_pt_tsc_size);

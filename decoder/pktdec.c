@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "rtit/pktdec.h"
+#include "rtit/bits.h"
+#include "rtit/opcodes_rtit.h"
+#include "rtit/opcodes_pt.h"
 
 /* Longest packet of either dialect (PT PSB, 16 bytes). */
 enum { max_packet = 16 };
@@ -135,6 +138,85 @@ static inline bool fast_tnt(struct rtit_pktdec *d, uint8_t b0, struct rtit_pktde
 	return true;
 }
 
+/* The next most frequent packets, TIP and FUP with a compressed IP, without
+ * the general decoder and track_ip: RTIT TIP/FUP.PGE/PGD/PCC/FAR with CNT
+ * 00-10 whose IP needs no invalid LAST_LIP (4.2.3.1, Table 18); Intel PT
+ * TIP/TIP.PGE/TIP.PGD/FUP with IPBytes 001-100 or 110 against a known Last
+ * IP (Table 33-18).  Needs 9 bytes in the buffer (one 8-byte payload
+ * load).  Returns false for anything else, which the general path decodes
+ * (reserved codes, FUP.BuffOvf, suppressed IPs, errors). */
+static const uint8_t fast_rtit_ev_type[8] = {
+	[rtit_r_ev_pge] = RTIT_R_FUP_PGE, [rtit_r_ev_pgd] = RTIT_R_FUP_PGD,
+	[rtit_r_ev_pcc] = RTIT_R_FUP_PCC, [rtit_r_ev_tip] = RTIT_R_TIP,
+	[rtit_r_ev_far] = RTIT_R_FUP_FAR,
+};
+static const uint8_t fast_pt_ip_type[32] = {
+	[rtit_pt_tip] = RTIT_PT_TIP, [rtit_pt_tip_pge] = RTIT_PT_TIP_PGE,
+	[rtit_pt_tip_pgd] = RTIT_PT_TIP_PGD, [rtit_pt_fup] = RTIT_PT_FUP,
+};
+
+static inline bool fast_ip(struct rtit_pktdec *d, uint8_t b0, struct rtit_pktdec_item *it)
+{
+	const uint8_t *p = d->buf + d->pos;
+	uint64_t pl, last = d->lip.ip, ip;
+	unsigned type, ipc, nbytes;
+
+	if (d->len - d->pos < 9)
+		return false;
+	if (d->cfg.dialect == RTIT_DIALECT_RTIT) {
+		if ((b0 & rtit_r_fup_mask) != rtit_r_fup || d->ctx.expect_ccp)
+			return false;
+		type = fast_rtit_ev_type[(b0 >> rtit_r_fup_event_shr) & rtit_r_fup_event_mask];
+		ipc = b0 & rtit_r_fup_cnt_mask;
+		bool zext = b0 & rtit_r_fup_zext;
+		if (!type || ipc == rtit_r_cnt_rsvd || (ipc != rtit_r_cnt_48 && !zext && !d->lip.valid))
+			return false;
+		nbytes = 2u * (ipc + 1);
+		__builtin_memcpy(&pl, p + 1, 8);
+		pl &= rtit_mask(8 * nbytes);
+		if (ipc == rtit_r_cnt_48 || zext)
+			ip = pl;
+		else
+			ip = (last & ~rtit_mask(8 * nbytes)) | pl;
+		ip = rtit_sext(ip, rtit_r_lip_bits);
+		it->pkt.u.ip.zext = zext;
+		d->lip.ip = ip & rtit_mask(rtit_r_lip_bits);
+		/* 4.2.15: every FUP and TIP brings a cycle count packet. */
+		d->ctx.expect_ccp = d->ctx.cycle_acc;
+	} else {
+		static const uint8_t ipc_bytes[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
+		type = fast_pt_ip_type[b0 & rtit_pt_opm_ip];
+		ipc = b0 >> rtit_pt_ipc_shr;
+		nbytes = ipc_bytes[ipc];
+		if (!type || !nbytes || d->ctx.in_block ||
+		    (ipc != rtit_pt_ipc_sext_48 && ipc != rtit_pt_ipc_full && !d->lip.valid))
+			return false;
+		__builtin_memcpy(&pl, p + 1, 8);
+		pl &= rtit_mask(8 * nbytes);
+		if (ipc == rtit_pt_ipc_sext_48)
+			ip = rtit_sext(pl, 48);
+		else if (ipc == rtit_pt_ipc_full)
+			ip = pl;
+		else
+			ip = (last & ~rtit_mask(8 * nbytes)) | pl;
+		it->pkt.u.ip.zext = false;
+		d->lip.ip = ip;
+	}
+	it->pkt.type = (enum rtit_pkt_type)type;
+	it->pkt.size = (uint8_t)(1 + nbytes);
+	it->pkt.u.ip.ipc = (uint8_t)ipc;
+	it->pkt.u.ip.payload = pl;
+	it->offset = rtit_pktdec_offset(d);
+	it->raw = p;
+	it->ip_status = 0;
+	it->ip = ip;
+	it->last_ip = last;
+	it->last_ip_valid = d->lip.valid;
+	d->lip.valid = true;
+	d->pos += 1 + nbytes;
+	return true;
+}
+
 int rtit_pktdec_next(struct rtit_pktdec *d, struct rtit_pktdec_item *it)
 {
 	const char *why = NULL;
@@ -144,7 +226,7 @@ int rtit_pktdec_next(struct rtit_pktdec *d, struct rtit_pktdec_item *it)
 		return fail(d, -RTIT_ERR_IO, "read failed");
 	if (d->pos >= d->len)
 		return 0;
-	if (fast_tnt(d, d->buf[d->pos], it))
+	if (fast_tnt(d, d->buf[d->pos], it) || fast_ip(d, d->buf[d->pos], it))
 		return 1;
 	ret = rtit_pkt_decode(&d->ctx, d->buf + d->pos, d->len - d->pos,
 			      &it->pkt, &why);
