@@ -217,7 +217,7 @@ static void note(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip, u
 	struct rtit_flow_note n = { .kind = kind, .offset = off, .ip = ip, .count = count };
 	flush_committed(d);
 	if (kind == RTIT_FLOW_N_ERROR) {
-		n.code = d->err_code;
+		n.code = -d->err_code;	/* flow.h: -RTIT_ERR_x */
 		n.msg = d->msg;
 		n.ip = d->err_ip;
 	}
