@@ -639,9 +639,7 @@ int rtit_cmd_decode(int argc, char **argv)
 	cfg.on_rec = on_rec;
 	cfg.on_note = on_note;
 	cfg.opaque = &x;
-	x.out = stdout;
-	static char obuf[1 << 16];
-	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	x.out = stdout;	/* no setvbuf: `rtitsim run --verify` calls this after printing */
 	if ((ret = rtit_flow_dec_new(&x.fd, &cfg)) < 0) {
 		fprintf(stderr, "rtitsim decode: %s\n", rtit_errstr(ret));
 		return RTIT_EXIT_USAGE;
