@@ -12,6 +12,7 @@
  * earliest survivor wins.  At most max_cand candidates are followed; the
  * candidates come from an index of the truth sorted by IP.
  */
+#define _GNU_SOURCE	/* qsort_r */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,12 +89,11 @@ static bool rec_match(const struct rtit_sim_rec *d, const struct rtit_sim_rec *t
 	return !w;
 }
 
-static const struct rtit_sim_rec *sort_base;
-
-static int by_ip(const void *a, const void *b)
+static int by_ip(const void *a, const void *b, void *base)
 {
+	const struct rtit_sim_rec *t = base;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	uint64_t ix = sort_base[x].ip, iy = sort_base[y].ip;
+	uint64_t ix = t[x].ip, iy = t[y].ip;
 	if (ix != iy)
 		return ix < iy ? -1 : 1;
 	return x < y ? -1 : x > y;
@@ -117,8 +117,7 @@ int rtit_flow_cmp_new(struct rtit_flow_cmp **cp, const struct rtit_sim_rec *trut
 	for (size_t i = 0; i < n; i++)
 		if (visible(&truth[i]))
 			c->idx[c->nidx++] = i;
-	sort_base = truth;
-	qsort(c->idx, c->nidx, sizeof(*c->idx), by_ip);
+	qsort_r(c->idx, c->nidx, sizeof(*c->idx), by_ip, (void *)truth);
 	*cp = c;
 	return 0;
 }
