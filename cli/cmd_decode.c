@@ -54,7 +54,7 @@ static void decode_usage(FILE *out)
 	      "\n"
 	      "  --image FILE       the program: a scenario (.scn, loaded as `rtitsim run`\n"
 	      "                     loads it), a static ELF, or 'demo' (default: the\n"
-	      "                     sideband's scenario line)\n"
+	      "                     sideband's image or scenario line)\n"
 	      "  --sideband FILE    what the trace does not say (mode, cycle_accurate,\n"
 	      "                     cmprs_ret, params, where the run stopped); default\n"
 	      "                     TRACE with .trace replaced by .sideband, if present\n"
@@ -296,6 +296,7 @@ struct sideband {
 	bool has_end, end_after;
 	uint64_t end_ip;
 	char scenario[1024];
+	char image[1024];	/* `rtitsim run PROGRAM`: the program */
 	char dialect[16];
 	long long overflows;	/* -1 unknown */
 };
@@ -325,6 +326,8 @@ static int read_sideband(const char *path, struct sideband *sb)
 			;
 		else if (!strncmp(line, "scenario ", 9))
 			snprintf(sb->scenario, sizeof(sb->scenario), "%s", line + 9);
+		else if (!strncmp(line, "image ", 6))
+			snprintf(sb->image, sizeof(sb->image), "%s", line + 6);
 		else if (sscanf(line, "stop reached end address %llx", &v) == 1) {
 			sb->has_end = true;
 			sb->end_ip = v;
@@ -559,6 +562,8 @@ int rtit_cmd_decode(int argc, char **argv)
 		return RTIT_EXIT_INPUT;
 	}
 	static char image_buf[2048];
+	if (!image && sb.image[0])
+		image = sb.image;
 	if (!image && sb.scenario[0] && strcmp(sb.scenario, "<program>")) {
 		image = sb.scenario;
 		/* a relative path is the run's: try it next to the sideband too */

@@ -551,6 +551,12 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 			"rtitsim_version 0.1.0\nscenario %s\nname %s\ndialect %s\ncpu %s\nmode %d\n",
 			r.sc.path, r.sc.name, pt ? "pt" : "rtit",
 			r.sc.cpu[0] ? r.sc.cpu : (pt ? "default" : "silvermont"), r.sc.mode ? r.sc.mode : 64);
+		/* A program (not a scenario): where it is, for `rtitsim decode`. */
+		if (o->image && !strcmp(r.sc.path, "<program>")) {
+			char *abs = realpath(o->image, NULL);
+			fprintf(sideband, "image %s\n", abs ? abs : o->image);
+			free(abs);
+		}
 		if (pt)
 			fprintf(sideband, "ia32_rtit_ctl 0x%" PRIx64 "\nret_compression %d\nmtc_freq %u\n"
 				"cyc_thresh %u\nart_num %u\nart_den %u\ncbr %u\n", r.first_ctl,

@@ -49,6 +49,11 @@ check "PSB, FUP.PGE at the entry, then TNT" test "$(awk '{print $NF}' d.txt | he
 check "--out names the files" test -s other.trace
 "$R" run prog --verify -q >/dev/null 2>&1
 check "program --verify exits 0" test $? -eq 0
+check "the sideband names the program" grep -q "^image $T/prog\$" program.sideband
+mkdir sub && mv program.* sub/
+(cd / && "$R" decode "$T/sub/program.trace" --check "$T/sub/program.flow" -q >/dev/null 2>&1)
+check "decode finds the program from the sideband" test $? -eq 0
+mv sub/program.* . && rmdir sub
 
 # Bad input: one line naming file and line, and the exit status.
 printf 'name bad\ndialect rtit\ncode asm load=0x401000\n nop\nend\nmsr RTIT_CTL = 0x200d\nparam no_such_thing = 1\n' > bad.scn
