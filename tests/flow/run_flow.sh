@@ -75,9 +75,15 @@ if as "$T/p.s" -o "$T/p.o" && ld -static -Ttext=0x401000 "$T/p.o" -o "$T/p" &&
    "$R" run "$T/p" --out "$T/prog" -q >/dev/null 2>&1; then
 	if "$R" decode "$T/prog.trace" --image "$T/p" --check "$T/prog.flow" -q 2>"$T/prog.err"; then ok
 	else bad "ELF program: $(head -8 "$T/prog.err")"; fi
-	"$R" decode "$T/prog.trace" -q 2>"$T/prog.err2"; rc=$?
+	# the sideband's image line names the program
+	"$R" decode "$T/prog.trace" --check "$T/prog.flow" -q 2>"$T/prog.err2"; rc=$?
+	if [ $rc -eq 0 ]; then ok
+	else bad "ELF program, image from the sideband: exit $rc: $(head -3 "$T/prog.err2")"; fi
+	# and without it, a usage error that says what is missing
+	grep -v '^image ' "$T/prog.sideband" > "$T/prog.sb2"
+	"$R" decode "$T/prog.trace" --sideband "$T/prog.sb2" -q 2>"$T/prog.err2"; rc=$?
 	if [ $rc -eq 1 ] && grep -q 'no image' "$T/prog.err2"; then ok
-	else bad "ELF program without --image: exit $rc"; fi
+	else bad "ELF program without an image: exit $rc"; fi
 else
 	bad "ELF program: cannot build or run it"
 fi
