@@ -72,8 +72,9 @@ struct rtit_flow_note {
 /* Errata of Appendix E the decoder tolerates (docs/decisions.md D17).
  * Not tolerated: E8 (packets reordered after their IPs were compressed)
  * and E4 when its TraceSTOP comes ahead of a FUP.BuffOvf (golden
- * rtit_e4_stop_in_overflow); E3, and E4 outside an overflow, need nothing.  The encoder parameter psb_clear_delay (A-R9)
- * is not followed by the packet decoder's LAST_LIP. */
+ * rtit_e4_stop_in_overflow); E3, and E4 outside an overflow, need
+ * nothing.  The encoder parameter psb_clear_delay (A-R9) is not followed
+ * by the packet decoder's LAST_LIP. */
 enum {
 	RTIT_FLOW_E1 = 1u << 1,	/* FUP.FAR inside a far instruction */
 	RTIT_FLOW_E2 = 1u << 2,	/* extra FUP.PGD while disabled: ignored */
