@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include "sim_internal.h"
 
@@ -1770,7 +1772,87 @@ int rtit_sim_msr_preset(struct rtit_sim *sim, uint32_t msr, uint64_t value)
 
 /* ------------------------------------------------------------- run loop */
 
+/*
+ * Unicorn 2.0.1 calls abort() ("tcg fatal error") when it translates some
+ * invalid encodings (FF /3 and FF /5 with a register operand), before any
+ * hook can turn them into #UD (docs/sim.md, "Limits").  Rather than dying
+ * with SIGABRT, the run ends with one line naming the instruction and the
+ * process exits with status 6 (the guest did not end normally); what
+ * stdio had buffered is flushed, but records and packets not yet handed
+ * to the files are lost.  The abort is synchronous, on the
+ * thread that runs the guest, so reading the guest's RIP and memory here
+ * is safe in practice.
+ */
+static struct rtit_sim *volatile sim_running;
+static int sim_run(struct rtit_sim *sim, struct rtit_sim_status *st);
+
+static void on_unicorn_abort(int sig)
+{
+	struct rtit_sim *sim = sim_running;
+	char line[384];
+	int n;
+
+	(void)sig;
+	if (!sim) {
+		signal(SIGABRT, SIG_DFL);
+		raise(SIGABRT);
+		return;
+	}
+	uint64_t pc = 0, at = 0;
+	uint8_t buf[16];
+	char bytes[3 * 16 + 1] = "";
+	bool found = false;
+	uc_reg_read(sim->uc, UC_X86_REG_RIP, &pc);
+	/* The block being translated starts at RIP and runs straight on:
+	 * its first instruction Zydis rejects, or FF /3, /5 with a register
+	 * operand, is the one. */
+	at = pc;
+	for (int i = 0; i < 600 && !found; i++) {
+		ZydisDecodedInstruction in;
+		if (uc_mem_read(sim->uc, at, buf, sizeof(buf)) != UC_ERR_OK)
+			break;
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&sim->dec, NULL, buf,
+								sizeof(buf), &in)) ||
+		    (buf[0] == 0xff && in.raw.modrm.mod == 3 &&
+		     (in.raw.modrm.reg == 3 || in.raw.modrm.reg == 5))) {
+			found = true;
+			snprintf(bytes, sizeof(bytes), "%02x %02x", buf[0], buf[1]);
+			break;
+		}
+		at += in.length;
+	}
+	fflush(NULL);
+	if (found)
+		n = snprintf(line, sizeof(line), "rtitsim: the guest did not end normally: "
+			     "Unicorn 2.0.1 aborted translating the instruction at 0x%" PRIx64
+			     " (%s ...), an invalid encoding it cannot translate (the CPU "
+			     "raises #UD); the output files are incomplete\n", at, bytes);
+	else
+		n = snprintf(line, sizeof(line), "rtitsim: the guest did not end normally: "
+			     "Unicorn 2.0.1 aborted translating the code at 0x%" PRIx64
+			     " (an encoding it cannot translate); the output files are incomplete\n", pc);
+	if (n > 0)
+		(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	_exit(6);
+}
+
 int rtit_sim_run(struct rtit_sim *sim, struct rtit_sim_status *st)
+{
+	struct sigaction sa, old_sa;
+	int ret;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_unicorn_abort;
+	sigemptyset(&sa.sa_mask);
+	sim_running = sim;
+	sigaction(SIGABRT, &sa, &old_sa);
+	ret = sim_run(sim, st);
+	sigaction(SIGABRT, &old_sa, NULL);
+	sim_running = NULL;
+	return ret;
+}
+
+static int sim_run(struct rtit_sim *sim, struct rtit_sim_status *st)
 {
 	if (!sim || !st)
 		return -RTIT_ERR_INVALID;

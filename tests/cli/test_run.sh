@@ -73,6 +73,11 @@ printf 'name fault\ncode asm load=0x401000\n mov dword ptr [0x9000], 1\nend\n' |
 "$R" run fault.scn -q 2> e.txt >/dev/null; rc=$?
 check "a fault with no handler: exit 6" test $rc -eq 6
 check "fault message names the IP" grep -q '0x401000' e.txt
+# FF /3 with a register operand: Unicorn 2.0.1 aborts translating it
+printf 'name ff\ncode asm load=0x401000\n nop\n .byte 0xff, 0xd8\nend\n' > ff.scn
+"$R" run ff.scn -q 2> e.txt >/dev/null; rc=$?
+check "an encoding Unicorn cannot translate: exit 6" test $rc -eq 6
+check "... named with its address and bytes" grep -q 'aborted translating the instruction at 0x401001 (ff d8' e.txt
 "$R" run missing.scn 2> e.txt >/dev/null; rc=$?
 check "missing scenario: exit 2" test $rc -eq 2
 printf 'not an elf' > junk
