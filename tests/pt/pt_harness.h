@@ -16,6 +16,8 @@
 #include <string.h>
 #include <criterion/criterion.h>
 
+#include "bytes_expect.h"
+
 #include "rtit/pt_encoder.h"
 #include "rtit/msr_pt.h"
 
@@ -172,15 +174,7 @@ static inline int px_wrmsr(struct px *h, uint64_t ip, uint32_t msr, uint64_t v)
 static inline void px_check(const struct px *h, size_t from, const uint8_t *want, size_t n,
 			    const char *where, int line)
 {
-	size_t got = h->n - from;
-	if (got == n && !memcmp(h->out + from, want, n))
-		return;
-	char gs[700] = "", ws[700] = "";
-	for (size_t i = 0; i < got && i < 220; i++)
-		snprintf(gs + strlen(gs), sizeof(gs) - strlen(gs), "%02x ", h->out[from + i]);
-	for (size_t i = 0; i < n && i < 220; i++)
-		snprintf(ws + strlen(ws), sizeof(ws) - strlen(ws), "%02x ", want[i]);
-	cr_expect_fail("%s:%d: bytes differ\n  want: %s\n  got:  %s", where, line, ws, gs);
+	bytes_expect_check(h->out + from, h->n - from, want, n, where, line);
 }
 
 /* Asserts the bytes written since @from equal the arguments. */

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <criterion/criterion.h>
 
+#include "bytes_expect.h"
+
 #include "rtit/rtit_encoder.h"
 #include "rtit/msr_rtit.h"
 
@@ -100,15 +102,7 @@ static inline void hx_event(struct hx *h, uint8_t ev, uint64_t ip, uint64_t next
 static inline void hx_check(const struct hx *h, size_t from, const uint8_t *want, size_t n,
 			    const char *where, int line)
 {
-	size_t got = h->n - from;
-	if (got == n && !memcmp(h->out + from, want, n))
-		return;
-	char gs[600] = "", ws[600] = "";
-	for (size_t i = 0; i < got && i < 190; i++)
-		snprintf(gs + strlen(gs), sizeof(gs) - strlen(gs), "%02x ", h->out[from + i]);
-	for (size_t i = 0; i < n && i < 190; i++)
-		snprintf(ws + strlen(ws), sizeof(ws) - strlen(ws), "%02x ", want[i]);
-	cr_expect_fail("%s:%d: bytes differ\n  want: %s\n  got:  %s", where, line, ws, gs);
+	bytes_expect_check(h->out + from, h->n - from, want, n, where, line);
 }
 
 /* Asserts the bytes written since @from equal the arguments. */
