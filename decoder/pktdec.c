@@ -113,14 +113,14 @@ static inline bool fast_tnt(struct rtit_pktdec *d, uint8_t b0, struct rtit_pktde
 	unsigned v;
 
 	if (d->cfg.dialect == RTIT_DIALECT_RTIT) {
-		if (b0 >= 0x80 || b0 < 2 || d->ctx.expect_ccp)
+		if ((b0 & rtit_r_tnt_mask) || b0 < rtit_r_tnt_min || d->ctx.expect_ccp)
 			return false;
 		v = b0;
 		it->pkt.type = RTIT_R_TNT;
 	} else {
-		if ((b0 & 1) || b0 <= 2 || d->ctx.in_block)
+		if ((b0 & rtit_pt_tnt8_mask) != rtit_pt_tnt8 || b0 <= rtit_pt_ext || d->ctx.in_block)
 			return false;
-		v = b0 >> 1;
+		v = b0 >> rtit_pt_tnt8_shr;
 		it->pkt.type = RTIT_PT_TNT8;
 	}
 	unsigned n = 31u - (unsigned)__builtin_clz(v);

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 
 #include "rtit/print.h"
+#include "rtit/opcodes_pt.h"
 
 static void print_tnt(FILE *out, const struct rtit_pkt_tnt *t)
 {
@@ -223,7 +224,8 @@ static void json_fields(FILE *out, const struct rtit_packet *p)
 		fprintf(out, ",\"ip\":%u", u->ip_bit);
 		break;
 	case RTIT_PT_MWAIT:
-		fprintf(out, ",\"hints\":%u,\"ext\":%u", u->mwait.hints & 0xff, u->mwait.ext & 3);
+		fprintf(out, ",\"hints\":%u,\"ext\":%u", u->mwait.hints & rtit_pt_mwait_hints_mask,
+			u->mwait.ext & rtit_pt_mwait_ext_mask);
 		break;
 	case RTIT_PT_PWRE:
 		fprintf(out, ",\"cstate\":%u,\"substate\":%u,\"hw\":%u", u->pwre.state,

@@ -476,8 +476,9 @@ static void emit_sts(struct rtit_r_model *m, uint64_t tsc, const char *why)
 {
 	struct rtit_packet p = { .type = RTIT_R_STS };
 
-	p.u.sts.acbr = m->p.acbr & 0x3f;
-	p.u.sts.ecbr = m->p.ecbr & 0x3f;
+	/* Figure 12: both ratios are 6-bit fields. */
+	p.u.sts.acbr = m->p.acbr & rtit_r_sts_ecbr_mask;
+	p.u.sts.ecbr = m->p.ecbr & rtit_r_sts_ecbr_mask;
 	p.u.sts.tsc = tsc & rtit_mask(rtit_r_sts_tsc_bits);
 	send(m, &p, 0, why);
 }

@@ -201,6 +201,7 @@ enum rtit_pt_fields {
 	/* EVD (Table 33-51): Type[5:0]. */
 	rtit_pt_evd_type_mask = 0x3f,
 	/* MWAIT (Table 33-42): hints byte 2, EXT[1:0] in byte 6. */
+	rtit_pt_mwait_hints_mask = 0xff,
 	rtit_pt_mwait_ext_mask = 0x3
 };
 
