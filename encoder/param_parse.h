@@ -56,4 +56,27 @@ static inline int rtit_param_ratio(const char *s, uint64_t *a, uint64_t *b)
 	return 0;
 }
 
+/* The internal buffer's keys, the same in both dialects: buffer_bytes (at
+ * most 64 KiB, 0 = unlimited) and drain (bytes per core cycle, N or N/D).
+ * Returns 1 when @key is neither, else 0 or -RTIT_ERR_BAD_CONFIG. */
+static inline int rtit_param_buffer(const char *key, const char *value, uint64_t *bytes,
+				    uint64_t *drain_num, uint64_t *drain_den,
+				    char *err, size_t errlen)
+{
+	uint64_t v;
+
+	if (!strcmp(key, "buffer_bytes")) {
+		if (rtit_param_u64(value, &v) || v > 65536)
+			return rtit_param_bad(err, errlen, key, value, "a byte count up to 65536 (0: unlimited)");
+		*bytes = v;
+		return 0;
+	}
+	if (!strcmp(key, "drain")) {
+		if (rtit_param_ratio(value, drain_num, drain_den))
+			return rtit_param_bad(err, errlen, key, value, "bytes per cycle as N or N/D");
+		return 0;
+	}
+	return 1;
+}
+
 #endif /* RTIT_ENCODER_PARAM_PARSE_H */

@@ -61,16 +61,13 @@ static int parse_erratum(const char *s, struct rtit_erratum *e)
 int rtit_r_param_set(struct rtit_r_params *p, const char *key, const char *value,
 		     char *err, size_t errlen)
 {
+	int rb = rtit_param_buffer(key, value, &p->buffer_bytes, &p->drain_num, &p->drain_den,
+				   err, errlen);
 	uint64_t v;
 
-	if (!strcmp(key, "buffer_bytes")) {
-		if (rtit_param_u64(value, &v) || v > 65536)
-			return rtit_param_bad(err, errlen, key, value, "a byte count up to 65536 (0: unlimited)");
-		p->buffer_bytes = v;
-	} else if (!strcmp(key, "drain")) {
-		if (rtit_param_ratio(value, &p->drain_num, &p->drain_den))
-			return rtit_param_bad(err, errlen, key, value, "bytes per cycle as N or N/D");
-	} else if (!strcmp(key, "psb_clear_delay")) {
+	if (rb <= 0)
+		return rb;
+	if (!strcmp(key, "psb_clear_delay")) {
 		if (rtit_param_u64(value, &v) || v > 4)
 			return rtit_param_bad(err, errlen, key, value, "0 to 4 packets (RTIT 3.3.9)");
 		p->psb_clear_delay = (uint8_t)v;

@@ -53,13 +53,9 @@ int rtit_pt_param_set(struct rtit_pt_params *p, const char *key, const char *val
 		if (id < 0)
 			return rtit_param_bad(err, errlen, key, value, "full, basic or client");
 		(void)rtit_pt_caps_profile(c, id);
-	} else if (!strcmp(key, "buffer_bytes")) {
-		if (rtit_param_u64(value, &v) || v > 65536)
-			return rtit_param_bad(err, errlen, key, value, "a byte count up to 65536 (0: unlimited)");
-		p->buffer_bytes = v;
-	} else if (!strcmp(key, "drain")) {
-		if (rtit_param_ratio(value, &p->drain_num, &p->drain_den))
-			return rtit_param_bad(err, errlen, key, value, "bytes per cycle as N or N/D");
+	} else if (!strcmp(key, "buffer_bytes") || !strcmp(key, "drain")) {
+		return rtit_param_buffer(key, value, &p->buffer_bytes, &p->drain_num,
+					 &p->drain_den, err, errlen);
 	} else if (!strcmp(key, "art")) {
 		if (rtit_param_ratio(value, &v, &w) || !v || v > UINT32_MAX || w > UINT32_MAX)
 			return rtit_param_bad(err, errlen, key, value, "TSC:ART as NUM/DEN (CPUID.15H)");
