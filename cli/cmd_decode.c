@@ -31,6 +31,7 @@ struct dec {
 	uc_engine *uc;
 	struct handler_map hm;
 	bool external_ctl;	/* the scenario writes RTIT_CTL from outside */
+	bool pt;		/* an Intel PT trace */
 	struct rtit_flow_dec *fd;
 	struct rtit_flow_cmp *cmp;
 	FILE *out;
@@ -47,7 +48,8 @@ static void decode_usage(FILE *out)
 {
 	fputs("usage: rtitsim decode TRACE [options]\n"
 	      "\n"
-	      "Reconstructs the instruction flow from an RTIT trace and the program image,\n"
+	      "Reconstructs the instruction flow from an RTIT or Intel PT trace and the\n"
+	      "program image,\n"
 	      "one line per instruction or event in the simulator's flow format (the fields a\n"
 	      "trace determines: IP, class, length, taken, next IP), '#' lines for where\n"
 	      "tracing starts, stops, overflows or fails.\n"
@@ -63,7 +65,8 @@ static void decode_usage(FILE *out)
 	      "                     around it (exit 5)\n"
 	      "  --json             one JSON object per line\n"
 	      "  -q, --quiet        no flow output (with --check: only the verdict)\n"
-	      "  --mode 32|64, --cycle-accurate, --cmprs-ret   override the sideband\n"
+	      "  --dialect rtit|pt, --mode 32|64, --cycle-accurate, --cmprs-ret\n"
+	      "                     override the sideband (default: RTIT, 64-bit)\n"
 	      "  --errata E1,E2,E5,E6,E7   tolerate these errata (Appendix E)\n"
 	      "  --chunk N          read the trace N bytes at a time (testing)\n"
 	      "  --stats            counts and speed on stderr\n"
@@ -109,6 +112,15 @@ static int vector_of(void *opaque, uint64_t ip)
 			v = x->hm.vec[i];
 		}
 	return v;
+}
+
+static uint64_t handler_of(void *opaque, unsigned vector)
+{
+	struct dec *x = opaque;
+	for (int i = 0; i < x->hm.n; i++)
+		if (x->hm.vec[i] == (int)vector)
+			return x->hm.ip[i];
+	return UINT64_MAX;
 }
 
 static ssize_t read_chunk(void *opaque, uint8_t *buf, size_t cap)
@@ -252,24 +264,37 @@ static void on_note(void *opaque, const struct rtit_flow_note *nt)
 		fputs("}\n", x->out);
 		return;
 	}
+	/* the packets behind each note, per dialect */
+	const char *pge = x->pt ? "TIP.PGE or PSB+ FUP" : "FUP.PGE";
+	const char *pgd = x->pt ? "TIP.PGD" : "FUP.PGD";
+	const char *ovf = x->pt ? "OVF" : "FUP.BuffOvf";
 	switch (nt->kind) {
 	case RTIT_FLOW_N_ENABLE:
-		fprintf(x->out, "# enable at 0x%" PRIx64 " (FUP.PGE at offset 0x%" PRIx64 ")\n", nt->ip, nt->offset);
+		fprintf(x->out, "# enable at 0x%" PRIx64 " (%s at offset 0x%" PRIx64 ")\n", nt->ip, pge,
+			nt->offset);
 		break;
 	case RTIT_FLOW_N_DISABLE:
-		if (nt->ip == UINT64_MAX)
+		if (nt->ip != UINT64_MAX)
+			fprintf(x->out, "# disable at 0x%" PRIx64 " (%s at offset 0x%" PRIx64 ")\n",
+				nt->ip, pgd, nt->offset);
+		else if (x->pt)
+			fprintf(x->out, "# disable, the target not sent (TIP.PGD at offset 0x%" PRIx64 ")\n",
+				nt->offset);
+		else
 			fprintf(x->out, "# disable: the packets after the overflow show tracing off (offset 0x%"
 				PRIx64 ")\n", nt->offset);
-		else
-			fprintf(x->out, "# disable at 0x%" PRIx64 " (FUP.PGD at offset 0x%" PRIx64 ")\n",
-				nt->ip, nt->offset);
 		break;
 	case RTIT_FLOW_N_TRACESTOP:
-		fprintf(x->out, "# TraceSTOP at offset 0x%" PRIx64 "\n", nt->offset);
+		fprintf(x->out, "# %s at offset 0x%" PRIx64 "\n", x->pt ? "TraceStop" : "TraceSTOP",
+			nt->offset);
 		break;
 	case RTIT_FLOW_N_OVERFLOW:
-		fprintf(x->out, "# overflow gap: resumes at 0x%" PRIx64 " (FUP.BuffOvf at offset 0x%" PRIx64 ")\n",
-			nt->ip, nt->offset);
+		if (nt->ip != UINT64_MAX)
+			fprintf(x->out, "# overflow gap: resumes at 0x%" PRIx64 " (%s at offset 0x%" PRIx64
+				")\n", nt->ip, ovf, nt->offset);
+		else
+			fprintf(x->out, "# overflow gap: tracing was off when it resolved (%s at offset 0x%"
+				PRIx64 ")\n", ovf, nt->offset);
 		break;
 	case RTIT_FLOW_N_ERROR:
 		fprintf(x->out, "# error at offset 0x%" PRIx64 ", IP 0x%" PRIx64 ": %s\n", nt->offset, nt->ip, nt->msg);
@@ -423,10 +448,10 @@ static int load_image(struct dec *x, const char *image, int mode)
 }
 
 /* The packets around a trace offset, dump style, marking the one there. */
-static void packets_around(const uint8_t *t, size_t len, uint64_t off, bool ca)
+static void packets_around(const uint8_t *t, size_t len, uint64_t off, int dialect, bool ca)
 {
 	static struct rtit_pktdec pd;
-	struct rtit_pktdec_cfg c = { .dialect = RTIT_DIALECT_RTIT, .cycle_acc = ca,
+	struct rtit_pktdec_cfg c = { .dialect = (enum rtit_dialect)dialect, .cycle_acc = ca,
 				     .mem = t, .mem_len = len };
 	struct rtit_pktdec_item it;
 	uint64_t ring[6];
@@ -458,13 +483,13 @@ static void packets_around(const uint8_t *t, size_t len, uint64_t off, bool ca)
 				for (int i = 0; i < nring; i++) {
 					saved[i].raw = t + saved[i].offset;
 					fputs(saved[i].offset == off ? "  > " : "    ", stderr);
-					rtit_print_line(stderr, RTIT_DIALECT_RTIT, &saved[i]);
+					rtit_print_line(stderr, (enum rtit_dialect)dialect, &saved[i]);
 				}
 				after = 0;
 			}
 		} else if (after++ < 5) {
 			fputs("    ", stderr);
-			rtit_print_line(stderr, RTIT_DIALECT_RTIT, &it);
+			rtit_print_line(stderr, (enum rtit_dialect)dialect, &it);
 		} else {
 			break;
 		}
@@ -483,6 +508,8 @@ int rtit_cmd_decode(int argc, char **argv)
 	static struct dec x;
 	const char *trace_path = NULL, *image = NULL, *sb_path = NULL, *check = NULL;
 	int mode = 0, ca = -1, cr = -1;
+	int dialect = RTIT_DIALECT_RTIT;
+	bool dialect_set = false;
 	unsigned errata = 0;
 	bool stats = false;
 	int status = RTIT_EXIT_OK, ret;
@@ -507,6 +534,17 @@ int rtit_cmd_decode(int argc, char **argv)
 			x.quiet = true;
 		} else if (!strcmp(a, "--stats")) {
 			stats = true;
+		} else if (!strcmp(a, "--dialect") && i + 1 < argc) {
+			const char *v = argv[++i];
+			if (!strcmp(v, "rtit")) {
+				dialect = RTIT_DIALECT_RTIT;
+			} else if (!strcmp(v, "pt")) {
+				dialect = RTIT_DIALECT_PT;
+			} else {
+				fprintf(stderr, "rtitsim decode: --dialect takes rtit or pt\n");
+				return RTIT_EXIT_USAGE;
+			}
+			dialect_set = true;
 		} else if (!strcmp(a, "--cycle-accurate")) {
 			ca = 1;
 		} else if (!strcmp(a, "--cmprs-ret")) {
@@ -556,10 +594,14 @@ int rtit_cmd_decode(int argc, char **argv)
 		fprintf(stderr, "rtitsim decode: %s: cannot read: %s\n", sb_path, strerror(errno));
 		return RTIT_EXIT_IO;
 	}
-	if (sb.dialect[0] && strcmp(sb.dialect, "rtit")) {
-		fprintf(stderr, "rtitsim decode: %s: dialect %s: the flow decoder reads RTIT traces only\n",
-			sb_path, sb.dialect);
-		return RTIT_EXIT_INPUT;
+	if (!dialect_set && sb.dialect[0]) {
+		if (!strcmp(sb.dialect, "pt")) {
+			dialect = RTIT_DIALECT_PT;
+		} else if (strcmp(sb.dialect, "rtit")) {
+			fprintf(stderr, "rtitsim decode: %s: unknown dialect '%s' (rtit or pt)\n",
+				sb_path, sb.dialect);
+			return RTIT_EXIT_INPUT;
+		}
 	}
 	static char image_buf[2048];
 	if (!image && sb.image[0])
@@ -621,6 +663,8 @@ int rtit_cmd_decode(int argc, char **argv)
 
 	struct rtit_flow_cfg cfg;
 	rtit_flow_cfg_default(&cfg);
+	cfg.dialect = dialect;
+	x.pt = dialect == RTIT_DIALECT_PT;
 	cfg.mode = mode ? mode : (sb.mode ? sb.mode : 64);
 	cfg.cycle_acc = ca >= 0 ? ca : sb.cycle_acc > 0;
 	cfg.cmprs_ret = cr >= 0 ? cr : sb.cmprs_ret > 0;
@@ -640,6 +684,7 @@ int rtit_cmd_decode(int argc, char **argv)
 	}
 	cfg.read_mem = read_mem;
 	cfg.vector_of = vector_of;
+	cfg.handler_of = handler_of;
 	cfg.mem_opaque = &x;
 	cfg.on_rec = on_rec;
 	cfg.on_note = on_note;
@@ -684,7 +729,7 @@ int rtit_cmd_decode(int argc, char **argv)
 				"  trace offset 0x%" PRIx64 "; the packets around it:\n",
 				trace_path, check, m->decoded_index, m->truth_index, m->what, a,
 				m->truth_ended ? "(none: the truth ends)" : b, m->offset);
-			packets_around(trace, tlen, m->offset, cfg.cycle_acc);
+			packets_around(trace, tlen, m->offset, cfg.dialect, cfg.cycle_acc);
 			status = RTIT_EXIT_MISMATCH;
 		} else {
 			if (!x.quiet || stats)

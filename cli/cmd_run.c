@@ -616,10 +616,7 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	}
 	/* --verify: the flow decoder must give the ground truth back. */
 	if (o->verify && status == RTIT_EXIT_OK && out) {
-		if (pt) {
-			fprintf(stderr, "%s: --verify: no Intel PT flow decoder yet; libipt checks PT traces"
-				" (tests/libipt/ptflow_check)\n", r.sc.path);
-		} else {
+		{
 			char tp[1100], fp[1100];
 			snprintf(tp, sizeof(tp), "%s.trace", prefix);
 			snprintf(fp, sizeof(fp), "%s.flow", prefix);

@@ -1,5 +1,7 @@
 /*
- * flow.c - the RTIT instruction-flow decoder (include/rtit/flow.h).
+ * flow.c - the instruction-flow decoder (include/rtit/flow.h): the records,
+ * the instruction cache, the end of the stream, and RTIT's walk (Intel
+ * PT's is decoder/flow_pt.c).
  *
  * The inverse of encoder/rtit_model.c (on_op, RTIT Table 19): the walk
  * stands at an IP with the next significant packet in view (timing
@@ -24,75 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtit/flow.h"
-#include "../sim/sim_internal.h"	/* sim_classify: the sim's classes */
-
-enum { ST_DISABLED = 0, ST_ENABLED, ST_UNSYNCED };
-
-/* Decoded-instruction cache entry. */
-struct ic_ent {
-	uint64_t ip;		/* key; valid when len != 0 */
-	uint64_t target;	/* direct branch target */
-	uint8_t len;
-	uint8_t cls;
-	uint8_t flags;		/* IC_* */
-};
-enum { IC_ZLC = 1, IC_INTO = 2 };
-
-/* The packet in view. */
-struct la {
-	struct rtit_packet pkt;
-	uint64_t offset;
-	uint64_t ip;
-	int ip_status;
-};
-
-struct rtit_flow_dec {
-	struct rtit_flow_cfg cfg;
-	ZydisDecoder zd;
-
-	struct ic_ent *ic;
-	uint32_t ic_mask, ic_n;
-
-	struct rtit_sim_rec *batch;
-	uint64_t *offs;		/* trace offset of the packet behind each */
-	size_t nbatch, ncommit, cap;
-	struct rtit_sim_rec tmpl;
-
-	struct la la;
-	bool have_la, eos;
-
-	int state;
-	bool after_stop;
-	/* since a FUP.BuffOvf, no packet has shown that tracing is on (the
-	 * overflow clears with FilterEn 0 too, 4.2.5): a packet that does
-	 * not fit means it is off, not an error */
-	bool soft;
-	uint64_t ip;
-	uint64_t prev_nlip;	/* NLIP of the instruction just walked */
-	uint64_t tnt_bits;
-	int tnt_n;
-	uint64_t retc;		/* LAST_CALL_NLIP [47:0] */
-	bool retc_valid;
-	uint64_t walked;	/* instructions since the last packet */
-	uint64_t last_off;	/* offset of the last packet consumed */
-
-	/* the error being reported */
-	int err_code;
-	uint64_t err_off, err_ip;
-	char msg[256];
-
-	struct rtit_flow_stats st;
-	struct rtit_pktdec pd;	/* large: last */
-};
-
-#define NO_IP UINT64_MAX
-
-static inline uint64_t sext48(uint64_t v)
-{
-	v &= 0xffffffffffffull;
-	return (v & (1ull << 47)) ? v | 0xffff000000000000ull : v;
-}
+#include "flow_internal.h"
 
 void rtit_flow_cfg_default(struct rtit_flow_cfg *cfg)
 {
@@ -110,7 +44,8 @@ int rtit_flow_dec_new(struct rtit_flow_dec **dp, const struct rtit_flow_cfg *cfg
 
 	if (!dp || !cfg || !cfg->read_mem || (!cfg->read && !cfg->mem && cfg->mem_len))
 		return -RTIT_ERR_INVALID;
-	if (cfg->mode && cfg->mode != 64 && cfg->mode != 32)
+	if ((cfg->mode && cfg->mode != 64 && cfg->mode != 32) ||
+	    (cfg->dialect != RTIT_DIALECT_RTIT && cfg->dialect != RTIT_DIALECT_PT))
 		return -RTIT_ERR_BAD_CONFIG;
 	d = calloc(1, sizeof(*d));
 	if (!d)
@@ -131,12 +66,12 @@ int rtit_flow_dec_new(struct rtit_flow_dec **dp, const struct rtit_flow_cfg *cfg
 		rtit_flow_dec_free(d);
 		return -RTIT_ERR_NOMEM;
 	}
-	if (d->cfg.mode == 64)
-		ZydisDecoderInit(&d->zd, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-	else
-		ZydisDecoderInit(&d->zd, ZYDIS_MACHINE_MODE_LONG_COMPAT_32, ZYDIS_STACK_WIDTH_32);
+	ZydisDecoderInit(&d->zd, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	ZydisDecoderInit(&d->zd32, ZYDIS_MACHINE_MODE_LONG_COMPAT_32, ZYDIS_STACK_WIDTH_32);
+	d->ic_tag = d->cfg.mode == 32 ? FLOW_IC_TAG32 : 0;
+	d->pt = d->cfg.dialect == RTIT_DIALECT_PT;
 	memset(&pc, 0, sizeof(pc));
-	pc.dialect = RTIT_DIALECT_RTIT;
+	pc.dialect = d->pt ? RTIT_DIALECT_PT : RTIT_DIALECT_RTIT;
 	pc.cycle_acc = cfg->cycle_acc;
 	pc.buffovf_loads_lip = cfg->buffovf_loads_lip;
 	pc.read = cfg->read;
@@ -177,7 +112,7 @@ const uint64_t *rtit_flow_dec_batch_offsets(const struct rtit_flow_dec *d)
 
 /* ------------------------------------------------------------ records */
 
-static void flush_committed(struct rtit_flow_dec *d)
+void flow_flush_committed(struct rtit_flow_dec *d)
 {
 	size_t n = d->ncommit;
 	if (!n)
@@ -193,29 +128,12 @@ static void flush_committed(struct rtit_flow_dec *d)
 	d->ncommit = 0;
 }
 
-static inline struct rtit_sim_rec *rec_new(struct rtit_flow_dec *d)
-{
-	if (d->nbatch == d->cap) {
-		/* a full batch of provisional records: straight-line code
-		 * this long is taken as certain */
-		if (!d->ncommit)
-			d->ncommit = d->nbatch;
-		flush_committed(d);
-	}
-	d->offs[d->nbatch] = d->last_off;
-	return &d->batch[d->nbatch++];
-}
 
-static inline void commit(struct rtit_flow_dec *d)
-{
-	d->ncommit = d->nbatch;
-	d->walked = 0;
-}
 
-static void note(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip, uint64_t count)
+void flow_note(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip, uint64_t count)
 {
 	struct rtit_flow_note n = { .kind = kind, .offset = off, .ip = ip, .count = count };
-	flush_committed(d);
+	flow_flush_committed(d);
 	if (kind == RTIT_FLOW_N_ERROR) {
 		n.code = -d->err_code;	/* flow.h: -RTIT_ERR_x */
 		n.msg = d->msg;
@@ -226,22 +144,20 @@ static void note(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip, u
 }
 
 /* Drops the provisional records (walked past the last packet). */
-static void drop_uncertain(struct rtit_flow_dec *d, uint64_t off)
+void flow_drop_uncertain(struct rtit_flow_dec *d, uint64_t off)
 {
 	size_t n = d->nbatch - d->ncommit;
 	d->nbatch = d->ncommit;
 	d->walked = 0;
 	if (n) {
 		d->st.dropped += n;
-		note(d, RTIT_FLOW_N_UNCERTAIN, off, d->ip, n);
+		flow_note(d, RTIT_FLOW_N_UNCERTAIN, off, d->ip, n);
 	}
 }
 
 /* ------------------------------------------------------------- errors */
 
-static int fail(struct rtit_flow_dec *d, int code, uint64_t off, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(struct rtit_flow_dec *d, int code, uint64_t off, const char *fmt, ...)
+int flow_fail(struct rtit_flow_dec *d, int code, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -253,7 +169,7 @@ static int fail(struct rtit_flow_dec *d, int code, uint64_t off, const char *fmt
 	return -code;
 }
 
-static const char *la_name(const struct rtit_flow_dec *d)
+const char *flow_la_name(const struct rtit_flow_dec *d)
 {
 	return d->have_la ? rtit_pkt_name(d->la.pkt.type) : "the end of the trace";
 }
@@ -269,6 +185,47 @@ static void apply_pip(struct rtit_flow_dec *d, const struct rtit_packet *p)
 		d->tmpl.flags &= (uint8_t)~RTIT_SIM_F_CR0_PG;
 }
 
+/* The next packet from the packet layer.  1: a packet in *it, 0: the end
+ * of the stream, < 0: an error (bad bytes: the reason in d->msg). */
+int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
+{
+	if (d->eos)
+		return 0;
+	int r = rtit_pktdec_next(&d->pd, it);
+	if (r == 0) {
+		d->eos = true;
+		return 0;
+	}
+	if (r < 0) {
+		if (r == -RTIT_ERR_IO)
+			return r;
+		snprintf(d->msg, sizeof(d->msg), "bad packet bytes: %s",
+			 d->pd.err.why ? d->pd.err.why : rtit_errstr(r));
+		d->err_code = -r;
+		d->err_off = d->pd.err.offset;
+		d->err_ip = d->ip;
+		return r;
+	}
+	d->st.packets++;
+	return 1;
+}
+
+/* Puts @it in view.  1, or an error when its IP is not known. */
+int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool psb)
+{
+	d->la.pkt = it->pkt;
+	d->la.offset = it->offset;
+	d->la.ip = it->ip;
+	d->la.ip_status = it->ip_status;
+	d->la.psb = psb;
+	d->have_la = true;
+	if (rtit_pkt_has_ip(it->pkt.type) && it->ip_status < 0)
+		return flow_fail(d, RTIT_ERR_NOIP, it->offset,
+				 "%s compressed against an unknown %s", rtit_pkt_name(it->pkt.type),
+				 d->pt ? "Last IP" : "LAST_LIP");
+	return 1;
+}
+
 /* Brings the next significant packet into view (consuming timing
  * packets, PIP and PSB).  1: in view, 0: end of stream, < 0: error. */
 static int peek(struct rtit_flow_dec *d)
@@ -276,24 +233,9 @@ static int peek(struct rtit_flow_dec *d)
 	struct rtit_pktdec_item it;
 
 	while (!d->have_la) {
-		if (d->eos)
-			return 0;
-		int r = rtit_pktdec_next(&d->pd, &it);
-		if (r == 0) {
-			d->eos = true;
-			return 0;
-		}
-		if (r < 0) {
-			if (r == -RTIT_ERR_IO)
-				return r;
-			snprintf(d->msg, sizeof(d->msg), "bad packet bytes: %s",
-				 d->pd.err.why ? d->pd.err.why : rtit_errstr(r));
-			d->err_code = -r;
-			d->err_off = d->pd.err.offset;
-			d->err_ip = d->ip;
+		int r = flow_next_packet(d, &it);
+		if (r <= 0)
 			return r;
-		}
-		d->st.packets++;
 		switch (it.pkt.type) {
 		case RTIT_R_PSB:
 			/* 3.3.14: the PSB clears LAST_CALL_NLIP, but TNT bits
@@ -315,36 +257,15 @@ static int peek(struct rtit_flow_dec *d)
 		default:
 			break;
 		}
-		d->la.pkt = it.pkt;
-		d->la.offset = it.offset;
-		d->la.ip = it.ip;
-		d->la.ip_status = it.ip_status;
-		if (rtit_pkt_has_ip(it.pkt.type) && it.ip_status < 0) {
-			d->have_la = true;
-			return fail(d, RTIT_ERR_NOIP, it.offset,
-				    "%s compressed against an unknown LAST_LIP",
-				    rtit_pkt_name(it.pkt.type));
-		}
-		d->have_la = true;
+		return flow_set_la(d, &it, false);
 	}
 	return 1;
 }
 
-static inline void consume(struct rtit_flow_dec *d)
-{
-	d->have_la = false;
-	d->last_off = d->la.offset;
-	d->soft = false;
-}
-
 /* ------------------------------------------------------- instructions */
 
-static inline uint32_t ic_hash(uint64_t ip)
-{
-	return (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 40);
-}
 
-static int ic_grow(struct rtit_flow_dec *d)
+int flow_ic_grow(struct rtit_flow_dec *d)
 {
 	uint32_t nmask = d->ic_mask * 2 + 1;
 	struct ic_ent *n = calloc((size_t)nmask + 1, sizeof(*n));
@@ -365,8 +286,10 @@ static int ic_grow(struct rtit_flow_dec *d)
 }
 
 /* Decodes and classifies the instruction at ip into e. */
-static int ic_fill(struct rtit_flow_dec *d, uint64_t ip, struct ic_ent *e)
+int flow_ic_fill(struct rtit_flow_dec *d, uint64_t key, struct ic_ent *e)
 {
+	uint64_t ip = key & ~FLOW_IC_TAG32;
+	const ZydisDecoder *zd = (key & FLOW_IC_TAG32) ? &d->zd32 : &d->zd;
 	uint8_t buf[ZYDIS_MAX_INSTRUCTION_LENGTH];
 	size_t n = sizeof(buf);
 	ZydisDecodedInstruction in;
@@ -377,14 +300,14 @@ static int ic_fill(struct rtit_flow_dec *d, uint64_t ip, struct ic_ent *e)
 			if (d->cfg.read_mem(d->cfg.mem_opaque, ip + n, buf + n, 1) < 0)
 				break;
 		if (!n)
-			return fail(d, RTIT_ERR_INVALID, d->last_off,
+			return flow_fail(d, RTIT_ERR_INVALID, d->last_off,
 				    "the flow reaches 0x%" PRIx64 ", outside the program image", ip);
 	}
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&d->zd, NULL, buf, n, &in)))
-		return fail(d, RTIT_ERR_INVALID, d->last_off,
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(zd, NULL, buf, n, &in)))
+		return flow_fail(d, RTIT_ERR_INVALID, d->last_off,
 			    "the flow reaches 0x%" PRIx64 ", which does not decode as an instruction", ip);
 	sim_classify(&in, ip, &si);
-	e->ip = ip;
+	e->ip = key;
 	e->target = si.target;
 	e->len = si.len;
 	e->cls = si.cls;
@@ -393,34 +316,16 @@ static int ic_fill(struct rtit_flow_dec *d, uint64_t ip, struct ic_ent *e)
 		e->flags |= IC_ZLC;
 	if (in.mnemonic == ZYDIS_MNEMONIC_INTO)
 		e->flags |= IC_INTO;
+	e->vec = 0;
+	if (si.cls == RTIT_IC_INT)
+		e->vec = in.mnemonic == ZYDIS_MNEMONIC_INT3 ? 3 :
+			 in.mnemonic == ZYDIS_MNEMONIC_INT1 ? 1 :
+			 in.mnemonic == ZYDIS_MNEMONIC_INTO ? 4 :
+			 (uint8_t)in.raw.imm[0].value.u;
 	d->st.cache_insns++;
 	return 0;
 }
 
-static inline int ic_get(struct rtit_flow_dec *d, uint64_t ip, const struct ic_ent **out)
-{
-	uint32_t h = ic_hash(ip) & d->ic_mask;
-	struct ic_ent *e;
-	while ((e = &d->ic[h])->len) {
-		if (e->ip == ip) {
-			*out = e;
-			return 0;
-		}
-		h = (h + 1) & d->ic_mask;
-	}
-	int r = ic_fill(d, ip, e);
-	if (r < 0) {
-		e->len = 0;
-		return r;
-	}
-	if (++d->ic_n * 2 > d->ic_mask) {
-		if ((r = ic_grow(d)) < 0)
-			return r;
-		return ic_get(d, ip, out);
-	}
-	*out = e;
-	return 0;
-}
 
 /* ------------------------------------------------------------- events */
 
@@ -435,7 +340,7 @@ static bool fault_vector(int v)
 	}
 }
 
-static void emit_event(struct rtit_flow_dec *d, uint64_t ip, uint64_t next)
+void flow_emit_event(struct rtit_flow_dec *d, uint64_t ip, uint64_t next)
 {
 	struct rtit_sim_rec *r = rec_new(d);
 	*r = d->tmpl;
@@ -466,7 +371,7 @@ static void emit_event(struct rtit_flow_dec *d, uint64_t ip, uint64_t next)
 
 /* ---------------------------------------------------------- the walk */
 
-static void enable_at(struct rtit_flow_dec *d, uint64_t ip)
+void flow_enable_at(struct rtit_flow_dec *d, uint64_t ip)
 {
 	d->state = ST_ENABLED;
 	d->ip = ip;
@@ -476,13 +381,13 @@ static void enable_at(struct rtit_flow_dec *d, uint64_t ip)
 	d->after_stop = false;
 }
 
-static void disable(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip)
+void flow_disable(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip)
 {
 	d->state = ST_DISABLED;
 	d->tnt_n = 0;
 	if (kind == RTIT_FLOW_N_DISABLE)
 		d->st.disables++;
-	note(d, kind, off, ip, 0);
+	flow_note(d, kind, off, ip, 0);
 }
 
 /* A FUP.BuffOvf in view: the gap (D14), resume at its IP. */
@@ -492,12 +397,12 @@ static int overflow(struct rtit_flow_dec *d)
 	int r;
 
 	consume(d);
-	drop_uncertain(d, off);
+	flow_drop_uncertain(d, off);
 	d->st.overflows++;
 	d->st.gaps++;
 	d->retc_valid = false;		/* 4.2.5: overflow clear */
-	note(d, RTIT_FLOW_N_OVERFLOW, off, ip, 0);
-	enable_at(d, ip);
+	flow_note(d, RTIT_FLOW_N_OVERFLOW, off, ip, 0);
+	flow_enable_at(d, ip);
 	if (d->cfg.errata & RTIT_FLOW_E5) {
 		if ((r = peek(d)) < 0)
 			return r;
@@ -521,15 +426,47 @@ static int take_tip(struct rtit_flow_dec *d, const char *what, uint64_t *ip)
 	if (d->la.pkt.type == RTIT_R_FUP_BUFFOVF)
 		return 1;
 	if (!r || d->la.pkt.type != RTIT_R_TIP)
-		return fail(d, RTIT_ERR_BAD_CONTEXT, r ? d->la.offset : d->last_off,
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, r ? d->la.offset : d->last_off,
 			    "%s at 0x%" PRIx64 " needs a TIP; the next packet is %s", what,
-			    d->ip, la_name(d));
+			    d->ip, flow_la_name(d));
 	*ip = d->la.ip;
 	consume(d);
 	return 0;
 }
 
 static const char *cls_name(int cls) { return rtit_insn_class_name(cls); }
+
+/* A near CALL for RET compression: RTIT's LAST_CALL_NLIP when Cmprs_Ret
+ * (4.2.3.2), Intel PT's stack unless a zero-length CALL (33.4.2.2). */
+void flow_on_call(struct rtit_flow_dec *d, uint64_t nlip, bool zlc)
+{
+	if (d->pt) {
+		if (!zlc)
+			rtit_pt_calls_push(&d->rs, nlip & flow_pt_ip_mask(d));
+	} else if (d->cfg.cmprs_ret) {
+		d->retc = nlip & 0xffffffffffffull;
+		d->retc_valid = true;
+	}
+}
+
+/* A near RET taken as compressed: its target in *t.  RTIT: LAST_CALL_NLIP
+ * (kept); PT: the stack pops (every near RET pops, 33.4.2.2).  False when
+ * there is none. */
+bool flow_ret_compressed(struct rtit_flow_dec *d, uint64_t *t)
+{
+	if (d->pt) {
+		if (!d->rs.depth)
+			return false;
+		d->rs.top = (d->rs.top + rtit_pt_stack_depth - 1) % rtit_pt_stack_depth;
+		d->rs.depth--;
+		*t = d->rs.ip[d->rs.top] & flow_pt_ip_mask(d);
+		return true;
+	}
+	if (!d->cfg.cmprs_ret || !d->retc_valid)
+		return false;
+	*t = sext48(d->retc);
+	return true;
+}
 
 /*
  * Whether the flow from @ip reaches the known end without needing a packet
@@ -560,16 +497,21 @@ static int reach_end(struct rtit_flow_dec *d, uint64_t ip, uint64_t retc, bool r
 			ip = e->target;
 			break;
 		case RTIT_IC_DIRECT_CALL:
-			if (d->cfg.cmprs_ret) {
-				retc = nlip & 0xffffffffffffull;
+			if (d->cfg.cmprs_ret || d->pt) {
+				retc = d->pt ? nlip : nlip & 0xffffffffffffull;
 				retc_valid = true;
 			}
 			ip = e->target;
 			break;
 		case RTIT_IC_RET:
-			if (!d->cfg.cmprs_ret || !retc_valid)
+			/* PT pops: a second RET's target is not followed */
+			if (!retc_valid)
+				return d->pt ? -1 : 0;
+			if (!d->cfg.cmprs_ret && !d->pt)
 				return 0;
-			ip = sext48(retc);
+			ip = d->pt ? retc : sext48(retc);
+			if (d->pt)
+				retc_valid = false;
 			break;
 		case RTIT_IC_COND: {
 			if (depth >= 16)
@@ -591,21 +533,21 @@ static int reach_end(struct rtit_flow_dec *d, uint64_t ip, uint64_t retc, bool r
 /* The end of the stream while enabled: walk on to the known end (choosing
  * a conditional branch's way or taking a RET as compressed only when just
  * one way gets there), or drop what the stream did not confirm. */
-static int walk_end(struct rtit_flow_dec *d)
+int flow_walk_end(struct rtit_flow_dec *d)
 {
 	const struct ic_ent *e;
 	int r;
 
 	if (!d->cfg.has_end || d->tnt_n ||
 	    (d->cfg.overflows_total >= 0 && (uint64_t)d->cfg.overflows_total > d->st.overflows)) {
-		drop_uncertain(d, d->last_off);
+		flow_drop_uncertain(d, d->last_off);
 		return 2;
 	}
 	/* not when nothing showed tracing on since an overflow cleared */
 	bool infer = d->cfg.end_traced && !d->soft;
 	for (uint64_t k = 0;; k++) {
 		if (k == 100000) {	/* no end in sight: nothing certain */
-			drop_uncertain(d, d->last_off);
+			flow_drop_uncertain(d, d->last_off);
 			return 2;
 		}
 		if (d->ip == d->cfg.end_ip && !d->cfg.end_after) {
@@ -629,23 +571,27 @@ static int walk_end(struct rtit_flow_dec *d)
 			fl = RTIT_SIM_F_TAKEN;
 			if (e->flags & IC_ZLC)
 				fl |= RTIT_SIM_F_ZERO_LEN_CALL;
-			if (e->cls == RTIT_IC_DIRECT_CALL && d->cfg.cmprs_ret) {
-				d->retc = nlip & 0xffffffffffffull;
-				d->retc_valid = true;
-			}
+			if (e->cls == RTIT_IC_DIRECT_CALL)
+				flow_on_call(d, nlip, e->flags & IC_ZLC);
 			break;
 		case RTIT_IC_RET:
-			if (!infer || !d->cfg.cmprs_ret || !d->retc_valid)
+			if (!infer || !flow_ret_compressed(d, &next))
 				goto out;
-			next = sext48(d->retc);
 			fl = RTIT_SIM_F_TAKEN;
 			break;
 		case RTIT_IC_COND: {
 			if (!infer)
 				goto out;
 			long b1 = 20000, b2 = 20000;
-			int t = reach_end(d, e->target, d->retc, d->retc_valid, 0, &b1);
-			int n = reach_end(d, nlip, d->retc, d->retc_valid, 0, &b2);
+			uint64_t rc = d->retc;
+			bool rv = d->retc_valid;
+			if (d->pt) {
+				rv = d->rs.depth > 0;
+				rc = rv ? d->rs.ip[(d->rs.top + rtit_pt_stack_depth - 1) %
+						  rtit_pt_stack_depth] : 0;
+			}
+			int t = reach_end(d, e->target, rc, rv, 0, &b1);
+			int n = reach_end(d, nlip, rc, rv, 0, &b2);
 			if (!((t == 1 && n == 0) || (t == 0 && n == 1)))
 				goto out;	/* both, neither, or not known */
 			if (t == 1) {
@@ -675,7 +621,7 @@ out:
 	 * have sent a FUP); only the way onwards is unknown. */
 	if (infer)
 		commit(d);
-	drop_uncertain(d, d->last_off);
+	flow_drop_uncertain(d, d->last_off);
 	return 2;
 }
 
@@ -719,16 +665,16 @@ static int walk(struct rtit_flow_dec *d)
 			if ((r = peek(d)) < 0)
 				return r;
 			if (!r)
-				return walk_end(d);
+				return flow_walk_end(d);
 			const struct la *p = &d->la;
 			switch (p->pkt.type) {
 			case RTIT_R_FUP_PGE:
 				/* tracing restarted without a FUP.PGD (a WRMSR
 				 * clearing Trace_En sends none, A-R20) */
-				drop_uncertain(d, p->offset);
+				flow_drop_uncertain(d, p->offset);
 				d->st.enables++;
-				note(d, RTIT_FLOW_N_ENABLE, p->offset, p->ip, 0);
-				enable_at(d, p->ip);
+				flow_note(d, RTIT_FLOW_N_ENABLE, p->offset, p->ip, 0);
+				flow_enable_at(d, p->ip);
 				consume(d);
 				continue;
 			case RTIT_R_FUP_BUFFOVF:
@@ -737,8 +683,8 @@ static int walk(struct rtit_flow_dec *d)
 				continue;
 			case RTIT_R_TRACESTOP:
 				consume(d);
-				drop_uncertain(d, p->offset);
-				disable(d, RTIT_FLOW_N_TRACESTOP, p->offset, d->ip);
+				flow_drop_uncertain(d, p->offset);
+				flow_disable(d, RTIT_FLOW_N_TRACESTOP, p->offset, d->ip);
 				d->after_stop = true;
 				return 0;
 			case RTIT_R_FUP_FAR:
@@ -751,7 +697,7 @@ static int walk(struct rtit_flow_dec *d)
 					commit(d);
 					if ((r = take_tip(d, "the event (FUP.FAR)", &to)) < 0)
 						return r;
-					emit_event(d, at, r ? 0 : to);
+					flow_emit_event(d, at, r ? 0 : to);
 					if (r) {
 						d->batch[d->nbatch - 1].pad0 = RTIT_FLOW_A_NEXT_UNKNOWN;
 						if (r == 2)
@@ -783,11 +729,11 @@ static int walk(struct rtit_flow_dec *d)
 						if ((r = peek(d)) < 0)
 							return r;
 						if (r && d->la.pkt.type == RTIT_R_TIP) {
-							emit_event(d, at, d->la.ip);
+							flow_emit_event(d, at, d->la.ip);
 							consume(d);
 						}
 					}
-					disable(d, RTIT_FLOW_N_DISABLE, off, at);
+					flow_disable(d, RTIT_FLOW_N_DISABLE, off, at);
 				}
 				return 0;
 			default:
@@ -798,9 +744,9 @@ static int walk(struct rtit_flow_dec *d)
 		if ((r = ic_get(d, d->ip, &e)) < 0)
 			return r;
 		if (++d->walked > d->cfg.max_walk)
-			return fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
 				    "%" PRIu64 " instructions walked from 0x%" PRIx64
-				    " without using a packet (next: %s)", d->walked, d->ip, la_name(d));
+				    " without using a packet (next: %s)", d->walked, d->ip, flow_la_name(d));
 
 		uint64_t nlip = d->ip + e->len, next = nlip;
 		uint8_t fl = 0, ann = 0;
@@ -847,11 +793,11 @@ static int walk(struct rtit_flow_dec *d)
 					consume(d);
 				} else if (e->cls == RTIT_IC_COND) {
 					if (!r)
-						return walk_end(d);
-					return fail(d, RTIT_ERR_BAD_CONTEXT, d->la.offset,
+						return flow_walk_end(d);
+					return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->la.offset,
 						    "the conditional branch at 0x%" PRIx64
 						    " needs a TNT bit; the next packet is %s",
-						    d->ip, la_name(d));
+						    d->ip, flow_la_name(d));
 				}
 			}
 			if (d->tnt_n && (e->cls == RTIT_IC_COND || d->cfg.cmprs_ret)) {
@@ -866,10 +812,10 @@ static int walk(struct rtit_flow_dec *d)
 				}
 				/* compressed RET (4.2.3.2): target LAST_CALL_NLIP */
 				if (!bit)
-					return fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+					return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
 						    "the RET at 0x%" PRIx64 " meets a not-taken TNT bit", d->ip);
 				if (!d->retc_valid)
-					return fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+					return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
 						    "the RET at 0x%" PRIx64 " is compressed (TNT bit) but no"
 						    " CALL set LAST_CALL_NLIP", d->ip);
 				next = sext48(d->retc);
@@ -877,14 +823,14 @@ static int walk(struct rtit_flow_dec *d)
 				break;
 			}
 			if (d->tnt_n)
-				return fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
 					    "the RET at 0x%" PRIx64 " needs a TIP but %d TNT bits are"
 					    " pending (Cmprs_Ret is off)", d->ip, d->tnt_n);
 			if (!r)
-				return walk_end(d);
+				return flow_walk_end(d);
 			if ((r = take_tip(d, "the RET", &next)) != 0) {
 				if (r == 2)
-					return walk_end(d);
+					return flow_walk_end(d);
 				if (r < 0 || (r = overflow(d)) < 0)
 					return r;
 				continue;
@@ -895,17 +841,17 @@ static int walk(struct rtit_flow_dec *d)
 		case RTIT_IC_INDIRECT_JMP:
 		case RTIT_IC_INDIRECT_CALL:
 			if (d->tnt_n)
-				return fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
 					    "the %s at 0x%" PRIx64 " needs a TIP but %d TNT bits are"
 					    " pending", cls_name(e->cls), d->ip, d->tnt_n);
 			if ((r = peek(d)) < 0)
 				return r;
 			if (!r)
-				return walk_end(d);
+				return flow_walk_end(d);
 			if ((r = take_tip(d, e->cls == RTIT_IC_INDIRECT_JMP ? "the indirect JMP" :
 					  "the indirect CALL", &next)) != 0) {
 				if (r == 2)
-					return walk_end(d);
+					return flow_walk_end(d);
 				if (r < 0 || (r = overflow(d)) < 0)
 					return r;
 				continue;
@@ -920,21 +866,21 @@ static int walk(struct rtit_flow_dec *d)
 		default: {
 			/* far transfers: FUP.FAR(NLIP) + TIP, or FUP.PGD(NLIP) [+ TIP] */
 			if (d->tnt_n)
-				return fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
 					    "the %s at 0x%" PRIx64 " needs a FUP.FAR but %d TNT bits are"
 					    " pending", cls_name(e->cls), d->ip, d->tnt_n);
 			if ((r = peek(d)) < 0)
 				return r;
 			if (!r)
-				return walk_end(d);
+				return flow_walk_end(d);
 			const struct la *p = &d->la;
 			bool at = p->ip == nlip ||
 				  ((d->cfg.errata & RTIT_FLOW_E1) && p->ip > d->ip && p->ip < nlip);
 			if ((p->pkt.type != RTIT_R_FUP_FAR && p->pkt.type != RTIT_R_FUP_PGD) || !at)
-				return fail(d, RTIT_ERR_BAD_CONTEXT, p->offset,
+				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, p->offset,
 					    "the %s at 0x%" PRIx64 " needs a FUP.FAR with its NLIP 0x%"
 					    PRIx64 "; the next packet is %s 0x%" PRIx64,
-					    cls_name(e->cls), d->ip, nlip, la_name(d), p->ip);
+					    cls_name(e->cls), d->ip, nlip, flow_la_name(d), p->ip);
 			bool pgd = p->pkt.type == RTIT_R_FUP_PGD;
 			uint64_t off = p->offset;
 			consume(d);
@@ -980,7 +926,7 @@ static int walk(struct rtit_flow_dec *d)
 				continue;
 			}
 			if (pgd) {
-				disable(d, RTIT_FLOW_N_DISABLE, off, nlip);
+				flow_disable(d, RTIT_FLOW_N_DISABLE, off, nlip);
 				return 0;
 			}
 			d->ip = next;
@@ -1017,8 +963,8 @@ static int idle(struct rtit_flow_dec *d)
 	case RTIT_R_FUP_PGE:
 		consume(d);
 		d->st.enables++;
-		note(d, unsynced ? RTIT_FLOW_N_RESYNC : RTIT_FLOW_N_ENABLE, off, ip, 0);
-		enable_at(d, ip);
+		flow_note(d, unsynced ? RTIT_FLOW_N_RESYNC : RTIT_FLOW_N_ENABLE, off, ip, 0);
+		flow_enable_at(d, ip);
 		return 0;
 	case RTIT_R_FUP_BUFFOVF:
 		return overflow(d);
@@ -1030,22 +976,22 @@ static int idle(struct rtit_flow_dec *d)
 		consume(d);
 		if (unsynced || d->after_stop)
 			return 0;	/* bits of an unknown flow */
-		return fail(d, RTIT_ERR_BAD_CONTEXT, off, "a TNT while tracing is disabled");
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off, "a TNT while tracing is disabled");
 	case RTIT_R_TIP:
 		consume(d);
 		if (unsynced) {
 			d->st.resyncs++;
-			note(d, RTIT_FLOW_N_RESYNC, off, ip, 0);
-			enable_at(d, ip);
+			flow_note(d, RTIT_FLOW_N_RESYNC, off, ip, 0);
+			flow_enable_at(d, ip);
 			return 0;
 		}
-		return fail(d, RTIT_ERR_BAD_CONTEXT, off,
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
 			    "a TIP 0x%" PRIx64 " while tracing is disabled", ip);
 	case RTIT_R_FUP_FAR:
 		consume(d);
 		if (unsynced)
 			return 0;	/* the TIP that follows resynchronises */
-		return fail(d, RTIT_ERR_BAD_CONTEXT, off,
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
 			    "a FUP.FAR 0x%" PRIx64 " while tracing is disabled", ip);
 	case RTIT_R_FUP_PGD:
 		consume(d);
@@ -1055,7 +1001,7 @@ static int idle(struct rtit_flow_dec *d)
 		}
 		if (d->cfg.errata & RTIT_FLOW_E2)
 			return 0;
-		return fail(d, RTIT_ERR_BAD_CONTEXT, off,
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
 			    "a FUP.PGD 0x%" PRIx64 " while tracing is disabled (erratum E2?)", ip);
 	case RTIT_R_PIP:
 		apply_pip(d, &p->pkt);
@@ -1075,11 +1021,12 @@ static int recover(struct rtit_flow_dec *d)
 	d->walked = 0;
 	d->st.errors++;
 	d->st.gaps++;
-	note(d, RTIT_FLOW_N_ERROR, d->err_off, d->err_ip, 0);
+	flow_note(d, RTIT_FLOW_N_ERROR, d->err_off, d->err_ip, 0);
 	d->state = ST_UNSYNCED;
 	d->tnt_n = 0;
 	d->have_la = false;
 	d->retc_valid = false;
+	flow_pt_reset(d);
 	uint64_t before = d->pd.skipped;
 	int r = rtit_pktdec_resync(&d->pd, false);
 	d->st.skipped_bytes += d->pd.skipped - before;
@@ -1096,11 +1043,11 @@ int rtit_flow_dec_run(struct rtit_flow_dec *d)
 
 	for (;;) {
 		if (d->state == ST_ENABLED) {
-			r = walk(d);
+			r = d->pt ? flow_pt_walk(d) : walk(d);
 			if (r == 2)
 				break;	/* the stream ended */
 		} else {
-			r = idle(d);
+			r = d->pt ? flow_pt_idle(d) : idle(d);
 			if (r == 1)
 				break;
 		}
@@ -1111,9 +1058,9 @@ int rtit_flow_dec_run(struct rtit_flow_dec *d)
 			    d->have_la) {
 				/* tracing was off when the overflow cleared: the
 				 * packet in view is handled as such */
-				drop_uncertain(d, d->la.offset);
+				flow_drop_uncertain(d, d->la.offset);
 				d->soft = false;
-				disable(d, RTIT_FLOW_N_DISABLE, d->la.offset, NO_IP);
+				flow_disable(d, RTIT_FLOW_N_DISABLE, d->la.offset, NO_IP);
 				continue;
 			}
 			if ((r = recover(d)) < 0)
@@ -1121,8 +1068,8 @@ int rtit_flow_dec_run(struct rtit_flow_dec *d)
 		}
 	}
 	commit(d);
-	flush_committed(d);
-	note(d, RTIT_FLOW_N_END, rtit_pktdec_offset(&d->pd), d->ip, 0);
+	flow_flush_committed(d);
+	flow_note(d, RTIT_FLOW_N_END, rtit_pktdec_offset(&d->pd), d->ip, 0);
 	return (int)(d->st.errors > 0x7fffffff ? 0x7fffffff : d->st.errors);
 }
 

@@ -704,6 +704,17 @@ static void on_trace_disable(struct rtit_pt_model *m, bool pe0, uint64_t fup_ip,
 	if (pe0) {
 		emit_ip(m, RTIT_PT_FUP, fup_ip, why);
 		emit_pgd_none(m, "TIP.PGD(): TraceEn cleared (Table 33-56 cases 3/9)");
+		if (m->ovf) {
+			/* the buffer overflowed on these very packets: as
+			 * above, the flush makes room and the OVF says so
+			 * before they are sent again (33.3.8) */
+			struct rtit_packet o = { .type = RTIT_PT_OVF };
+			rtit_pt_model_drain(m);
+			m->ovf = false;
+			send(m, &o, 0, "OVF: the overflow ends with TraceEn cleared (33.3.8)", F_ELIG);
+			emit_ip(m, RTIT_PT_FUP, fup_ip, why);
+			emit_pgd_none(m, "TIP.PGD(): TraceEn cleared (Table 33-56 cases 3/9)");
+		}
 	}
 	rtit_pt_tnt_clear(&m->tnt);
 	rtit_pt_calls_clear(&m->calls);

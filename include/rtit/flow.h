@@ -85,7 +85,9 @@ enum {
 
 struct rtit_flow_cfg {
 	/* What the stream does not say (the sideband file has them). */
-	int mode;		/* 64 (default when 0) or 32 */
+	int dialect;		/* RTIT_DIALECT_RTIT (0) or RTIT_DIALECT_PT */
+	int mode;		/* 64 (default when 0) or 32; PT: until a
+				 * MODE.Exec says otherwise */
 	bool cycle_acc;		/* Cycle_Acc was set: CCPs follow (A-R37) */
 	bool cmprs_ret;		/* Cmprs_Ret was set (4.2.3.2) */
 	bool buffovf_loads_lip;	/* encoder parameter (A-R7) */
@@ -121,6 +123,10 @@ struct rtit_flow_cfg {
 	 * or -1; names the
 	 * kind of EVENT records (else RTIT_EV_NONE). */
 	int (*vector_of)(void *opaque, uint64_t ip);
+	/* Optional (opaque = mem_opaque): the handler of @vector (the IDT),
+	 * or UINT64_MAX when not known.  Intel PT: tells an interrupt that
+	 * came just before an INT n from the INT n (both FUP + TIP). */
+	uint64_t (*handler_of)(void *opaque, unsigned vector);
 
 	/* Outputs.  on_rec: n >= 1 records, valid during the call only;
 	 * on_note before the records that follow it. */

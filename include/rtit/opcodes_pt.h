@@ -205,6 +205,16 @@ enum rtit_pt_fields {
 	rtit_pt_mwait_ext_mask = 0x3
 };
 
+/* CFE types (Table 33-50) the encoder sends. */
+enum rtit_pt_cfe_type {
+	rtit_pt_cfe_intr = 1,		/* interrupt, exception, INT n */
+	rtit_pt_cfe_iret = 2,
+	rtit_pt_cfe_smi = 3,
+	rtit_pt_cfe_rsm = 4,
+	rtit_pt_cfe_vmentry = 7,
+	rtit_pt_cfe_vmexit = 8
+};
+
 /* Width of MTC's CTC payload and of TSC's payload (Tables 33-31, 33-30). */
 enum { rtit_pt_tsc_bits = 56, rtit_pt_tnt64_max_bits = 47 };
 

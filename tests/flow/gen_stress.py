@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""gen_stress.py SEED > OUT.scn - a random RTIT scenario for the flow decoder's
-round trip: a kernel that enters user mode, user code with loops on
+"""gen_stress.py SEED [rtit|pt] > OUT.scn - a random scenario for the flow
+decoder's round trip, in either dialect (the same program for a seed): a kernel that enters user mode, user code with loops on
 RDRAND-driven conditions, nested direct and indirect calls (RET compression
 kept and broken), indirect jumps, INT n, SYSCALL, faults (#UD, #DE) whose
 handlers skip the instruction, and a random trace configuration: CPL
@@ -12,7 +12,40 @@ import random
 import sys
 
 seed = int(sys.argv[1])
+pt = len(sys.argv) > 2 and sys.argv[2] == "pt"
 rnd = random.Random(seed)
+# the trace configuration draws from its own generator: the program of a
+# seed is the same in both dialects
+crnd = random.Random(seed * 7919 + 1)
+
+
+def pt_ctl(user_os):
+    """IA32_RTIT_CTL (SDM Table 33-6) at random: TraceEn, BranchEn, OS/User."""
+    c = 0x2001 | user_os
+    if crnd.random() < 0.3:
+        c |= 0x2 | (crnd.randint(0, 6) << 19)       # CYCEn, CYCThresh
+    if crnd.random() < 0.3:
+        c |= 0x200 | (crnd.choice([0, 3, 6, 9]) << 14)  # MTCEn, MTCFreq
+    if crnd.random() < 0.4:
+        c |= 0x400                                 # TSCEn
+    if crnd.random() < 0.3:
+        c |= 0x800                                 # DisRETC
+    if crnd.random() < 0.3:
+        c |= 0x10                                  # PwrEvtEn
+    if crnd.random() < 0.2:
+        c |= 1 << 31                               # EventEn
+    if crnd.random() < 0.4:
+        c |= crnd.randint(0, 3) << 24              # PSBFreq: 2K..16K
+    return c
+
+
+def pt_tail(c, cfg):
+    """The buffer and the events, as for RTIT."""
+    if crnd.random() < 0.3:
+        cfg.append("param buffer_bytes = %d" % crnd.choice([24, 32, 48, 64]))
+        cfg.append("param drain = 1/%d" % crnd.choice([2, 4, 8]))
+    if crnd.random() < 0.2:
+        cfg.append("param long_tnt = true")
 out = []
 w = out.append
 
@@ -166,7 +199,10 @@ if seed % 7 == 3:
     ctl = 0x2005 | rnd.choice([0, 0x800]) | rnd.choice([0, 0x2])
     print("name     stress_%d" % seed)
     print('describe "random 32-bit program, seed %d"' % seed)
-    print("dialect  rtit\ncpu      silvermont\nmode     32")
+    if pt:
+        print("dialect  pt\ncpu      default\nmode     32")
+    else:
+        print("dialect  rtit\ncpu      silvermont\nmode     32")
     print("code asm load=0x401000 entry=start")
     print("\n".join(out))
     print("end")
@@ -174,7 +210,10 @@ if seed % 7 == 3:
     print("cpl 0\nreg eflags = 0x202")
     if rnd.random() < 0.3:
         print("param buffer_bytes = 32\nparam drain = 1/4")
-    print("msr RTIT_EVENTS = 0x37\nmsr RTIT_CTL = 0x%x" % ctl)
+    if pt:
+        print("msr IA32_RTIT_CTL = 0x%x" % pt_ctl(0x4))
+    else:
+        print("msr RTIT_EVENTS = 0x37\nmsr RTIT_CTL = 0x%x" % ctl)
     for _ in range(rnd.randint(0, 4)):
         print("event at insn %d: %s" % (rnd.randint(10, 2000),
                                          rnd.choice(["interrupt vector=0x20", "nmi", "smi cycles=30"])))
@@ -296,24 +335,43 @@ if rnd.random() < 0.3:
     cfg.append("param buffer_bytes = %d" % rnd.choice([24, 32, 48, 64]))
     cfg.append("param drain = 1/%d" % rnd.choice([2, 4, 8]))
 for e in ("e1", "e2", "e3", "e4", "e5", "e6", "e7"):
-    if rnd.random() < 0.15:
+    if rnd.random() < 0.15 and not pt:
         cfg.append("param %s = %s" % (e, rnd.choice(["always", "every:3", "seed:2:%d" % seed])))
-cfg.append("msr RTIT_EVENTS = 0x%x" % events)
-cfg.append("msr RTIT_CTL = 0x%x" % ctl)
+if pt:
+    # the same program under Intel PT: IA32_RTIT_CTL and ADDRn (Table 33-6)
+    cfg = [c for c in cfg if not c.startswith(("msr RTIT_", "param"))]
+    ctl = pt_ctl(crnd.choice([0xc, 0xc, 0xc, 0x8, 0x4]))
+    if cr3en:
+        ctl |= 0x80                                # CR3Filter
+        cfg.append("msr IA32_RTIT_CR3_MATCH = 0x1000")
+    if filt:
+        ctl |= 1 << 32                             # ADDR0_CFG = 1: filter
+        cfg.append("msr IA32_RTIT_ADDR0_A = 0x401800")
+        cfg.append("msr IA32_RTIT_ADDR0_B = 0x401bff")
+    if events >> 3 == 1:
+        ctl |= 2 << 36                             # ADDR1_CFG = 2: TraceStop
+        cfg.append("msr IA32_RTIT_ADDR1_A = 0x401c00")
+        cfg.append("msr IA32_RTIT_ADDR1_B = 0x401cff")
+    pt_tail(ctl, cfg)
+    cfg.append("msr IA32_RTIT_CTL = 0x%x" % ctl)
+else:
+    cfg.append("msr RTIT_EVENTS = 0x%x" % events)
+    cfg.append("msr RTIT_CTL = 0x%x" % ctl)
+ctl_name = "IA32_RTIT_CTL" if pt else "RTIT_CTL"
 for _ in range(rnd.randint(0, 6)):
     n = rnd.randint(10, 3000)
     k = rnd.choice(["interrupt vector=0x20", "interrupt vector=0x20", "nmi", "smi cycles=50",
                     "vmexit cycles=40", "freq ratio=%d" % rnd.randint(8, 30),
                     "sleep ticks=%d cstate=%d" % (rnd.randint(10, 500), rnd.choice([1, 4])),
-                    "msr RTIT_CTL = 0x%x" % (ctl & ~1), "msr RTIT_CTL = 0x%x" % ctl])
+                    "msr %s = 0x%x" % (ctl_name, ctl & ~1), "msr %s = 0x%x" % (ctl_name, ctl)])
     cfg.append("event at insn %d: %s" % (n, k))
 cfg.append("end-at done")
 cfg.append("budget 200000")
 
 print("name     stress_%d" % seed)
 print('describe "random program and trace configuration, seed %d"' % seed)
-print("dialect  rtit")
-print("cpu      silvermont")
+print("dialect  %s" % ("pt" if pt else "rtit"))
+print("cpu      %s" % ("default" if pt else "silvermont"))
 print("mode     64")
 print("code asm load=0x401000 entry=start")
 print("\n".join(out))

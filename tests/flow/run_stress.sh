@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# run_stress.sh RTITSIM GEN FIRST LAST - random scenarios (gen_stress.py,
-# seeds FIRST..LAST) through `rtitsim run` and `rtitsim decode --check`:
+# run_stress.sh RTITSIM GEN FIRST LAST [rtit|pt] - random scenarios
+# (gen_stress.py, seeds FIRST..LAST, in the dialect given, default RTIT) through `rtitsim run` and `rtitsim decode --check`:
 # the decoded flow must match the simulator's outside reported gaps, with
 # no decode error.
 set -u
@@ -10,7 +10,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 pass=0 fail=0 total=0
 for ((s = $3; s <= $4; s++)); do
-	python3 "$G" $s > "$T/s.scn"
+	python3 "$G" $s "${5:-rtit}" > "$T/s.scn"
 	if ! "$R" run "$T/s.scn" --out "$T/s" -q >/dev/null 2>"$T/run.err"; then
 		fail=$((fail + 1)); echo "FAIL: seed $s: rtitsim run: $(head -3 "$T/run.err")"; continue
 	fi

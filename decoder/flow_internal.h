@@ -1,0 +1,185 @@
+/*
+ * flow_internal.h - the flow decoder's state and the helpers its two walks
+ * share: decoder/flow.c (the records, the instruction cache, the end of the
+ * stream, RTIT's walk) and decoder/flow_pt.c (Intel PT's walk).
+ */
+#ifndef RTIT_FLOW_INTERNAL_H
+#define RTIT_FLOW_INTERNAL_H
+
+#include "rtit/flow.h"
+#include "rtit/pt_state.h"	/* the RET-compression stack (33.4.2.2) */
+#include "../sim/sim_internal.h"	/* sim_classify: the sim's classes */
+
+enum { ST_DISABLED = 0, ST_ENABLED, ST_UNSYNCED };
+
+/* Decoded-instruction cache entry. */
+struct ic_ent {
+	uint64_t ip;		/* key; valid when len != 0 */
+	uint64_t target;	/* direct branch target */
+	uint8_t len;
+	uint8_t cls;
+	uint8_t flags;		/* IC_* */
+	uint8_t vec;		/* INT n, INT3, INT1, INTO: the vector */
+};
+enum { IC_ZLC = 1, IC_INTO = 2 };
+
+/* The packet in view. */
+struct la {
+	struct rtit_packet pkt;
+	uint64_t offset;
+	uint64_t ip;
+	int ip_status;
+	bool psb;		/* PT: a FUP inside PSB+ (status) */
+};
+
+struct rtit_flow_dec {
+	struct rtit_flow_cfg cfg;
+	ZydisDecoder zd;
+
+	struct ic_ent *ic;
+	uint32_t ic_mask, ic_n;
+
+	struct rtit_sim_rec *batch;
+	uint64_t *offs;		/* trace offset of the packet behind each */
+	size_t nbatch, ncommit, cap;
+	struct rtit_sim_rec tmpl;
+
+	struct la la;
+	bool have_la, eos;
+
+	bool pt;		/* Intel PT: flow_pt.c walks */
+	uint64_t ic_tag;	/* cache key bit of the decoding mode */
+	ZydisDecoder zd32;	/* PT: for MODE.Exec CS.D */
+
+	int state;
+	bool after_stop;
+	/* since a FUP.BuffOvf, no packet has shown that tracing is on (the
+	 * overflow clears with FilterEn 0 too, 4.2.5): a packet that does
+	 * not fit means it is off, not an error */
+	bool soft;
+	uint64_t ip;
+	uint64_t prev_nlip;	/* NLIP of the instruction just walked */
+	uint64_t tnt_bits;
+	int tnt_n;
+	uint64_t retc;		/* LAST_CALL_NLIP [47:0] */
+	bool retc_valid;
+	/* Intel PT (flow_pt.c) */
+	struct rtit_pt_callstack rs;	/* RET compression (33.4.2.2) */
+	bool in_psb;		/* between PSB and PSBEND */
+	bool bound_fup;		/* the next FUP belongs to an EXSTOP, PTW,
+				 * CFE or MODE.TSX with its IP bit: status */
+	bool nonroot;		/* the last PIP's NR: VMX non-root */
+	bool in_vmm;		/* after a VM exit, until the VM entry */
+	uint8_t cfe_type;	/* the last CFE's type, until an INT n ... */
+	uint8_t cfe_vec;	/* ... and its vector (Table 33-59) */
+	uint8_t vmx_change;	/* take_tip: RTIT_EV_VMENTRY/VMEXIT by PIP.NR */
+	uint64_t walked;	/* instructions since the last packet */
+	uint64_t last_off;	/* offset of the last packet consumed */
+
+	/* the error being reported */
+	int err_code;
+	uint64_t err_off, err_ip;
+	char msg[256];
+
+	struct rtit_flow_stats st;
+	struct rtit_pktdec pd;	/* large: last */
+};
+
+#define NO_IP UINT64_MAX
+/* Cache keys of instructions decoded in 32-bit mode carry this bit (never
+ * set in a canonical 64-bit address nor in a 32-bit one). */
+#define FLOW_IC_TAG32 (1ull << 62)
+
+static inline uint64_t sext48(uint64_t v)
+{
+	v &= 0xffffffffffffull;
+	return (v & (1ull << 47)) ? v | 0xffff000000000000ull : v;
+}
+
+/* PT: IPs of the current mode (a RET's target is cut to its operand size). */
+static inline uint64_t flow_pt_ip_mask(const struct rtit_flow_dec *d)
+{
+	return d->ic_tag ? 0xffffffffull : ~0ull;
+}
+
+/* ---- flow.c: records, notes, errors ---- */
+void flow_flush_committed(struct rtit_flow_dec *d);
+void flow_note(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip, uint64_t count);
+void flow_drop_uncertain(struct rtit_flow_dec *d, uint64_t off);
+int flow_fail(struct rtit_flow_dec *d, int code, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+const char *flow_la_name(const struct rtit_flow_dec *d);
+int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it);
+int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool psb);
+int flow_ic_fill(struct rtit_flow_dec *d, uint64_t key, struct ic_ent *e);
+int flow_ic_grow(struct rtit_flow_dec *d);
+void flow_emit_event(struct rtit_flow_dec *d, uint64_t ip, uint64_t next);
+void flow_enable_at(struct rtit_flow_dec *d, uint64_t ip);
+void flow_disable(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip);
+int flow_walk_end(struct rtit_flow_dec *d);
+void flow_on_call(struct rtit_flow_dec *d, uint64_t nlip, bool zlc);
+bool flow_ret_compressed(struct rtit_flow_dec *d, uint64_t *t);
+
+/* ---- flow_pt.c: the Intel PT walk ---- */
+int flow_pt_walk(struct rtit_flow_dec *d);
+int flow_pt_idle(struct rtit_flow_dec *d);
+void flow_pt_reset(struct rtit_flow_dec *d);
+
+static inline struct rtit_sim_rec *rec_new(struct rtit_flow_dec *d)
+{
+	if (d->nbatch == d->cap) {
+		/* a full batch of provisional records: straight-line code
+		 * this long is taken as certain */
+		if (!d->ncommit)
+			d->ncommit = d->nbatch;
+		flow_flush_committed(d);
+	}
+	d->offs[d->nbatch] = d->last_off;
+	return &d->batch[d->nbatch++];
+}
+
+static inline void commit(struct rtit_flow_dec *d)
+{
+	d->ncommit = d->nbatch;
+	d->walked = 0;
+}
+
+static inline void consume(struct rtit_flow_dec *d)
+{
+	d->have_la = false;
+	d->last_off = d->la.offset;
+	d->soft = false;
+}
+
+static inline uint32_t ic_hash(uint64_t ip)
+{
+	return (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 40);
+}
+
+static inline int ic_get(struct rtit_flow_dec *d, uint64_t ip, const struct ic_ent **out)
+{
+	ip |= d->ic_tag;
+	uint32_t h = ic_hash(ip) & d->ic_mask;
+	struct ic_ent *e;
+	while ((e = &d->ic[h])->len) {
+		if (e->ip == ip) {
+			*out = e;
+			return 0;
+		}
+		h = (h + 1) & d->ic_mask;
+	}
+	int r = flow_ic_fill(d, ip, e);
+	if (r < 0) {
+		e->len = 0;
+		return r;
+	}
+	if (++d->ic_n * 2 > d->ic_mask) {
+		if ((r = flow_ic_grow(d)) < 0)
+			return r;
+		return ic_get(d, ip & ~d->ic_tag, out);
+	}
+	*out = e;
+	return 0;
+}
+
+#endif /* RTIT_FLOW_INTERNAL_H */

@@ -1,0 +1,719 @@
+/*
+ * flow_pt.c - the Intel PT walk of the flow decoder (include/rtit/flow.h):
+ * the inverse of encoder/pt/pt_model.c (on_op; SDM 33.4.2, Tables 33-55
+ * and 33-56), sharing the records, the instruction cache and the end of
+ * the stream with RTIT's walk in flow.c.
+ *
+ * What each packet means to the walk:
+ *   - TNT-8 / Long TNT: one bit per conditional branch and compressed RET
+ *     (33.4.2.1).  A TNT is flushed before any other non-timing packet
+ *     (A-P15), so while bits are pending no IP packet can be due.
+ *   - TIP: an indirect branch's, uncompressed RET's or far transfer's
+ *     target (Table 33-55 cases 4, 6, 8-13).
+ *   - TIP.PGD: the branch or event left tracing; its IP, when sent, is the
+ *     target; suppressed for a conditional branch (A-P1), when ContextEn
+ *     cleared, and after a FUP for TraceEn cleared (Table 33-56 cases 3,
+ *     4, 6-9).  TIP.PGE: tracing (re)starts at its IP (case 5).
+ *   - FUP whose IP is where the walk stands, followed by a TIP: an
+ *     interrupt, exception or VM exit here (Table 33-23: a fault's CLIP, a
+ *     trap's or interrupt's NLIP).  With a TIP.PGD instead: the event left
+ *     tracing, or TraceEn was cleared here (WRMSR, SMI).  A software
+ *     interrupt sends FUP(CLIP) + TIP itself (Table 33-55 case 13): at an
+ *     INT n the FUP is the instruction's.
+ *   - FUP inside PSB+ (33.3.7), and the FUP that follows an EXSTOP, PTW,
+ *     CFE or MODE.TSX with its IP bit set: status, consumed on the way
+ *     (they say where execution is, which the walk knows), except that a
+ *     PSB+ FUP synchronises a walk that is not enabled.
+ *   - OVF (33.3.8): a gap; a FUP follows with the first IP traced again,
+ *     or tracing resumes with a TIP.PGE.
+ *   - MODE.Exec: the decoding mode from here on (Table 33-26); PIP: CR3.
+ *
+ * RET compression (33.4.2.2): every near CALL but a zero-length one pushes
+ * its NLIP on a 64-entry stack, every near RET pops; a compressed RET is a
+ * taken TNT bit and goes to the popped NLIP.  The encoder empties its
+ * stack at PSB, OVF and when PacketEn falls.  The walk empties its own at
+ * the last two (where it stands is where the encoder was) but not at PSB,
+ * whose place in the flow the walk does not know exactly: the encoder's
+ * stack stays a suffix of the walk's (pushes and pops apply to both, a pop
+ * of an empty stack changes nothing), so the top the walk pops for a
+ * compressed RET is the encoder's (docs/decisions.md D29).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "flow_internal.h"
+
+void flow_pt_reset(struct rtit_flow_dec *d)
+{
+	rtit_pt_calls_clear(&d->rs);
+	d->in_psb = false;
+	d->bound_fup = false;
+	d->in_vmm = false;
+	d->cfe_type = 0;
+}
+
+/* MODE.Exec (Table 33-26): CS.L (64-bit) or CS.D (32-bit); 16-bit code
+ * is decoded as 32-bit (the simulator runs none). */
+static void apply_mode(struct rtit_flow_dec *d, uint8_t bits)
+{
+	bool m64 = bits & rtit_pt_mode_exec_csl;
+	d->ic_tag = m64 ? 0 : FLOW_IC_TAG32;
+	d->tmpl.mode = m64 ? RTIT_SIM_MODE_64 : RTIT_SIM_MODE_32;
+}
+
+static void apply_pip(struct rtit_flow_dec *d, const struct rtit_packet *p)
+{
+	d->tmpl.cr3 = p->u.pip.cr3;	/* Table 33-24: CR3[51:5] */
+	d->nonroot = p->u.pip.nr;	/* Table 33-53 */
+}
+
+/* Brings the next significant packet into view: TNT, TIP, TIP.PGE,
+ * TIP.PGD, a FUP that is not status, OVF, TraceStop, and PIP and MODE.Exec
+ * while tracing (they belong to a MOV CR3 or a far transfer ahead).  1: in view,
+ * 0: the end of the stream, < 0: an error. */
+static int pt_peek(struct rtit_flow_dec *d)
+{
+	struct rtit_pktdec_item it;
+
+	while (!d->have_la) {
+		int r = flow_next_packet(d, &it);
+		if (r <= 0)
+			return r;
+		const struct rtit_packet *p = &it.pkt;
+		switch (p->type) {
+		case RTIT_PT_PSB:
+			d->in_psb = true;
+			d->bound_fup = false;
+			d->last_off = it.offset;
+			continue;
+		case RTIT_PT_PSBEND:
+			d->in_psb = false;
+			continue;
+		case RTIT_PT_MODE_EXEC:
+			/* while tracing, it belongs to the TIP of a far transfer
+			 * ahead (Table 33-55 cases 10/12): applied there */
+			if (d->state == ST_ENABLED && !d->in_psb)
+				break;
+			apply_mode(d, p->u.mode.bits);
+			continue;
+		case RTIT_PT_MODE_TSX:
+			/* outside PSB+ a FUP follows (33.4.2.8) */
+			if (!d->in_psb)
+				d->bound_fup = true;
+			continue;
+		case RTIT_PT_EXSTOP:
+			if (p->u.ip_bit)	/* Table 33-57 case 5 */
+				d->bound_fup = true;
+			continue;
+		case RTIT_PT_PTW:
+			if (p->u.ptw.ip)	/* FUPonPTW, Table 33-58 */
+				d->bound_fup = true;
+			continue;
+		case RTIT_PT_CFE:
+			if (p->u.cfe.ip)	/* Table 33-59 */
+				d->bound_fup = true;
+			d->cfe_type = p->u.cfe.type;
+			d->cfe_vec = p->u.cfe.vector;
+			continue;
+		case RTIT_PT_PIP:
+			if (d->state == ST_ENABLED && !d->in_psb)
+				break;
+			apply_pip(d, p);
+			continue;
+		case RTIT_PT_FUP:
+			if (d->in_psb) {
+				if (d->state == ST_ENABLED)
+					continue;	/* status (33.3.7) */
+				return flow_set_la(d, &it, true);
+			}
+			if (d->bound_fup) {
+				d->bound_fup = false;
+				continue;
+			}
+			break;
+		case RTIT_PT_OVF:
+			/* packets were lost: a PSBEND, an IP bit's FUP */
+			d->in_psb = false;
+			d->bound_fup = false;
+			break;
+		case RTIT_PT_TNT8: case RTIT_PT_TNT64: case RTIT_PT_TIP: case RTIT_PT_TIP_PGE:
+		case RTIT_PT_TIP_PGD: case RTIT_PT_TRACESTOP:
+			break;
+		default:
+			continue;	/* timing, power, VMCS, PAD, blocks, EVD */
+		}
+		return flow_set_la(d, &it, false);
+	}
+	return 1;
+}
+
+static inline bool is_type(const struct rtit_flow_dec *d, enum rtit_pkt_type t)
+{
+	return d->have_la && d->la.pkt.type == t;
+}
+
+/* The OVF in view (33.3.8): the gap; then a FUP gives the first IP traced
+ * again, else tracing was off when the overflow resolved (a TIP.PGE will
+ * say where it resumes). */
+static int overflow(struct rtit_flow_dec *d)
+{
+	uint64_t off = d->la.offset;
+	int r;
+
+	consume(d);
+	flow_drop_uncertain(d, off);
+	d->st.overflows++;
+	d->st.gaps++;
+	d->tnt_n = 0;
+	d->bound_fup = false;
+	d->in_vmm = false;
+	rtit_pt_calls_clear(&d->rs);
+	if ((r = pt_peek(d)) < 0)
+		return r;
+	if (r && is_type(d, RTIT_PT_FUP)) {
+		uint64_t ip = d->la.ip;
+		consume(d);
+		flow_note(d, RTIT_FLOW_N_OVERFLOW, off, ip, 0);
+		if ((r = pt_peek(d)) < 0)
+			return r;
+		if (r && is_type(d, RTIT_PT_TIP_PGD)) {
+			/* TraceEn cleared during the overflow: OVF, FUP,
+			 * TIP.PGD() (Table 33-56 case 3) */
+			uint64_t pgd_off = d->la.offset;
+			consume(d);
+			flow_disable(d, RTIT_FLOW_N_DISABLE, pgd_off, ip);
+			return 0;
+		}
+		flow_enable_at(d, ip);
+		return 0;
+	}
+	flow_note(d, RTIT_FLOW_N_OVERFLOW, off, NO_IP, 0);
+	d->state = ST_DISABLED;
+	d->after_stop = false;
+	return 0;
+}
+
+enum { TIP_OK = 0, TIP_LOST = 1, TIP_EOS = 2 };
+
+/* Needs the TIP or TIP.PGD of @what: its IP in *ip (NO_IP for a TIP.PGD
+ * with the IP suppressed), *pgd when it is a TIP.PGD.  PIP and MODE.Exec
+ * before it are applied (a far transfer changing CR3 or the mode, Table
+ * 33-55 cases 9/10/12).
+ * TIP_LOST: an OVF is in view instead; TIP_EOS: the stream ended. */
+static int take_tip(struct rtit_flow_dec *d, const char *what, uint64_t *ip, bool *pgd)
+{
+	int r;
+
+	*pgd = false;
+	d->vmx_change = 0;
+	for (;;) {
+		if ((r = pt_peek(d)) < 0)
+			return r;
+		if (!r)
+			return TIP_EOS;
+		switch (d->la.pkt.type) {
+		case RTIT_PT_PIP:
+			/* NR is set by VM entry, cleared by VM exit (Table
+			 * 33-53).  The simulator's interrupts and exceptions
+			 * keep CR3: an event with a PIP(NR=0) is a VM exit. */
+			d->vmx_change = d->la.pkt.u.pip.nr ? RTIT_EV_VMENTRY : RTIT_EV_VMEXIT;
+			apply_pip(d, &d->la.pkt);
+			consume(d);
+			continue;
+		case RTIT_PT_MODE_EXEC:
+			apply_mode(d, d->la.pkt.u.mode.bits);
+			consume(d);
+			continue;
+		case RTIT_PT_OVF:
+			return TIP_LOST;
+		case RTIT_PT_TIP_PGD:
+			*pgd = true;
+			*ip = d->la.ip_status == 1 ? NO_IP : d->la.ip;
+			consume(d);
+			return TIP_OK;
+		case RTIT_PT_TIP:
+			if (d->la.ip_status == 1)
+				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->la.offset,
+						 "%s at 0x%" PRIx64 " meets a TIP with its IP"
+						 " suppressed", what, d->ip);
+			*ip = d->la.ip;
+			consume(d);
+			return TIP_OK;
+		default:
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->la.offset,
+					 "%s at 0x%" PRIx64 " needs a TIP; the next packet is %s",
+					 what, d->ip, flow_la_name(d));
+		}
+	}
+}
+
+static struct rtit_sim_rec *insn_rec(struct rtit_flow_dec *d, const struct ic_ent *e,
+				      uint64_t next, uint8_t fl, uint8_t ann)
+{
+	struct rtit_sim_rec *rec = rec_new(d);
+	*rec = d->tmpl;
+	rec->ip = d->ip;
+	rec->len = e->len;
+	rec->cls = e->cls;
+	rec->next_ip = next;
+	rec->flags |= fl;
+	rec->pad0 = ann;
+	return rec;
+}
+
+/* The instruction at the walk left tracing with a TIP.PGD (Table 33-56
+ * cases 4, 6-8): its record, then the stop.  @to: the TIP.PGD's IP or
+ * NO_IP. */
+static int leave(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t off, uint64_t to,
+		 uint8_t fl)
+{
+	uint8_t ann = 0;
+	if (to == NO_IP) {
+		ann = RTIT_FLOW_A_NEXT_UNKNOWN;
+		if (e->cls == RTIT_IC_COND)
+			fl = 0;		/* no TNT bit: the way is not known (A-P1) */
+	}
+	insn_rec(d, e, to == NO_IP ? 0 : to, fl, ann);
+	commit(d);
+	rtit_pt_calls_clear(&d->rs);	/* PacketEn fell (33.4.2.2) */
+	flow_disable(d, RTIT_FLOW_N_DISABLE, off, to);
+	return 0;
+}
+
+/* An asynchronous transfer from @at to @to (FUP, [PIP], [MODE.Exec], TIP):
+ * its record; the walk goes on at @to. */
+static void async_event(struct rtit_flow_dec *d, uint64_t at, uint64_t to)
+{
+	flow_emit_event(d, at, to);
+	/* FUP, PIP(NR=0), TIP (Table 33-53); or, with no PIP (OS=0), an event
+	 * that resumes where it happened: the simulator's VM exit, whose VMM
+	 * is not simulated (docs/sim.md), enters the guest again there */
+	if (d->vmx_change == RTIT_EV_VMEXIT || (to == at && !d->vmx_change)) {
+		d->batch[d->nbatch - 1].cls = RTIT_EV_VMEXIT;
+		d->in_vmm = true;
+	}
+	d->ip = to;
+}
+
+/* A FUP at the walk's IP with no bits pending: an event here (or TraceEn
+ * cleared here).  Returns as flow_pt_walk. */
+static int event_here(struct rtit_flow_dec *d, const struct ic_ent *e)
+{
+	uint64_t at = d->la.ip, off = d->la.offset, to = 0;
+	bool pgd;
+	int r;
+
+	consume(d);
+	commit(d);
+	r = take_tip(d, "the event (FUP)", &to, &pgd);
+	if (r < 0)
+		return r;
+	if (r != TIP_OK)	/* which event, if any (an SMI sends FUP, TIP.PGD), is lost */
+		return r == TIP_EOS ? 2 : overflow(d);
+	if (pgd) {
+		/* FUP + TIP.PGD(): a WRMSR clearing TraceEn (Table 33-56 case
+		 * 3), an SMI (case 9), or an event into code not traced
+		 * (ContextEn cleared): which event is not known.  With an IP,
+		 * an event whose handler is outside the filter (case 4). */
+		if (to != NO_IP && e->cls != RTIT_IC_WRMSR)
+			flow_emit_event(d, at, to);
+		rtit_pt_calls_clear(&d->rs);
+		flow_disable(d, RTIT_FLOW_N_DISABLE, off, to != NO_IP ? to : at);
+		return 0;
+	}
+	async_event(d, at, to);
+	return 1;
+}
+
+/* A PIP with NR set while the walk is in VMX root operation, with no bits
+ * pending: a VM entry here (Table 33-53: PIP(NR=1), [VMCS], TIP to the
+ * guest).  Returns as flow_pt_walk. */
+static int vm_entry_here(struct rtit_flow_dec *d)
+{
+	uint64_t at = d->ip, to = 0;
+	bool pgd;
+	int r;
+
+	commit(d);
+	r = take_tip(d, "the VM entry (PIP.NR=1)", &to, &pgd);
+	if (r < 0)
+		return r;
+	if (r != TIP_OK)
+		return r == TIP_EOS ? 2 : overflow(d);
+	if (pgd) {
+		d->in_vmm = false;
+		rtit_pt_calls_clear(&d->rs);
+		flow_disable(d, RTIT_FLOW_N_DISABLE, d->last_off, to != NO_IP ? to : at);
+		return 0;
+	}
+	flow_emit_event(d, at, to);
+	d->batch[d->nbatch - 1].cls = RTIT_EV_VMENTRY;
+	d->in_vmm = false;
+	d->ip = to;
+	return 1;
+}
+
+/* FUP(IP of an INT n) + TIP(@to): the INT n itself (Table 33-55 case 13)
+ * or an event that came before it executed?  A VM exit (PIP.NR=0, or back
+ * to the same IP) or a CFE of another type or vector (Event Trace, Table
+ * 33-59) says so; else the IDT, when known: the INT's handler is not at
+ * @to, or @to is the handler of another vector.  Without any of these,
+ * the INT n (docs/decisions.md D29). */
+static bool int_is_event(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t to,
+			 bool cfe_other)
+{
+	if (cfe_other || d->vmx_change == RTIT_EV_VMEXIT || to == d->ip)
+		return true;
+	if (e->flags & IC_INTO)
+		return false;
+	if (d->cfg.handler_of) {
+		uint64_t h = d->cfg.handler_of(d->cfg.mem_opaque, e->vec);
+		if (h != NO_IP && h != to)
+			return true;
+	}
+	if (d->cfg.vector_of) {
+		int v = d->cfg.vector_of(d->cfg.mem_opaque, to);
+		if (v >= 0 && v != e->vec)
+			return true;
+	}
+	return false;
+}
+
+int flow_pt_walk(struct rtit_flow_dec *d)
+{
+	const struct ic_ent *e;
+	int r;
+
+	while (d->state == ST_ENABLED) {
+		if ((r = ic_get(d, d->ip, &e)) < 0)
+			return r;
+		if (!d->tnt_n) {
+			if ((r = pt_peek(d)) < 0)
+				return r;
+			if (!r)
+				return flow_walk_end(d);
+			const struct la *p = &d->la;
+			switch (p->pkt.type) {
+			case RTIT_PT_TIP_PGE:
+				/* tracing restarted with no TIP.PGD seen */
+				flow_drop_uncertain(d, p->offset);
+				d->st.enables++;
+				flow_note(d, RTIT_FLOW_N_ENABLE, p->offset, p->ip, 0);
+				flow_enable_at(d, p->ip);
+				consume(d);
+				continue;
+			case RTIT_PT_OVF:
+				if ((r = overflow(d)) < 0)
+					return r;
+				continue;
+			case RTIT_PT_TRACESTOP:
+				consume(d);
+				flow_drop_uncertain(d, p->offset);
+				flow_disable(d, RTIT_FLOW_N_TRACESTOP, p->offset, d->ip);
+				d->after_stop = true;
+				return 0;
+			case RTIT_PT_FUP:
+				if (p->ip != d->ip || e->cls == RTIT_IC_INT)
+					break;
+				if ((r = event_here(d, e)) <= 0 || r == 2)
+					return r;
+				continue;
+			case RTIT_PT_PIP:
+				if (!p->pkt.u.pip.nr || (!d->in_vmm && d->nonroot) ||
+				    e->cls == RTIT_IC_MOV_CR3)
+					break;	/* a MOV CR3's, here or ahead */
+				if ((r = vm_entry_here(d)) <= 0 || r == 2)
+					return r;
+				continue;
+			case RTIT_PT_TIP:
+				/* after a VM exit, the TIP of the VM entry */
+				if (!d->in_vmm)
+					break;
+				if ((r = vm_entry_here(d)) <= 0 || r == 2)
+					return r;
+				continue;
+			default:
+				break;
+			}
+		}
+
+		if (++d->walked > d->cfg.max_walk)
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+					 "%" PRIu64 " instructions walked from 0x%" PRIx64
+					 " without using a packet (next: %s)", d->walked, d->ip,
+					 flow_la_name(d));
+
+		uint64_t nlip = d->ip + e->len, next = nlip, to, off;
+		uint8_t fl = 0, ann = 0;
+		bool used = false, pgd;
+
+		switch (e->cls) {
+		case RTIT_IC_MOV_CR3: case RTIT_IC_MOV_CR0:
+			/* its PIP (Table 33-55 case 14), or the TIP.PGD() of a
+			 * CR3 that clears ContextEn (Table 33-56 case 7) */
+			if (!d->tnt_n && is_type(d, RTIT_PT_PIP)) {
+				apply_pip(d, &d->la.pkt);
+				consume(d);
+				used = true;
+				if ((r = pt_peek(d)) < 0)
+					return r;
+			}
+			if (!d->tnt_n && is_type(d, RTIT_PT_TIP_PGD) && d->la.ip_status == 1) {
+				off = d->la.offset;
+				consume(d);
+				return leave(d, e, off, NO_IP, 0);
+			}
+			break;
+		case RTIT_IC_OTHER: case RTIT_IC_WRMSR: case RTIT_IC_RDMSR: case RTIT_IC_HLT:
+		case RTIT_IC_PTWRITE:
+			break;
+		case RTIT_IC_DIRECT_JMP: case RTIT_IC_DIRECT_CALL:
+			next = e->target;
+			fl = RTIT_SIM_F_TAKEN;
+			if (e->flags & IC_ZLC)
+				fl |= RTIT_SIM_F_ZERO_LEN_CALL;
+			/* leaving the filter region: TIP.PGD(target), no TIP
+			 * otherwise (Table 33-56 case 4) */
+			if (!d->tnt_n && is_type(d, RTIT_PT_TIP_PGD) && d->la.ip_status == 0 &&
+			    d->la.ip == next) {
+				off = d->la.offset;
+				consume(d);
+				return leave(d, e, off, next, fl);
+			}
+			if (e->cls == RTIT_IC_DIRECT_CALL)
+				flow_on_call(d, nlip, e->flags & IC_ZLC);
+			break;
+		case RTIT_IC_COND:
+		case RTIT_IC_RET:
+			if (!d->tnt_n) {
+				if ((r = pt_peek(d)) < 0)
+					return r;
+				if (!r)
+					return flow_walk_end(d);
+				switch (d->la.pkt.type) {
+				case RTIT_PT_TNT8: case RTIT_PT_TNT64:
+					d->tnt_bits = d->la.pkt.u.tnt.bits;
+					d->tnt_n = d->la.pkt.u.tnt.nbits;
+					consume(d);
+					break;
+				case RTIT_PT_TIP_PGD:
+					if (e->cls == RTIT_IC_COND && d->la.ip_status != 1)
+						break;	/* a conditional's TIP.PGD is () */
+					off = d->la.offset;
+					to = d->la.ip_status == 1 ? NO_IP : d->la.ip;
+					consume(d);
+					return leave(d, e, off, to, RTIT_SIM_F_TAKEN);
+				case RTIT_PT_OVF:
+					if (e->cls == RTIT_IC_RET) {
+						if ((r = overflow(d)) < 0)
+							return r;
+						continue;
+					}
+					break;
+				default:
+					break;
+				}
+				if (!d->tnt_n && e->cls == RTIT_IC_COND)
+					return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->la.offset,
+							 "the conditional branch at 0x%" PRIx64
+							 " needs a TNT bit; the next packet is %s",
+							 d->ip, flow_la_name(d));
+			}
+			if (d->tnt_n) {
+				bool bit = (d->tnt_bits >> --d->tnt_n) & 1;
+				used = true;
+				if (e->cls == RTIT_IC_COND) {
+					if (bit) {
+						next = e->target;
+						fl = RTIT_SIM_F_TAKEN;
+					}
+					break;
+				}
+				/* a compressed RET (33.4.2.2): the popped NLIP */
+				if (!bit)
+					return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+							 "the RET at 0x%" PRIx64 " meets a not-taken TNT bit",
+							 d->ip);
+				if (!flow_ret_compressed(d, &next))
+					return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+							 "the RET at 0x%" PRIx64 " is compressed (TNT bit)"
+							 " but the RET-compression stack is empty", d->ip);
+				fl = RTIT_SIM_F_TAKEN;
+				break;
+			}
+			/* an uncompressed RET: a TIP; it pops all the same */
+			if ((r = take_tip(d, "the RET", &next, &pgd)) != TIP_OK) {
+				if (r == TIP_EOS)
+					return flow_walk_end(d);
+				if (r < 0 || (r = overflow(d)) < 0)
+					return r;
+				continue;
+			}
+			{
+				uint64_t ignored;
+				flow_ret_compressed(d, &ignored);
+			}
+			if (pgd)
+				return leave(d, e, d->last_off, next, RTIT_SIM_F_TAKEN);
+			fl = RTIT_SIM_F_TAKEN;
+			used = true;
+			break;
+		case RTIT_IC_INDIRECT_JMP:
+		case RTIT_IC_INDIRECT_CALL:
+			if (d->tnt_n)
+				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+						 "the %s at 0x%" PRIx64 " needs a TIP but %d TNT bits are"
+						 " pending", rtit_insn_class_name(e->cls), d->ip, d->tnt_n);
+			if ((r = take_tip(d, e->cls == RTIT_IC_INDIRECT_JMP ? "the indirect JMP" :
+					  "the indirect CALL", &next, &pgd)) != TIP_OK) {
+				if (r == TIP_EOS)
+					return flow_walk_end(d);
+				if (r < 0 || (r = overflow(d)) < 0)
+					return r;
+				continue;
+			}
+			if (pgd)
+				return leave(d, e, d->last_off, next, RTIT_SIM_F_TAKEN);
+			if (e->cls == RTIT_IC_INDIRECT_CALL)
+				flow_on_call(d, nlip, false);
+			fl = RTIT_SIM_F_TAKEN;
+			used = true;
+			break;
+		default: {
+			/* far transfers: [FUP(CLIP) for INT n], [PIP], [MODE.Exec],
+			 * TIP or TIP.PGD (Table 33-55 cases 8-13, Table 33-56) */
+			if (d->tnt_n)
+				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+						 "the %s at 0x%" PRIx64 " needs a TIP but %d TNT bits are"
+						 " pending", rtit_insn_class_name(e->cls), d->ip, d->tnt_n);
+			bool fup_here = false;
+			if (e->cls == RTIT_IC_INT) {
+				if ((r = pt_peek(d)) < 0)
+					return r;
+				if (r && is_type(d, RTIT_PT_FUP) && d->la.ip == d->ip) {
+					consume(d);
+					fup_here = true;
+				}
+			}
+			bool cfe_other = d->cfe_type && (d->cfe_type != rtit_pt_cfe_intr ||
+							 d->cfe_vec != e->vec);
+			d->cfe_type = 0;
+			fl = RTIT_SIM_F_TAKEN;
+			r = take_tip(d, "the far transfer", &next, &pgd);
+			if (r < 0)
+				return r;
+			if (r != TIP_OK) {	/* lost in an overflow, or the end */
+				insn_rec(d, e, 0, fl, RTIT_FLOW_A_NEXT_UNKNOWN);
+				commit(d);
+				if (r == TIP_EOS)
+					return 2;
+				if ((r = overflow(d)) < 0)
+					return r;
+				continue;
+			}
+			if (pgd && fup_here && next == NO_IP) {
+				/* FUP(IP) + TIP.PGD(): the INT n into code not
+				 * traced, or an SMI or TraceEn cleared before it:
+				 * the INT is not taken as executed (D29) */
+				commit(d);
+				rtit_pt_calls_clear(&d->rs);
+				flow_disable(d, RTIT_FLOW_N_DISABLE, d->last_off, d->ip);
+				return 0;
+			}
+			if (pgd)
+				return leave(d, e, d->last_off, next, fl);
+			if (fup_here && int_is_event(d, e, next, cfe_other)) {
+				/* an interrupt or exception ahead of the INT n,
+				 * whose own FUP + TIP come later */
+				commit(d);
+				async_event(d, d->ip, next);
+				continue;
+			}
+			if ((e->flags & IC_INTO) && next == nlip)
+				fl = 0;
+			insn_rec(d, e, next, fl, ann);
+			commit(d);
+			d->ip = next;
+			continue;
+		}
+		}
+
+		insn_rec(d, e, next, fl, ann);
+		if (used)
+			commit(d);
+		d->ip = next;
+	}
+	return 0;
+}
+
+/* One packet while disabled or unsynchronised. */
+int flow_pt_idle(struct rtit_flow_dec *d)
+{
+	int r = pt_peek(d);
+	if (r <= 0)
+		return r < 0 ? r : 1;
+	const struct la *p = &d->la;
+	uint64_t off = p->offset, ip = p->ip;
+	bool unsynced = d->state == ST_UNSYNCED;
+
+	switch (p->pkt.type) {
+	case RTIT_PT_TIP_PGE:
+		consume(d);
+		d->st.enables++;
+		flow_note(d, unsynced ? RTIT_FLOW_N_RESYNC : RTIT_FLOW_N_ENABLE, off, ip, 0);
+		flow_enable_at(d, ip);
+		return 0;
+	case RTIT_PT_FUP:
+		consume(d);
+		if (p->psb) {
+			/* PSB+ with PacketEn (33.3.7): tracing is on here */
+			if (unsynced)
+				d->st.resyncs++;
+			else
+				d->st.enables++;
+			flow_note(d, unsynced ? RTIT_FLOW_N_RESYNC : RTIT_FLOW_N_ENABLE, off, ip, 0);
+			flow_enable_at(d, ip);
+			return 0;
+		}
+		if (unsynced)
+			return 0;	/* an event's: the TIP that follows resynchronises */
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+				 "a FUP 0x%" PRIx64 " while tracing is disabled", ip);
+	case RTIT_PT_OVF:
+		return overflow(d);
+	case RTIT_PT_TRACESTOP:
+		consume(d);
+		d->after_stop = true;
+		return 0;
+	case RTIT_PT_TNT8: case RTIT_PT_TNT64:
+		consume(d);
+		if (unsynced || d->after_stop)
+			return 0;	/* bits of an unknown flow */
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off, "a TNT while tracing is disabled");
+	case RTIT_PT_TIP:
+		consume(d);
+		if (unsynced) {
+			d->st.resyncs++;
+			flow_note(d, RTIT_FLOW_N_RESYNC, off, ip, 0);
+			flow_enable_at(d, ip);
+			return 0;
+		}
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+				 "a TIP 0x%" PRIx64 " while tracing is disabled", ip);
+	case RTIT_PT_TIP_PGD:
+		consume(d);
+		if (unsynced) {
+			d->state = ST_DISABLED;
+			return 0;
+		}
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off, "a TIP.PGD while tracing is disabled");
+	case RTIT_PT_PIP:
+		apply_pip(d, &p->pkt);
+		consume(d);
+		return 0;
+	default:
+		consume(d);
+		return 0;
+	}
+}
