@@ -441,7 +441,8 @@ static void expect_sts(size_t n, uint64_t tsc, const uint8_t *then, size_t nthen
 {
 	uint8_t w[64] = { 0xd4, 0x10, (uint8_t)tsc, (uint8_t)(tsc >> 8), (uint8_t)(tsc >> 16),
 			  (uint8_t)(tsc >> 24), (uint8_t)(tsc >> 32) };
-	memcpy(w + 7, then, nthen);
+	if (nthen)
+		memcpy(w + 7, then, nthen);
 	hx_check(&h, n, w, 7 + nthen, __FILE__, __LINE__);
 }
 
