@@ -565,6 +565,7 @@ int flow_walk_end(struct rtit_flow_dec *d)
 			infer = false;
 			break;
 		case RTIT_IC_OTHER: case RTIT_IC_RDMSR: case RTIT_IC_HLT: case RTIT_IC_PTWRITE:
+		case RTIT_IC_MWAIT:
 			break;
 		case RTIT_IC_DIRECT_JMP: case RTIT_IC_DIRECT_CALL:
 			next = e->target;
@@ -766,7 +767,7 @@ static int walk(struct rtit_flow_dec *d)
 			}
 			break;
 		case RTIT_IC_OTHER: case RTIT_IC_WRMSR: case RTIT_IC_RDMSR: case RTIT_IC_HLT:
-		case RTIT_IC_PTWRITE:
+		case RTIT_IC_PTWRITE: case RTIT_IC_MWAIT:
 			break;
 		case RTIT_IC_DIRECT_JMP:
 			next = e->target;

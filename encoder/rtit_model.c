@@ -918,9 +918,38 @@ static void fast_refresh(struct rtit_r_model *m)
 	m->fp_cmprs = ctl(m, RTIT_CTL_CMPRS_RET);
 }
 
+/* App. B 4.1: a HLT enters C1, an MWAIT the C-state it asked for (the
+ * record's vector); the cycle counter stops and MTCs cease until the wake,
+ * C4 and deeper drain the buffer first (D41). */
+static void halt_entry(struct rtit_r_model *m, unsigned cstate)
+{
+	if (cstate >= 4)
+		rtit_r_model_drain(m);
+	m->asleep = m->halted = true;
+}
+
+/* The record after a HLT or MWAIT that is not a sleep of its own wakes it:
+ * the time asleep does not count, then STS (App. B 4.1.1-4.1.4, 4.2.13). */
+static void halt_wake(struct rtit_r_model *m, const struct rtit_sim_rec *r)
+{
+	/* An event's record has the time it came; an instruction's (after a
+	 * masked interrupt woke an MWAIT) the time after it retired. */
+	uint64_t tsc = r->kind == RTIT_SIM_INSN && m->have_time ? m->last_tsc : r->tsc;
+
+	if (r->kind != RTIT_SIM_INSN)
+		on_time(m, r);
+	m->asleep = m->halted = false;
+	m->mtc_bits = mtc_bits(m, tsc);
+	if (ctl(m, RTIT_CTL_STS_EN) && gate_sts_mtc(m))
+		emit_sts(m, tsc, "STS: wake from a HLT or MWAIT sleep state (App. B 4.1, 4.2.13)");
+}
+
 static void rec_slow(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 {
 	m->cur = r;
+	if (m->halted && (r->kind == RTIT_SIM_INSN ||
+			  (r->cls != RTIT_EV_SLEEP && r->cls != RTIT_EV_WAKE)))
+		halt_wake(m, r);
 	if (m->deferred_enable) {
 		m->deferred_enable = false;
 		if (!m->have_time) {
@@ -932,6 +961,10 @@ static void rec_slow(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 	}
 	if (r->kind == RTIT_SIM_INSN) {
 		on_op(m, r);
+		if (r->cls == RTIT_IC_HLT)
+			halt_entry(m, 1);
+		else if (r->cls == RTIT_IC_MWAIT && r->vector)
+			halt_entry(m, r->vector);
 	} else {
 		switch (r->cls) {
 		case RTIT_EV_EXCEPTION: case RTIT_EV_EXT_INTERRUPT: case RTIT_EV_NMI:
@@ -988,8 +1021,8 @@ static void fast_branch(struct rtit_r_model *m, const struct rtit_sim_rec *r, bo
 /* What the fast path does with each instruction class. */
 enum { FP_NONE, FP_COND, FP_JUMP, FP_WORK, FP_SLOW };
 static const uint8_t fp_class[256] = {
-	[RTIT_IC_OTHER] = FP_NONE, [RTIT_IC_RDMSR] = FP_NONE, [RTIT_IC_HLT] = FP_NONE,
-	[RTIT_IC_PTWRITE] = FP_NONE, [RTIT_IC_COND] = FP_COND,
+	[RTIT_IC_OTHER] = FP_NONE, [RTIT_IC_RDMSR] = FP_NONE, [RTIT_IC_HLT] = FP_SLOW,
+	[RTIT_IC_MWAIT] = FP_SLOW, [RTIT_IC_PTWRITE] = FP_NONE, [RTIT_IC_COND] = FP_COND,
 	[RTIT_IC_DIRECT_JMP] = FP_JUMP, [RTIT_IC_DIRECT_CALL] = FP_WORK,
 	[RTIT_IC_INDIRECT_JMP] = FP_WORK, [RTIT_IC_INDIRECT_CALL] = FP_WORK,
 	[RTIT_IC_RET] = FP_WORK,

@@ -210,6 +210,14 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 		out->cls = RTIT_IC_PTWRITE;
 		out->flags = SIM_I_SPECIAL;
 		break;
+	case ZYDIS_MNEMONIC_MWAIT:
+		out->cls = RTIT_IC_MWAIT;
+		out->flags = SIM_I_SPECIAL;
+		break;
+	case ZYDIS_MNEMONIC_MONITOR:
+		/* arms the monitor MWAIT needs (class OTHER) */
+		out->flags = SIM_I_SPECIAL;
+		break;
 	case ZYDIS_MNEMONIC_RDTSC: case ZYDIS_MNEMONIC_RDTSCP:
 	case ZYDIS_MNEMONIC_RSM: case ZYDIS_MNEMONIC_RDRAND:
 	case ZYDIS_MNEMONIC_RDSEED:

@@ -96,6 +96,9 @@ int rtit_sim_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 		else if (r->cls == RTIT_IC_PTWRITE || r->cls == RTIT_IC_MOV_CR3 ||
 			 r->cls == RTIT_IC_MOV_CR0)
 			snprintf(extra, sizeof(extra), " val=0x%" PRIx64, r->value);
+		else if (r->cls == RTIT_IC_MWAIT)
+			snprintf(extra, sizeof(extra), " eax=0x%" PRIx64 " ecx=0x%x c=%u",
+				 r->value, r->msr, r->vector);
 		n = snprintf(buf, size,
 			     "I %016" PRIx64 " %-8s len=%u %s%s-> %016" PRIx64
 			     "%s cpl=%u cr3=0x%" PRIx64 " pg=%u m=%u cyc=%" PRIu64

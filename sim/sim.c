@@ -100,7 +100,7 @@ const char *rtit_insn_class_name(int cls)
 		"other", "cond", "jmp", "call", "jmp-ind", "call-ind", "ret",
 		"far-jmp", "far-call", "far-ret", "iret", "int", "syscall",
 		"sysret", "sysenter", "sysexit", "mov-cr3", "mov-cr0", "wrmsr",
-		"rdmsr", "hlt", "ptwrite"
+		"rdmsr", "hlt", "ptwrite", "mwait"
 	};
 	if (cls < 0 || cls >= RTIT_IC_COUNT)
 		return "?";
@@ -945,6 +945,44 @@ static void stack_fault(struct rtit_sim *sim, uint64_t ip, uint64_t addr,
 			  addr, why);
 }
 
+/* A HLT or an MWAIT that waits (its record delivered): the CPU wakes on
+ * the next injected interrupt (an NMI or SMI even with IF = 0; a masked
+ * interrupt too for MWAIT with ECX[0] = 1, which then stays pending);
+ * instructions do not retire meanwhile.  Stops the run when nothing
+ * would wake it. */
+static void wait_for_wake(struct rtit_sim *sim, uint64_t ip, uint64_t next,
+			  bool masked_breaks, const char *insn)
+{
+	bool ifl = rget(sim, R_FLAGS) & EFL_IF;
+	int best = -1;
+	for (int i = 0; i < sim->ninj; i++) {
+		const struct rtit_sim_inject *e = &sim->inj[i];
+		if (sim->inj_done[i] || e->trigger != RTIT_SIM_AT_INSN)
+			continue;
+		if (!(e->kind == RTIT_EV_NMI || e->kind == RTIT_EV_SMI ||
+		      ((ifl || masked_breaks) && e->kind == RTIT_EV_EXT_INTERRUPT)))
+			continue;
+		if (best < 0 || e->at < sim->inj[best].at)
+			best = i;
+	}
+	if ((ifl || masked_breaks) && sim->irq_deferred >= 0) {
+		/* an interrupt held while IF was 0 wakes it */
+		if (ifl)
+			request(sim, SIM_REQ_EVENT, next);
+		else
+			rset(sim, R_IP, next);	/* and stays pending */
+		return;
+	}
+	if (best >= 0) {
+		sim->inj_due = best;
+		request(sim, SIM_REQ_EVENT, next);
+		return;
+	}
+	stop_with(sim, RTIT_SIM_STOP_HALTED, ip,
+		  "halted at 0x%" PRIx64 " (%s, %s)", ip, insn,
+		  ifl ? "no wake event" : "interrupts off");
+}
+
 /* Emulates the special instruction at ip (the prefix of its block has
  * retired).  Sets RIP, or stops the run. */
 static void emulate(struct rtit_sim *sim, uint64_t ip)
@@ -1273,6 +1311,23 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 			rset(sim, R_IP, next);
 			return;
 		}
+		/* MONITOR (SDM Vol. 2B): #UD at CPL > 0, #GP(0) for
+		 * extensions in ECX; the address (DS:rAX) is not checked. */
+		if (in.mnemonic == ZYDIS_MNEMONIC_MONITOR) {
+			if (m->cpl != 0) {
+				exception(sim, 6, ip, 0, 0, "MONITOR at CPL 3");
+				goto fault_restart;
+			}
+			if ((uint32_t)rget(sim, R_CX)) {
+				gp_fault(sim, ip, "MONITOR with extensions in ECX");
+				return;
+			}
+			m->monitor_armed = true;
+			special_rec(sim, ip, len, si.cls, next, false);
+			rec_done(sim);
+			rset(sim, R_IP, next);
+			return;
+		}
 		/* RDTSC, RDTSCP: the model's TSC */
 		if (in.mnemonic == ZYDIS_MNEMONIC_RDTSC ||
 		    in.mnemonic == ZYDIS_MNEMONIC_RDTSCP) {
@@ -1309,40 +1364,42 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 		}
 		exception(sim, 6, ip, 0, 0, "RSM outside SMM");
 		goto fault_restart;
-	case RTIT_IC_HLT: {
+	case RTIT_IC_HLT:
 		if (m->cpl != 0) {
 			gp_fault(sim, ip, "HLT at CPL 3");
 			return;
 		}
 		special_rec(sim, ip, len, si.cls, next, false);
 		rec_done(sim);
-		/* a halted CPU wakes on the next interrupt (NMI even with
-		 * IF=0); instructions do not retire meanwhile */
-		bool ifl = rget(sim, R_FLAGS) & EFL_IF;
-		int best = -1;
-		for (int i = 0; i < sim->ninj; i++) {
-			const struct rtit_sim_inject *e = &sim->inj[i];
-			if (sim->inj_done[i] || e->trigger != RTIT_SIM_AT_INSN)
-				continue;
-			if (!(e->kind == RTIT_EV_NMI || e->kind == RTIT_EV_SMI ||
-			      (ifl && e->kind == RTIT_EV_EXT_INTERRUPT)))
-				continue;
-			if (best < 0 || e->at < sim->inj[best].at)
-				best = i;
+		wait_for_wake(sim, ip, next, false, "HLT");
+		return;
+	case RTIT_IC_MWAIT: {
+		/* SDM Vol. 2B MWAIT: #UD at CPL > 0; #GP(0) for reserved
+		 * extensions (ECX[31:1]); EAX[7:4] is the target C-state
+		 * (Cn as n-1, 0xF = C0), EAX[3:0] the sub-state. */
+		uint32_t eax = (uint32_t)rget(sim, R_AX), ecx = (uint32_t)rget(sim, R_CX);
+		unsigned hint = (eax >> 4) & 0xf;
+		bool wait = m->monitor_armed;
+		if (m->cpl != 0) {
+			exception(sim, 6, ip, 0, 0, "MWAIT at CPL 3");
+			goto fault_restart;
 		}
-		if (ifl && sim->irq_deferred >= 0) {
-			/* an interrupt held while IF was 0 wakes it */
-			request(sim, SIM_REQ_EVENT, next);
+		if (ecx >> 1) {
+			gp_fault(sim, ip, "MWAIT with reserved extensions in ECX");
 			return;
 		}
-		if (best >= 0) {
-			sim->inj_due = best;
-			request(sim, SIM_REQ_EVENT, next);
+		m->monitor_armed = false;
+		r = special_rec(sim, ip, len, si.cls, next, false);
+		r->value = eax;
+		r->msr = ecx;
+		/* without an armed monitor execution goes on at once */
+		r->vector = (uint8_t)(wait && hint != 0xf ? hint + 1 : 0);
+		rec_done(sim);
+		if (!wait) {
+			rset(sim, R_IP, next);
 			return;
 		}
-		stop_with(sim, RTIT_SIM_STOP_HALTED, ip,
-			  "halted at 0x%" PRIx64 " (HLT, %s)", ip,
-			  ifl ? "no wake event" : "interrupts off");
+		wait_for_wake(sim, ip, next, ecx & 1, "MWAIT");
 		return;
 	}
 	case RTIT_IC_PTWRITE: {

@@ -76,6 +76,7 @@ struct sim_model {
 	uint64_t star, lstar, cstar, fmask;
 	uint64_t sysenter_cs, sysenter_esp, sysenter_eip;
 	uint64_t rsp0;
+	bool monitor_armed;	/* MONITOR done, no MWAIT since */
 	uint64_t idt[256];
 	uint8_t idt_present[256];
 	/* trace MSRs when no consumer answers them */

@@ -739,7 +739,7 @@ void rtit_pt_on_ctl_write(struct rtit_pt_model *m, uint64_t old, bool pe0,
 struct op {
 	bool insn, cond, taken, call, zero_call, ret, indirect, direct, far;
 	bool fup;		/* an event the binary does not show (2.4) */
-	bool mov_cr3, hlt, ptwrite, smi, rsm, vmexit, vmentry;
+	bool mov_cr3, hlt, mwait, ptwrite, smi, rsm, vmexit, vmentry;
 	uint8_t cfe;		/* Event Trace type (Table 33-50), 0 = none */
 	uint8_t vector;
 	uint64_t nlip, target, fup_ip;
@@ -783,6 +783,7 @@ static void classify(const struct rtit_sim_rec *r, struct op *o)
 			break;
 		case RTIT_IC_MOV_CR3: o->mov_cr3 = true; break;
 		case RTIT_IC_HLT: o->hlt = true; break;
+		case RTIT_IC_MWAIT: o->mwait = true; break;
 		case RTIT_IC_PTWRITE: o->ptwrite = true; break;
 		default: break;
 		}
@@ -868,7 +869,13 @@ static uint8_t mwait_cstate(unsigned c)
 	return (uint8_t)(c ? (c - 1) & 0xf : 0xf);
 }
 
-static void power_entry(struct rtit_pt_model *m, unsigned cstate, uint64_t ip, bool ctx)
+/* The entry to C-state cstate (Cn; sub-state sub): PWRE, then on the
+ * first entry since C0 EXSTOP and, with ContextEn, FUP(ip).  mw is the
+ * MWAIT record that requested it (NULL for HLT or a sleep): its MWAIT
+ * packet comes first (Table 33-57 case 4; 33.4.2.23: TriggerEn &&
+ * PwrEvtEn && ContextEn), hints EAX[7:0] and EXT ECX[1:0] (Table 33-42). */
+static void power_entry(struct rtit_pt_model *m, unsigned cstate, unsigned sub, uint64_t ip,
+			bool ctx, const struct rtit_sim_rec *mw)
 {
 	struct rtit_packet p = { .type = RTIT_PT_PWRE };
 
@@ -876,8 +883,16 @@ static void power_entry(struct rtit_pt_model *m, unsigned cstate, uint64_t ip, b
 		return;
 	if (m->pwre_sent && cstate <= m->sleep_state)
 		return;		/* already reported (HLT, then its SLEEP) */
+	if (mw && ctx) {
+		struct rtit_packet w = { .type = RTIT_PT_MWAIT };
+		w.u.mwait.hints = (uint32_t)mw->value & rtit_pt_mwait_hints_mask;
+		w.u.mwait.ext = mw->msr & rtit_pt_mwait_ext_mask;
+		send(m, &w, 0, "MWAIT: an MWAIT entered a C-state (Table 33-57 case 4)", F_ELIG);
+	}
 	p.u.pwre.state = mwait_cstate(cstate);
-	send(m, &p, 0, "PWRE: entry to a C-state (Table 33-57 case 5)", 0);
+	p.u.pwre.sub_state = (uint8_t)(sub & 0xf);
+	send(m, &p, 0, mw ? "PWRE: entry to the C-state MWAIT asked for (Table 33-57 cases 3/4)" :
+		       "PWRE: entry to a C-state (Table 33-57 case 5)", 0);
 	if (m->pwre_sent) {
 		m->sleep_state = (uint8_t)(cstate > m->sleep_state ? cstate : m->sleep_state);
 		return;		/* a deeper state: PWRE only (33.4.2.24) */
@@ -888,7 +903,7 @@ static void power_entry(struct rtit_pt_model *m, unsigned cstate, uint64_t ip, b
 	p.u.ip_bit = ctx;
 	send(m, &p, 0, "EXSTOP: execution stopped (33.4.2.22)", F_ELIG);
 	if (ctx)
-		emit_ip(m, RTIT_PT_FUP, ip, "FUP(CLIP) after EXSTOP(IP=1) (Table 33-57 case 5)");
+		emit_ip(m, RTIT_PT_FUP, ip, "FUP(CLIP) after EXSTOP(IP=1) (Table 33-57 cases 4/5)");
 }
 
 static void on_ptwrite(struct rtit_pt_model *m, const struct rtit_sim_rec *r, bool ctx)
@@ -1047,14 +1062,24 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 			emit_ip(m, RTIT_PT_TIP_PGE, o.target, "TIP.PGE(BLIP): far transfer sets PacketEn (Table 33-56 case 5)");
 		}
 	} else {
-		/* Non-branch operations (MOV CR3, HLT, PTWRITE, others). */
+		/* Non-branch operations (MOV CR3, HLT, MWAIT, PTWRITE, others). */
 		if (pip)
 			emit_pip(m, "PIP(NewCR3, NR): MOV to CR3 (Table 33-55 case 14)");
 		if (o.ptwrite)
 			on_ptwrite(m, r, ctx1);
 		if (o.hlt) {
-			power_entry(m, 1, r->ip, ctx1);
+			power_entry(m, 1, 0, r->ip, ctx1, NULL);
 			m->halted = true;
+		}
+		if (o.mwait && r->vector) {
+			/* Table 33-57 cases 3/4; an MWAIT that entered no
+			 * C-state (case 2) sends nothing.  The resolved state
+			 * is the one asked for (D40). */
+			power_entry(m, r->vector, (unsigned)r->value & 0xf, r->ip, ctx1, r);
+			m->halted = true;
+			/* C4 and deeper drain the buffer, as a sleep does. */
+			if (r->vector >= 4)
+				rtit_pt_model_drain(m);
 		}
 		if (pe0 && !pe1)
 			leave(m, &o, stop, ctx1);
@@ -1105,7 +1130,7 @@ static void on_event_other(struct rtit_pt_model *m, const struct rtit_sim_rec *r
 			emit_cbr(m, "CBR: core frequency changed (Table 33-55 case 25)");
 		break;
 	case RTIT_EV_SLEEP:
-		power_entry(m, r->vector, m->next_ip, rtit_pt_context_en(m));
+		power_entry(m, r->vector, 0, m->next_ip, rtit_pt_context_en(m), NULL);
 		/* C-states deeper than C1 drain the buffer (as RTIT App. B). */
 		if (r->vector >= 4)
 			rtit_pt_model_drain(m);
@@ -1171,7 +1196,7 @@ static const uint8_t pfp_class[256] = {
 	[RTIT_IC_IRET] = PFP_SLOW, [RTIT_IC_INT] = PFP_SLOW, [RTIT_IC_SYSCALL] = PFP_SLOW,
 	[RTIT_IC_SYSRET] = PFP_SLOW, [RTIT_IC_SYSENTER] = PFP_SLOW, [RTIT_IC_SYSEXIT] = PFP_SLOW,
 	[RTIT_IC_MOV_CR3] = PFP_SLOW, [RTIT_IC_MOV_CR0] = PFP_SLOW, [RTIT_IC_WRMSR] = PFP_SLOW,
-	[RTIT_IC_HLT] = PFP_SLOW, [RTIT_IC_PTWRITE] = PFP_SLOW,
+	[RTIT_IC_HLT] = PFP_SLOW, [RTIT_IC_PTWRITE] = PFP_SLOW, [RTIT_IC_MWAIT] = PFP_SLOW,
 	[RTIT_IC_COUNT ... 255] = PFP_SLOW,
 };
 
@@ -1273,8 +1298,9 @@ static void rec_slow(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		m->deferred_enable = false;
 		rtit_pt_on_ctl_write(m, old, m->deferred_pe0, r->ip, r->ip);
 	}
-	/* A HLT ends at the next record that is not its own SLEEP/WAKE:
-	 * the interrupt or NMI that woke it (Table 33-57 case 7). */
+	/* A HLT or MWAIT ends at the next record that is not its own
+	 * SLEEP/WAKE: the interrupt or NMI that woke it, or the next
+	 * instruction after a masked interrupt (Table 33-57 case 7). */
 	if (m->halted && (r->kind == RTIT_SIM_INSN ||
 			  (r->cls != RTIT_EV_SLEEP && r->cls != RTIT_EV_WAKE)))
 		power_exit(m);

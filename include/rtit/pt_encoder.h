@@ -91,7 +91,8 @@ struct rtit_pt_model {
 	uint8_t cpl, mode;
 	uint64_t cr3;
 	bool nonroot, smm_saved_te, asleep, pwre_sent;
-	bool halted;		/* after a HLT, until the record that wakes it */
+	bool halted;		/* after a HLT or an MWAIT that entered a C-state,
+				 * until the record that wakes it */
 	uint8_t sleep_state;
 	bool vmcs_sent;
 	uint64_t next_ip;		/* where execution goes on */

@@ -42,6 +42,10 @@ enum rtit_insn_class {
 	RTIT_IC_RDMSR,
 	RTIT_IC_HLT,
 	RTIT_IC_PTWRITE,
+	RTIT_IC_MWAIT,		/* MWAIT; value = EAX (hints), msr = ECX
+				 * (extensions), vector = the C-state n
+				 * entered (Cn), 0 when none was (a C0
+				 * request, the monitor not armed) */
 	RTIT_IC_COUNT
 };
 

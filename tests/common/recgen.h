@@ -47,8 +47,15 @@ static void gen(uint64_t seed)
 		uint64_t tgt = 0x0f00 + (rnd() % 0x400);	/* around the ranges */
 		unsigned k = (x >> 8) % 100;
 		r->next_ip = nlip;
-		if (k < 55) {
+		if (k < 54) {
 			r->cls = RTIT_IC_OTHER;
+		} else if (k < 55) {
+			/* MWAIT: C1-C8 or, with the monitor not armed, none;
+			 * the next record is its wake */
+			r->cls = RTIT_IC_MWAIT;
+			r->value = ((x >> 16) & 7) << 4;
+			r->msr = x & 1;
+			r->vector = (uint8_t)((x & 16) ? 0 : ((x >> 16) & 7) + 1);
 		} else if (k < 72) {
 			r->cls = RTIT_IC_COND;
 			if (x & 1) {

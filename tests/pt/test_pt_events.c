@@ -1,6 +1,6 @@
 /*
  * test_pt_events.c - PTWRITE (Table 33-58, titles swapped: A-P13), power
- * events (Table 33-57 cases 5/7), Event Trace (Table 33-59), VMCS
+ * events (Table 33-57 cases 2-5/7, HLT and MWAIT), Event Trace (Table 33-59), VMCS
  * (33.4.2.15), each on and off.
  *
  * PTW 02 {IP<<7 | PB<<5 | 12} payload; PWRE 02 22 {HW} {C<<4|sub};
@@ -131,6 +131,90 @@ Test(events, power_events_without_context)
 	px_event(&h, RTIT_EV_SLEEP, 0x1002, 0x1002, 6);
 	/* Table 33-57 case 3: PWRE(Cx), EXSTOP (IP=0), no FUP. */
 	px_expect(&h, n, 0x02, 0x22, 0x00, 0x50, 0x02, 0x62);
+}
+
+/* An MWAIT record (sim.h): EAX in value, ECX in msr, the C-state entered
+ * (Cn) in vector, 0 when none was. */
+static void mwait(uint64_t ip, uint32_t eax, uint32_t ecx, uint8_t cstate)
+{
+	struct rtit_sim_rec r = px_rec(&h, RTIT_SIM_INSN, RTIT_IC_MWAIT, ip, 3, ip + 3, false);
+	r.value = eax;
+	r.msr = ecx;
+	r.vector = cstate;
+	px_feed(&h, &r);
+}
+
+Test(events, mwait_case4_and_wake)
+{
+	size_t n = start(PT_CTL_ON | RTIT_PT_CTL_PWR_EVT_EN);
+	mwait(0x1002, 0x21, 1, 3);
+	/* Table 33-57 case 4: MWAIT(Cy), PWRE(Cx), EXSTOP(IP), FUP(CLIP).
+	 * MWAIT (Table 33-42): 02 C2, hints[7:0] = 21, three reserved, EXT
+	 * = 1 in byte 6, three reserved; PWRE (Table 33-43): C3 in the MWAIT
+	 * encoding is 2, sub-state 1: 02 22 00 21; EXSTOP(IP=1) 02 E2;
+	 * FUP(0x1002) against 0x1000, IPBytes 001: 3D 02 10. */
+	px_expect(&h, n, 0x02, 0xc2, 0x21, 0, 0, 0, 0x01, 0, 0, 0,
+		  0x02, 0x22, 0x00, 0x21, 0x02, 0xe2, 0x3d, 0x02, 0x10);
+	n = h.n;
+	px_event(&h, RTIT_EV_EXT_INTERRUPT, 0x1005, 0x1900, 0x20);
+	/* Case 7: CBR, PWRX(last C3, deepest C3, interrupt) = 02 A2 22 01
+	 * 00 00 00; then Table 33-55 case 11: FUP(NLIP), TIP(handler). */
+	px_expect(&h, n, PT_CBR(16), 0x02, 0xa2, 0x22, 0x01, 0x00, 0x00, 0x00,
+		  0x3d, 0x05, 0x10, 0x2d, 0x00, 0x19);
+}
+
+Test(events, mwait_payload_reserved_bits_zero)
+{
+	size_t n = start(PT_CTL_ON | RTIT_PT_CTL_PWR_EVT_EN);
+	/* Table 33-42 carries hints[7:0] and EXT[1:0] only; the rest is
+	 * reserved, written 0 (D40).  EAX = 0xABCD0050: C6 (MWAIT encoding
+	 * 5), sub-state 0. */
+	mwait(0x1002, 0xabcd0050, 1, 6);
+	px_expect(&h, n, 0x02, 0xc2, 0x50, 0, 0, 0, 0x01, 0, 0, 0,
+		  0x02, 0x22, 0x00, 0x50, 0x02, 0xe2, 0x3d, 0x02, 0x10);
+	n = h.n;
+	/* Woken by a masked interrupt (ECX[0] = 1): the next instruction is
+	 * the wake, CBR and PWRX(C6, C6, interrupt) before it. */
+	px_op(&h, 0x1005, 1);
+	px_expect(&h, n, PT_CBR(16), 0x02, 0xa2, 0x55, 0x01, 0x00, 0x00, 0x00);
+}
+
+Test(events, mwait_case2_no_c_state)
+{
+	size_t n = start(PT_CTL_ON | RTIT_PT_CTL_PWR_EVT_EN);
+	/* Table 33-57 case 2: C0 requested, or the monitor not armed: none. */
+	mwait(0x1002, 0xf0, 0, 0);
+	px_op(&h, 0x1005, 1);
+	mwait(0x1006, 0x10, 0, 0);
+	px_op(&h, 0x1009, 1);
+	px_expect(&h, n);
+}
+
+Test(events, mwait_case3_without_context)
+{
+	size_t n;
+	px_init(&h);
+	px_start(&h);
+	px_single_range(&h);
+	/* CPL 0 traced only with OS = 1: ContextEn = 0 here (33.2.5). */
+	px_msr(&h, RTIT_PT_MSR_CTL, RTIT_PT_CTL_TRACE_EN | RTIT_PT_CTL_USER | RTIT_PT_CTL_BRANCH_EN |
+	       RTIT_PT_CTL_PWR_EVT_EN);
+	px_op(&h, 0x1000, 2);
+	n = h.n;
+	mwait(0x1002, 0x10, 0, 2);
+	/* Table 33-57 case 3: PWRE(C2) 02 22 00 10, EXSTOP(IP=0) 02 62; no
+	 * MWAIT packet (33.4.2.23: needs ContextEn), no FUP. */
+	px_expect(&h, n, 0x02, 0x22, 0x00, 0x10, 0x02, 0x62);
+}
+
+Test(events, mwait_power_events_off)
+{
+	size_t n = start(PT_CTL_ON);
+	mwait(0x1002, 0x21, 0, 3);
+	px_expect(&h, n);
+	px_event(&h, RTIT_EV_NMI, 0x1005, 0x1900, 2);
+	/* Table 33-55 case 25: CBR on the wake; no PWRE, so no PWRX. */
+	px_expect(&h, n, PT_CBR(16), 0x3d, 0x05, 0x10, 0x2d, 0x00, 0x19);
 }
 
 Test(events, event_trace_interrupt_shared_fup)

@@ -49,7 +49,7 @@ Test(paths, fast_equals_slow_and_batching_does_not_matter)
 		{ T | (1ull << 32), true },				/* ADDR0 filter */
 		{ T | (1ull << 32) | (2ull << 36), true },		/* and ADDR1 TraceStop */
 		{ T | RTIT_PT_CTL_CYC_EN | RTIT_PT_CTL_MTC_EN | RTIT_PT_CTL_TSC_EN |
-		  (3ull << RTIT_PT_CTL_MTC_FREQ_SHIFT), false },
+		  RTIT_PT_CTL_PWR_EVT_EN | (3ull << RTIT_PT_CTL_MTC_FREQ_SHIFT), false },
 		{ T | RTIT_PT_CTL_CYC_EN | (3ull << RTIT_PT_CTL_CYC_THRESH_SHIFT) | RTIT_PT_CTL_MTC_EN |
 		  (2ull << RTIT_PT_CTL_MTC_FREQ_SHIFT), false },
 		{ (T & ~RTIT_PT_CTL_OS) | RTIT_PT_CTL_CR3_FILTER, false },

@@ -19,7 +19,7 @@ static unsigned rnd(unsigned n)
 }
 
 /* A workload of @count records: branches, calls and returns, far
- * transfers with CPL/CR3/mode changes, interrupts, PTWRITE, HLT and
+ * transfers with CPL/CR3/mode changes, interrupts, PTWRITE, HLT, MWAIT and
  * sleeps, around a filter range [0x1000, 0x7fff]. */
 static size_t workload(struct rtit_sim_rec *recs, size_t count)
 {
@@ -81,7 +81,12 @@ static size_t workload(struct rtit_sim_rec *recs, size_t count)
 			r->value = rng;
 			r->vector = rnd(2) ? 4 : 8;
 		} else if (k < 77) {
-			r->cls = RTIT_IC_HLT;
+			r->cls = rnd(2) ? RTIT_IC_HLT : RTIT_IC_MWAIT;
+			if (r->cls == RTIT_IC_MWAIT) {
+				r->value = rnd(8) << 4;		/* C1-C8 */
+				r->msr = rnd(2);
+				r->vector = (uint8_t)(rnd(4) ? (r->value >> 4) + 1 : 0);
+			}
 		} else if (k < 78) {
 			r->kind = RTIT_SIM_EVENT;
 			r->cls = RTIT_EV_SLEEP;

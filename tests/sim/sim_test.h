@@ -126,7 +126,7 @@ static inline void st_short(const struct st_run *r,
 	switch (x->cls) {
 	case RTIT_IC_OTHER: case RTIT_IC_MOV_CR3: case RTIT_IC_MOV_CR0:
 	case RTIT_IC_WRMSR: case RTIT_IC_RDMSR: case RTIT_IC_HLT:
-	case RTIT_IC_PTWRITE:
+	case RTIT_IC_PTWRITE: case RTIT_IC_MWAIT:
 		snprintf(buf, size, "%s %s%s", ip, rtit_insn_class_name(x->cls), sfx);
 		return;
 	default:

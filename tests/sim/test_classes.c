@@ -378,6 +378,30 @@ static const struct ccase cases[] = {
 	  "h_13 int T v128 -> h_128\n"
 	  "h_128 hlt\n", RTIT_SIM_STOP_HALTED, 64, 3 },
 
+	/* SDM Vol. 2B MONITOR, MWAIT: #UD at CPL > 0; #GP(0) for MWAIT
+	 * extensions other than ECX[0], MONITOR extensions (ECX != 0). */
+	{ "MONITOR at CPL 3 is #UD; MWAIT with ECX = 2 is #GP",
+	  P "a: monitor\n"
+	  "b: nop\n"
+	  "h_6: mov ecx, 2\n"
+	  "c: mwait\n"
+	  "h_13: hlt\n",
+	  "! exception 6 fault a -> h_6\n"
+	  "h_6 other\n"
+	  "! exception 13 fault c -> h_13\n"
+	  "h_13 hlt\n", RTIT_SIM_STOP_HALTED, 64, 3 },
+
+	{ "MWAIT at CPL 3 is #UD; MONITOR with ECX = 1 is #GP",
+	  P "a: mwait\n"
+	  "b: nop\n"
+	  "h_6: mov ecx, 1\n"
+	  "c: monitor\n"
+	  "h_13: hlt\n",
+	  "! exception 6 fault a -> h_6\n"
+	  "h_6 other\n"
+	  "! exception 13 fault c -> h_13\n"
+	  "h_13 hlt\n", RTIT_SIM_STOP_HALTED, 64, 3 },
+
 	{ "32-bit: INTO taken, CALL/RET, IRETD",
 	  ".intel_syntax noprefix\n.globl _start\n_start:\n"
 	  "a: mov eax, 0x7fffffff\n"

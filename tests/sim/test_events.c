@@ -193,3 +193,99 @@ Test(sim_events, sti_shadow)
 			 expect, r.text, r.st.msg);
 	st_free(&r);
 }
+
+/* MONITOR arms, MWAIT waits like HLT for the interrupt (SDM Vol. 2B
+ * MWAIT); the record has EAX (hints), ECX (extensions) and the C-state
+ * entered: EAX[7:4] = 2 is C3. */
+Test(sim_events, mwait_woken_by_interrupt)
+{
+	struct st_opts o = {
+		.ev = { { RTIT_SIM_AT_INSN, RTIT_EV_EXT_INTERRUPT, 32, 5, NULL, 0, 0, 0 } },
+		.nev = 1,
+	};
+	struct st_run r;
+	cr_assert_eq(st_run_asm(&r, P "a: sti\nb: xor ecx, ecx\nc: monitor\nd: mov eax, 0x21\n"
+				"e: mwait\nf: hlt\nh_32: iretq\n", &o), 0);
+	const char *expect =
+		"a other\n"
+		"b other\n"
+		"c other\n"
+		"d other\n"
+		"e mwait\n"
+		"! interrupt 32 f -> h_32\n"
+		"h_32 iret T -> f\n"
+		"f hlt\n";
+	cr_expect_str_eq(r.text, expect, "\n--- expected\n%s--- got\n%s(%s)",
+			 expect, r.text, r.st.msg);
+	cr_assert_eq(r.recs[4].cls, RTIT_IC_MWAIT);
+	cr_expect_eq(r.recs[4].value, 0x21);
+	cr_expect_eq(r.recs[4].msr, 0);
+	cr_expect_eq(r.recs[4].vector, 3);
+	st_free(&r);
+}
+
+/* Without a MONITOR the monitor is not armed: execution goes on at once
+ * (SDM Vol. 2B MWAIT; Table 33-57 case 2); C-state 0 in the record.  An
+ * MWAIT to C0 (EAX[7:4] = 0xF) waits but enters no C-state. */
+Test(sim_events, mwait_not_armed_or_c0)
+{
+	struct st_opts o = {
+		.ev = { { RTIT_SIM_AT_INSN, RTIT_EV_NMI, 0, 7, NULL, 0, 0, 0 } },
+		.nev = 1,
+	};
+	struct st_run r;
+	cr_assert_eq(st_run_asm(&r, P "a: xor ecx, ecx\nb: mov eax, 0x10\nc: mwait\n"
+				"d: monitor\ne: mov eax, 0xf0\nf: nop\ng: mwait\nh: hlt\n"
+				"h_2: hlt\n", &o), 0);
+	const char *expect =
+		"a other\n"
+		"b other\n"
+		"c mwait\n"
+		"d other\n"
+		"e other\n"
+		"f other\n"
+		"g mwait\n"
+		"! nmi h -> h_2\n"
+		"h_2 hlt\n";
+	cr_expect_str_eq(r.text, expect, "\n--- expected\n%s--- got\n%s(%s)",
+			 expect, r.text, r.st.msg);
+	cr_expect_eq(r.recs[2].vector, 0);
+	cr_expect_eq(r.recs[6].vector, 0);
+	cr_expect_eq(r.recs[6].value, 0xf0);
+	st_free(&r);
+}
+
+/* ECX[0] = 1: an interrupt wakes the MWAIT even with IF = 0, and stays
+ * pending (SDM Vol. 2B MWAIT, "interrupts as break events"); it is taken
+ * one instruction after STI.  Without ECX[0] the MWAIT sleeps for ever. */
+Test(sim_events, mwait_masked_interrupt_break_event)
+{
+	struct st_opts o = {
+		.ev = { { RTIT_SIM_AT_INSN, RTIT_EV_EXT_INTERRUPT, 32, 4, NULL, 0, 0, 0 } },
+		.nev = 1,
+	};
+	struct st_run r;
+	cr_assert_eq(st_run_asm(&r, P "a: xor ecx, ecx\nb: monitor\nc: mov ecx, 1\nd: mwait\n"
+				"e: sti\nf: nop\ng: hlt\nh_32: iretq\n", &o), 0);
+	const char *expect =
+		"a other\n"
+		"b other\n"
+		"c other\n"
+		"d mwait\n"
+		"e other\n"
+		"f other\n"
+		"! interrupt 32 g -> h_32\n"
+		"h_32 iret T -> g\n"
+		"g hlt\n";
+	cr_expect_str_eq(r.text, expect, "\n--- expected\n%s--- got\n%s(%s)",
+			 expect, r.text, r.st.msg);
+	cr_expect_eq(r.recs[3].msr, 1);
+	cr_expect_eq(r.recs[3].vector, 1);	/* EAX = 0: C1 */
+	st_free(&r);
+
+	cr_assert_eq(st_run_asm(&r, P "a: xor ecx, ecx\nb: monitor\nc: mwait\n"
+				"e: sti\nh_32: iretq\n", &o), 0);
+	cr_expect_eq(r.st.stop, RTIT_SIM_STOP_HALTED);
+	cr_expect(strstr(r.st.msg, "MWAIT, interrupts off") != NULL, "%s", r.st.msg);
+	st_free(&r);
+}

@@ -431,3 +431,62 @@ Test(examples, rtit_pip_on_cr0_pg_and_sts_on_wake)
 	uint64_t tsc = w.tsc;
 	hx_expect(&h, n, 0xd4, 0x10, (uint8_t)tsc, (uint8_t)(tsc >> 8), 0, 0, 0);
 }
+
+/* App. B 4.1.1-4.1.4, 4.2.13: a HLT (C1) or an MWAIT (the C-state it
+ * entered) sleeps until the next record that is not a sleep of its own;
+ * the wake sends an STS (D41) with the TSC of the waking event, or of the
+ * MWAIT when a masked interrupt woke it and the next instruction follows
+ * (no time passes asleep in the records); ratios 16/16: D4 10. */
+static void expect_sts(size_t n, uint64_t tsc, const uint8_t *then, size_t nthen)
+{
+	uint8_t w[64] = { 0xd4, 0x10, (uint8_t)tsc, (uint8_t)(tsc >> 8), (uint8_t)(tsc >> 16),
+			  (uint8_t)(tsc >> 24), (uint8_t)(tsc >> 32) };
+	if (nthen)
+		memcpy(w + 7, then, nthen);
+	hx_check(&h, n, w, 7 + nthen, __FILE__, __LINE__);
+}
+
+Test(examples, rtit_sts_on_wake_from_hlt_and_mwait)
+{
+	hx_init(&h);
+	size_t n = start_all(CTL_ON | RTIT_CTL_STS_EN, 0x140);
+	struct rtit_sim_rec r = hx_rec(&h, RTIT_SIM_INSN, RTIT_IC_HLT, 0x142, 1, 0x143, false);
+	rtit_r_model_on_rec(&h.m, &r);
+	hx_expect(&h, n);
+	/* Woken by an SMI: STS, then its FUP.PGD(0x143) (Table 19 rows
+	 * 36/37; 2 IP bytes against 0x140, Table 18): 8C 43 01.  The STS
+	 * has the time of the waking event. */
+	struct rtit_sim_rec smi = hx_rec(&h, RTIT_SIM_EVENT, RTIT_EV_SMI, 0x143, 0, 0x8000, true);
+	rtit_r_model_on_rec(&h.m, &smi);
+	static const uint8_t pgd[] = { 0x8c, 0x43, 0x01 };
+	expect_sts(n, smi.tsc, pgd, sizeof(pgd));
+	hx_event(&h, RTIT_EV_RSM, 0x143, 0x143, 0);
+	n = h.n;
+	r = hx_rec(&h, RTIT_SIM_INSN, RTIT_IC_MWAIT, 0x143, 3, 0x146, false);
+	r.value = 0x50;
+	r.msr = 1;
+	r.vector = 6;
+	rtit_r_model_on_rec(&h.m, &r);
+	hx_expect(&h, n);
+	/* Woken by a masked interrupt: the next instruction; STS only. */
+	hx_op(&h, 0x146, 1);
+	expect_sts(n, r.tsc, NULL, 0);
+}
+
+Test(examples, rtit_no_sts_without_sleep_or_sts_en)
+{
+	hx_init(&h);
+	size_t n = start_all(CTL_ON | RTIT_CTL_STS_EN, 0x140);
+	/* An MWAIT that entered no C-state (C0, monitor not armed). */
+	struct rtit_sim_rec r = hx_rec(&h, RTIT_SIM_INSN, RTIT_IC_MWAIT, 0x142, 3, 0x145, false);
+	r.value = 0xf0;
+	rtit_r_model_on_rec(&h.m, &r);
+	hx_op(&h, 0x145, 1);
+	hx_expect(&h, n);
+	/* STS_En = 0 (4.2.13 needs it): a HLT's wake sends nothing. */
+	hx_init(&h);
+	n = start_all(CTL_ON, 0x140);
+	hx_insn(&h, RTIT_IC_HLT, 0x142, 1, 0x143, false);
+	hx_op(&h, 0x143, 1);
+	hx_expect(&h, n);
+}
