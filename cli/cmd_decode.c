@@ -136,6 +136,17 @@ static ssize_t read_chunk(void *opaque, uint8_t *buf, size_t cap)
 	return (ssize_t)n;
 }
 
+/* The time fields of a decoded record (flow.h), when the trace has any. */
+static void json_time(FILE *o, const struct rtit_sim_rec *r)
+{
+	if (r->cycles || (r->pad0 & RTIT_FLOW_A_CYC_EXACT))
+		fprintf(o, ",\"cycles\":%" PRIu64 ",\"cycles_exact\":%s", r->cycles,
+			(r->pad0 & RTIT_FLOW_A_CYC_EXACT) ? "true" : "false");
+	if (r->tsc)
+		fprintf(o, ",\"tsc\":\"0x%" PRIx64 "\"", r->tsc);
+	fputs("}\n", o);
+}
+
 static void json_rec(FILE *o, const struct rtit_sim_rec *r)
 {
 	if (r->kind == RTIT_SIM_INSN) {
@@ -143,17 +154,17 @@ static void json_rec(FILE *o, const struct rtit_sim_rec *r)
 			"\"taken\":%s", r->ip, r->len, rtit_insn_class_name(r->cls),
 			(r->flags & RTIT_SIM_F_TAKEN) ? "true" : "false");
 		if (r->pad0 & RTIT_FLOW_A_NEXT_UNKNOWN)
-			fputs(",\"next\":null}\n", o);
+			fputs(",\"next\":null", o);
 		else
-			fprintf(o, ",\"next\":\"0x%" PRIx64 "\"}\n", r->next_ip);
+			fprintf(o, ",\"next\":\"0x%" PRIx64 "\"", r->next_ip);
 	} else {
 		fprintf(o, "{\"kind\":\"event\",\"ip\":\"0x%" PRIx64 "\",\"event\":\"%s\","
 			"\"next\":\"0x%" PRIx64 "\"", r->ip,
 			r->cls ? rtit_sim_event_name(r->cls) : "unknown", r->next_ip);
 		if (r->cls)
 			fprintf(o, ",\"vector\":%u", r->vector);
-		fputs("}\n", o);
 	}
+	json_time(o, r);
 }
 
 static inline char *hex16(char *o, uint64_t v)
@@ -210,7 +221,8 @@ static void on_rec(void *opaque, const struct rtit_sim_rec *recs, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (x->json) {
 			json_rec(x->out, &recs[i]);
-		} else if (recs[i].kind == RTIT_SIM_INSN && !recs[i].pad0 && recs[i].len < 100) {
+		} else if (recs[i].kind == RTIT_SIM_INSN && !recs[i].pad0 && recs[i].len < 100 &&
+			   !recs[i].cycles && !recs[i].tsc) {
 			fwrite(x->sbuf, 1, fast_line(x->sbuf, &recs[i]), x->out);
 		} else {
 			rtit_flow_rec_format(&recs[i], x->sbuf, sizeof(x->sbuf));

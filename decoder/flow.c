@@ -189,6 +189,11 @@ static void apply_pip(struct rtit_flow_dec *d, const struct rtit_packet *p)
  * of the stream, < 0: an error (bad bytes: the reason in d->msg). */
 int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 {
+	if (d->have_stash) {
+		*it = d->stash;
+		d->have_stash = false;
+		return 1;
+	}
 	if (d->eos)
 		return 0;
 	int r = rtit_pktdec_next(&d->pd, it);
@@ -218,12 +223,33 @@ int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool
 	d->la.ip = it->ip;
 	d->la.ip_status = it->ip_status;
 	d->la.psb = psb;
+	d->la.exact = false;
+	d->la.cyc = d->t_cyc;
 	d->have_la = true;
 	if (rtit_pkt_has_ip(it->pkt.type) && it->ip_status < 0)
 		return flow_fail(d, RTIT_ERR_NOIP, it->offset,
 				 "%s compressed against an unknown %s", rtit_pkt_name(it->pkt.type),
 				 d->pt ? "Last IP" : "LAST_LIP");
 	return 1;
+}
+
+/* Cycle-accurate RTIT: the CCP that follows the packet in view (4.2.15)
+ * gives its time; read ahead, and anything else is kept for later.  E6
+ * (cycle counts one low) makes no time exact. */
+static void take_ccp(struct rtit_flow_dec *d)
+{
+	struct rtit_pktdec_item it;
+
+	if (flow_next_packet(d, &it) != 1)
+		return;		/* the end, or an error the next read reports */
+	if (it.pkt.type != RTIT_R_CCP) {
+		d->stash = it;
+		d->have_stash = true;
+		return;
+	}
+	d->t_cyc += it.pkt.u.cyc.value;
+	d->la.cyc = d->t_cyc;
+	d->la.exact = !(d->cfg.errata & RTIT_FLOW_E6);
 }
 
 /* Brings the next significant packet into view (consuming timing
@@ -245,7 +271,15 @@ static int peek(struct rtit_flow_dec *d)
 			 * only against a CALL after it, which the walk sees. */
 			d->last_off = it.offset;
 			continue;
-		case RTIT_R_MTC: case RTIT_R_STS: case RTIT_R_CCP: case RTIT_R_FUP_PCC:
+		case RTIT_R_CCP:
+			d->t_cyc += it.pkt.u.cyc.value;		/* 4.2.14 */
+			continue;
+		case RTIT_R_STS:
+			/* 4.2.13: TSC[39:0]; the bits above from the last */
+			d->t_tsc = (d->t_tsc & ~0xffffffffffull) | it.pkt.u.sts.tsc;
+			d->tmpl.tsc = d->t_tsc;
+			continue;
+		case RTIT_R_MTC: case RTIT_R_FUP_PCC:
 			continue;
 		case RTIT_R_PIP:
 			/* while tracing, a PIP belongs to a MOV CR3 (or a MOV
@@ -257,7 +291,10 @@ static int peek(struct rtit_flow_dec *d)
 		default:
 			break;
 		}
-		return flow_set_la(d, &it, false);
+		r = flow_set_la(d, &it, false);
+		if (r == 1 && d->cfg.cycle_acc)
+			take_ccp(d);
+		return r;
 	}
 	return 1;
 }
@@ -545,6 +582,7 @@ int flow_walk_end(struct rtit_flow_dec *d)
 	}
 	/* not when nothing showed tracing on since an overflow cleared */
 	bool infer = d->cfg.end_traced && !d->soft;
+	d->tmpl.pad0 &= (uint8_t)~RTIT_FLOW_A_CYC_EXACT;
 	for (uint64_t k = 0;; k++) {
 		if (k == 100000) {	/* no end in sight: nothing certain */
 			flow_drop_uncertain(d, d->last_off);
@@ -662,6 +700,7 @@ static int walk(struct rtit_flow_dec *d)
 	int r;
 
 	while (d->state == ST_ENABLED) {
+		d->tmpl.pad0 &= (uint8_t)~RTIT_FLOW_A_CYC_EXACT;
 		if (!d->tnt_n) {
 			if ((r = peek(d)) < 0)
 				return r;
@@ -700,7 +739,7 @@ static int walk(struct rtit_flow_dec *d)
 						return r;
 					flow_emit_event(d, at, r ? 0 : to);
 					if (r) {
-						d->batch[d->nbatch - 1].pad0 = RTIT_FLOW_A_NEXT_UNKNOWN;
+						d->batch[d->nbatch - 1].pad0 |= RTIT_FLOW_A_NEXT_UNKNOWN;
 						if (r == 2)
 							return 2;
 						if ((r = overflow(d)) < 0)
@@ -789,9 +828,16 @@ static int walk(struct rtit_flow_dec *d)
 				if ((r = peek(d)) < 0)
 					return r;
 				if (r && d->la.pkt.type == RTIT_R_TNT) {
+					/* a full TNT's CCP is its last branch's
+					 * time (4.2.15): kept until then */
+					uint64_t before = d->tmpl.cycles;
 					d->tnt_bits = d->la.pkt.u.tnt.bits;
 					d->tnt_n = d->la.pkt.u.tnt.nbits;
+					d->tnt_cyc = d->la.cyc;
+					d->tnt_exact = d->la.exact;
 					consume(d);
+					d->tmpl.cycles = before;
+					d->tmpl.pad0 &= (uint8_t)~RTIT_FLOW_A_CYC_EXACT;
 				} else if (e->cls == RTIT_IC_COND) {
 					if (!r)
 						return flow_walk_end(d);
@@ -804,6 +850,11 @@ static int walk(struct rtit_flow_dec *d)
 			if (d->tnt_n && (e->cls == RTIT_IC_COND || d->cfg.cmprs_ret)) {
 				bool bit = (d->tnt_bits >> --d->tnt_n) & 1;
 				used = true;
+				if (!d->tnt_n) {
+					d->tmpl.cycles = d->tnt_cyc;
+					if (d->tnt_exact)
+						d->tmpl.pad0 |= RTIT_FLOW_A_CYC_EXACT;
+				}
 				if (e->cls == RTIT_IC_COND) {
 					if (bit) {
 						next = e->target;
@@ -916,7 +967,7 @@ static int walk(struct rtit_flow_dec *d)
 			rec->cls = e->cls;
 			rec->next_ip = next;
 			rec->flags |= fl;
-			rec->pad0 = ann;
+			rec->pad0 |= ann;
 			commit(d);
 			d->prev_nlip = NO_IP;
 			if (ended)
@@ -1028,6 +1079,7 @@ static int recover(struct rtit_flow_dec *d)
 	d->have_la = false;
 	d->retc_valid = false;
 	flow_pt_reset(d);
+	d->have_stash = false;
 	uint64_t before = d->pd.skipped;
 	int r = rtit_pktdec_resync(&d->pd, false);
 	d->st.skipped_bytes += d->pd.skipped - before;
@@ -1074,18 +1126,33 @@ int rtit_flow_dec_run(struct rtit_flow_dec *d)
 	return (int)(d->st.errors > 0x7fffffff ? 0x7fffffff : d->st.errors);
 }
 
+/* " cyc=N" (with '*' when exact) and " tsc=0x..." when known. */
+static int time_suffix(const struct rtit_sim_rec *r, char *buf, size_t size)
+{
+	int n = 0;
+	buf[0] = 0;
+	if (r->cycles || (r->pad0 & RTIT_FLOW_A_CYC_EXACT))
+		n = snprintf(buf, size, " cyc=%" PRIu64 "%s", r->cycles,
+			     (r->pad0 & RTIT_FLOW_A_CYC_EXACT) ? "*" : "");
+	if (r->tsc && n >= 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, " tsc=0x%" PRIx64, r->tsc);
+	return n;
+}
+
 int rtit_flow_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 {
+	char t[64];
+	time_suffix(r, t, sizeof(t));
 	if (r->kind == RTIT_SIM_INSN) {
 		if (r->pad0 & RTIT_FLOW_A_NEXT_UNKNOWN)
-			return snprintf(buf, size, "I %016" PRIx64 " %-8s len=%u %s%s-> ?", r->ip,
+			return snprintf(buf, size, "I %016" PRIx64 " %-8s len=%u %s%s-> ?%s", r->ip,
 					rtit_insn_class_name(r->cls), r->len,
 					(r->flags & RTIT_SIM_F_TAKEN) ? "T " : "",
-					(r->flags & RTIT_SIM_F_ZERO_LEN_CALL) ? "ZLC " : "");
-		return snprintf(buf, size, "I %016" PRIx64 " %-8s len=%u %s%s-> %016" PRIx64, r->ip,
-				rtit_insn_class_name(r->cls), r->len,
+					(r->flags & RTIT_SIM_F_ZERO_LEN_CALL) ? "ZLC " : "", t);
+		return snprintf(buf, size, "I %016" PRIx64 " %-8s len=%u %s%s-> %016" PRIx64 "%s",
+				r->ip, rtit_insn_class_name(r->cls), r->len,
 				(r->flags & RTIT_SIM_F_TAKEN) ? "T " : "",
-				(r->flags & RTIT_SIM_F_ZERO_LEN_CALL) ? "ZLC " : "", r->next_ip);
+				(r->flags & RTIT_SIM_F_ZERO_LEN_CALL) ? "ZLC " : "", r->next_ip, t);
 	}
 	char extra[48] = "";
 	if (r->cls == RTIT_EV_EXCEPTION)
@@ -1093,6 +1160,6 @@ int rtit_flow_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 			 (r->flags & RTIT_SIM_F_FAULT) ? "fault" : "trap");
 	else if (r->cls == RTIT_EV_EXT_INTERRUPT || r->cls == RTIT_EV_NMI)
 		snprintf(extra, sizeof(extra), " vec=%u", r->vector);
-	return snprintf(buf, size, "E %016" PRIx64 " %-8s%s -> %016" PRIx64, r->ip,
-			r->cls ? rtit_sim_event_name(r->cls) : "event", extra, r->next_ip);
+	return snprintf(buf, size, "E %016" PRIx64 " %-8s%s -> %016" PRIx64 "%s", r->ip,
+			r->cls ? rtit_sim_event_name(r->cls) : "event", extra, r->next_ip, t);
 }

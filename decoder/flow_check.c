@@ -24,7 +24,26 @@ enum { max_cand = 4096 };
 
 struct cand {
 	size_t start, next;	/* truth indexes: first matched, next to match */
+	/* timing: truth cycles - decoded cycles at the segment's first
+	 * record with exact cycles; every later one must agree */
+	int64_t cyc_off;
+	bool cyc_set;
 };
+
+/* Whether decoded record d's exact cycle count (if any) agrees with the
+ * truth t, the candidate's origin being set by the first. */
+static bool cyc_match(struct cand *cd, const struct rtit_sim_rec *d, const struct rtit_sim_rec *t)
+{
+	if (!(d->pad0 & RTIT_FLOW_A_CYC_EXACT))
+		return true;
+	int64_t off = (int64_t)(t->cycles - d->cycles);
+	if (!cd->cyc_set) {
+		cd->cyc_off = off;
+		cd->cyc_set = true;
+		return true;
+	}
+	return off == cd->cyc_off;
+}
 
 struct rtit_flow_cmp {
 	const struct rtit_sim_rec *t;
@@ -179,9 +198,11 @@ bool rtit_flow_cmp_feed(struct rtit_flow_cmp *c, const struct rtit_sim_rec *recs
 			for (size_t x = lower_bound(c, d->ip, first);
 			     x < c->nidx && c->t[c->idx[x]].ip == d->ip && c->ncand < max_cand; x++) {
 				size_t j = c->idx[x];
-				if (rec_match(d, &c->t[j], NULL, 0))
-					c->cand[c->ncand++] =
-						(struct cand){ j, next_visible(c, j + 1) };
+				if (rec_match(d, &c->t[j], NULL, 0)) {
+					struct cand *cd = &c->cand[c->ncand++];
+					*cd = (struct cand){ j, next_visible(c, j + 1), 0, false };
+					cyc_match(cd, d, &c->t[j]);
+				}
 			}
 			if (!c->ncand) {
 				if (first < c->n && first == next_visible(c, c->pos))
@@ -202,16 +223,25 @@ bool rtit_flow_cmp_feed(struct rtit_flow_cmp *c, const struct rtit_sim_rec *recs
 		}
 		int k = 0;
 		size_t fail_at = c->cand[0].next;
+		struct cand first = c->cand[0];
 		for (int j = 0; j < c->ncand; j++) {
 			struct cand *cd = &c->cand[j];
-			if (cd->next < c->n && rec_match(d, &c->t[cd->next], NULL, 0)) {
+			if (cd->next < c->n && rec_match(d, &c->t[cd->next], NULL, 0) &&
+			    cyc_match(cd, d, &c->t[cd->next])) {
 				cd->next = next_visible(c, cd->next + 1);
 				c->cand[k++] = *cd;
 			}
 		}
 		if (!k) {
-			if (fail_at < c->n)
-				rec_match(d, &c->t[fail_at], why, sizeof(why));
+			if (fail_at < c->n && !rec_match(d, &c->t[fail_at], why, sizeof(why)))
+				;
+			else if (fail_at < c->n)
+				snprintf(why, sizeof(why),
+					 "cycles differ: the truth implies %" PRId64 ", decoded %"
+					 PRId64 " (both counted as from the segment's first exact"
+					 " record)", (int64_t)(c->t[fail_at].cycles -
+							       (uint64_t)first.cyc_off),
+					 (int64_t)d->cycles);
 			else
 				snprintf(why, sizeof(why), "the truth ends here");
 			mismatch(c, d, fail_at, off, why);

@@ -30,6 +30,11 @@ struct la {
 	uint64_t ip;
 	int ip_status;
 	bool psb;		/* PT: a FUP inside PSB+ (status) */
+	/* Timing: the cycle count once this packet is consumed, and whether
+	 * a cycle packet gave it for this very packet (RTIT: the CCP after
+	 * it, 4.2.15; PT: a CYC right before it, 33.3.6) */
+	bool exact;
+	uint64_t cyc;
 };
 
 struct rtit_flow_dec {
@@ -80,6 +85,16 @@ struct rtit_flow_dec {
 	int err_code;
 	uint64_t err_off, err_ip;
 	char msg[256];
+
+	/* Timing (flow.h: cycles and tsc of decoded records) */
+	uint64_t t_cyc;		/* cycle packets summed so far */
+	bool cyc_adj;		/* PT: the last packet read was a CYC */
+	uint64_t t_tsc;		/* the last TSC a packet gave (STS, TSC) */
+	uint64_t tnt_cyc;	/* RTIT: a full TNT's cycle count, for its
+				 * last branch (4.2.15) */
+	bool tnt_exact;
+	struct rtit_pktdec_item stash;	/* RTIT: read ahead for a CCP */
+	bool have_stash;
 
 	struct rtit_flow_stats st;
 	struct rtit_pktdec pd;	/* large: last */
@@ -149,6 +164,11 @@ static inline void consume(struct rtit_flow_dec *d)
 	d->have_la = false;
 	d->last_off = d->la.offset;
 	d->soft = false;
+	/* the records made from here on carry its time; the one made for it
+	 * (this walk step's) is exact when a cycle packet was adjacent */
+	d->tmpl.cycles = d->la.cyc;
+	if (d->la.exact)
+		d->tmpl.pad0 |= RTIT_FLOW_A_CYC_EXACT;
 }
 
 static inline uint32_t ic_hash(uint64_t ip)

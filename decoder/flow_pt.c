@@ -36,7 +36,7 @@
  * whose place in the flow the walk does not know exactly: the encoder's
  * stack stays a suffix of the walk's (pushes and pops apply to both, a pop
  * of an empty stack changes nothing), so the top the walk pops for a
- * compressed RET is the encoder's (docs/decisions.md D29).
+ * compressed RET is the encoder's (docs/decisions.md D30).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -81,7 +81,19 @@ static int pt_peek(struct rtit_flow_dec *d)
 		if (r <= 0)
 			return r;
 		const struct rtit_packet *p = &it.pkt;
+		bool adj = d->cyc_adj;
+		if (p->type != RTIT_PT_CYC)
+			d->cyc_adj = false;
 		switch (p->type) {
+		case RTIT_PT_CYC:
+			d->t_cyc += p->u.cyc.value;	/* 33.4.2.14 */
+			d->cyc_adj = true;
+			continue;
+		case RTIT_PT_TSC:
+			d->t_tsc = p->u.tsc;		/* 33.4.2.11 */
+			d->tmpl.tsc = d->t_tsc;
+			d->cyc_adj = false;
+			continue;
 		case RTIT_PT_PSB:
 			d->in_psb = true;
 			d->bound_fup = false;
@@ -143,7 +155,11 @@ static int pt_peek(struct rtit_flow_dec *d)
 		default:
 			continue;	/* timing, power, VMCS, PAD, blocks, EVD */
 		}
-		return flow_set_la(d, &it, false);
+		r = flow_set_la(d, &it, false);
+		/* 33.3.6: a CYC right before a packet is that packet's time
+		 * (a TNT's: its first branch's, 33.3.6.2) */
+		d->la.exact = adj;
+		return r;
 	}
 	return 1;
 }
@@ -214,6 +230,7 @@ static int take_tip(struct rtit_flow_dec *d, const char *what, uint64_t *ip, boo
 			return TIP_EOS;
 		switch (d->la.pkt.type) {
 		case RTIT_PT_PIP:
+			d->cyc_adj = d->la.exact;	/* the TIP's CYC came first */
 			/* NR is set by VM entry, cleared by VM exit (Table
 			 * 33-53).  The simulator's interrupts and exceptions
 			 * keep CR3: an event with a PIP(NR=0) is a VM exit. */
@@ -222,6 +239,7 @@ static int take_tip(struct rtit_flow_dec *d, const char *what, uint64_t *ip, boo
 			consume(d);
 			continue;
 		case RTIT_PT_MODE_EXEC:
+			d->cyc_adj = d->la.exact;
 			apply_mode(d, d->la.pkt.u.mode.bits);
 			consume(d);
 			continue;
@@ -258,7 +276,7 @@ static struct rtit_sim_rec *insn_rec(struct rtit_flow_dec *d, const struct ic_en
 	rec->cls = e->cls;
 	rec->next_ip = next;
 	rec->flags |= fl;
-	rec->pad0 = ann;
+	rec->pad0 |= ann;
 	return rec;
 }
 
@@ -359,7 +377,7 @@ static int vm_entry_here(struct rtit_flow_dec *d)
  * to the same IP) or a CFE of another type or vector (Event Trace, Table
  * 33-59) says so; else the IDT, when known: the INT's handler is not at
  * @to, or @to is the handler of another vector.  Without any of these,
- * the INT n (docs/decisions.md D29). */
+ * the INT n (docs/decisions.md D30). */
 static bool int_is_event(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t to,
 			 bool cfe_other)
 {
@@ -386,6 +404,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 	int r;
 
 	while (d->state == ST_ENABLED) {
+		d->tmpl.pad0 &= (uint8_t)~RTIT_FLOW_A_CYC_EXACT;
 		if ((r = ic_get(d, d->ip, &e)) < 0)
 			return r;
 		if (!d->tnt_n) {
@@ -466,7 +485,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			}
 			break;
 		case RTIT_IC_OTHER: case RTIT_IC_WRMSR: case RTIT_IC_RDMSR: case RTIT_IC_HLT:
-		case RTIT_IC_PTWRITE:
+		case RTIT_IC_PTWRITE: case RTIT_IC_MWAIT:
 			break;
 		case RTIT_IC_DIRECT_JMP: case RTIT_IC_DIRECT_CALL:
 			next = e->target;
@@ -615,7 +634,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			if (pgd && fup_here && next == NO_IP) {
 				/* FUP(IP) + TIP.PGD(): the INT n into code not
 				 * traced, or an SMI or TraceEn cleared before it:
-				 * the INT is not taken as executed (D29) */
+				 * the INT is not taken as executed (D30) */
 				commit(d);
 				rtit_pt_calls_clear(&d->rs);
 				flow_disable(d, RTIT_FLOW_N_DISABLE, d->last_off, d->ip);

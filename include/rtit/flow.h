@@ -1,19 +1,24 @@
 /*
- * flow.h - the RTIT instruction-flow decoder (issue 5): from the trace
- * bytes and the program image back to the flow the simulator executed, as
- * records in the simulator's own format (struct rtit_sim_rec), and a
- * comparator that checks a decoded flow against the ground truth.
+ * flow.h - the instruction-flow decoder (issue 5): from the trace bytes of
+ * either dialect and the program image back to the flow the simulator
+ * executed, as records in the simulator's own format (struct
+ * rtit_sim_rec), and a comparator that checks a decoded flow against the
+ * ground truth.
  *
  * The decoder walks the program from each enable point: non-branches and
  * direct branches need no packet; a conditional branch takes the next TNT
- * bit; a near RET takes a TNT bit when one is due (compressed RET, target
- * LAST_CALL_NLIP, RTIT 4.2.3.2, PACKETS.md 1.8) or a TIP; indirect
- * branches take a TIP; far transfers a FUP.FAR + TIP (or FUP.PGD [+ TIP]).
- * A FUP.FAR whose IP is where the walk stands is an asynchronous event or a
- * fault (RTIT Table 1): an EVENT record.  FUP.PGD stops, FUP.PGE resumes,
- * FUP.BuffOvf is a gap (docs/decisions.md D14).  Bad bytes or a packet that
- * does not fit the program give an error with the trace offset and the IP,
- * then the decoder resynchronises at the next PSB.
+ * bit; a near RET takes a TNT bit when one is due (a compressed RET) or a
+ * TIP; indirect branches take a TIP.  RTIT (decoder/flow.c): compressed
+ * RETs go to LAST_CALL_NLIP (4.2.3.2, PACKETS.md 1.8); far transfers take
+ * a FUP.FAR + TIP (or FUP.PGD [+ TIP]); a FUP.FAR whose IP is where the
+ * walk stands is an asynchronous event or a fault (RTIT Table 1): an EVENT
+ * record; FUP.PGD stops, FUP.PGE resumes, FUP.BuffOvf is a gap
+ * (docs/decisions.md D14).  Intel PT (decoder/flow_pt.c, D30): compressed
+ * RETs pop the 64-entry stack (33.4.2.2); far transfers take a TIP; a FUP
+ * at the walk's IP + TIP is an event; TIP.PGD stops, TIP.PGE resumes, OVF
+ * is a gap.  Bad bytes or a packet that does not fit the program give an
+ * error with the trace offset and the IP, then the decoder resynchronises
+ * at the next PSB.
  *
  * Records are handed out in batches from a fixed array; nothing is
  * allocated per record.  Instructions are decoded once (Zydis) and cached
@@ -42,7 +47,23 @@ enum {
 	/* next_ip is not known: a far transfer that left tracing with a
 	 * FUP.PGD and no TIP (Table 19 rows 32/33) */
 	RTIT_FLOW_A_NEXT_UNKNOWN = 1u << 0,
+	/* cycles is exact for this record: the cycle packet (RTIT CCP, PT
+	 * CYC) of the packet it used gave it (see below) */
+	RTIT_FLOW_A_CYC_EXACT = 1u << 1,
 };
+
+/*
+ * Timing of decoded records.  cycles: the sum of the cycle packets (RTIT
+ * CCP in cycle-accurate mode, 4.2.14; PT CYC, 33.4.2.14) up to the last
+ * packet used for this record or before it: core cycles since an origin
+ * the stream does not give, so only differences mean anything.  Exact
+ * (RTIT_FLOW_A_CYC_EXACT) for a record whose packet had its cycle packet:
+ * in RTIT the CCP that follows a TIP, FUP, PIP or full TNT (4.2.15; a full
+ * TNT's time is its last branch's), in PT a CYC right before a TIP, TIP.PGD,
+ * PIP or TNT (33.3.6; a TNT's time is its first branch's); otherwise a
+ * lower bound.  tsc: the last TSC value a packet gave (RTIT STS TSC[39:0],
+ * 4.2.13; PT TSC, 33.4.2.11), 0 before the first; MTC is not followed yet.
+ */
 
 /* What breaks the continuity of the record stream. */
 enum rtit_flow_note_kind {

@@ -1,8 +1,9 @@
 /*
  * test_fuzz_flow.c - the flow decoder's fuzz entry point without libFuzzer,
  * bounded, on every build with the simulator (suite 'fuzz'):
- *   seed            a hand-made image and trace decode cleanly to the
- *                   eight instructions worked out below
+ *   seed            a hand-made image and trace (RTIT and Intel PT)
+ *                   decode cleanly to the eight instructions worked out
+ *                   below
  *   mutated         the seed with flipped, inserted, deleted and truncated
  *                   bytes, in the image and in the trace
  *   random          random configurations, images and traces
@@ -35,17 +36,36 @@ static const uint8_t seed_trace[] = {
 	0x88, 0x0b, 0x10,
 };
 
+/* The same flow as an Intel PT trace: PSB (Table 33-36: 02 82 x 8), PSBEND
+ * (02 23), MODE.Exec CS.L=1 (Table 33-26: 99 01), TIP.PGE 0x401000 with
+ * IPBytes=011b (Table 33-18: 0x11 | 3 << 5, six IP bytes), TNT-8 T T N
+ * (Table 33-15: stop bit above the oldest bit, bit 0 = 0: 0b00011100),
+ * TIP.PGD 0x40100b with IPBytes=001b (0x01 | 1 << 5, IP[15:0]): the
+ * JMP RAX leaves tracing (Table 33-56 case 4).  8 instructions. */
+static const uint8_t seed_trace_pt[] = {
+	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	0x02, 0x23,
+	0x99, 0x01,
+	0x71, 0x00, 0x10, 0x40, 0x00, 0x00, 0x00,
+	0x1c,
+	0x21, 0x0b, 0x10,
+};
+
 static size_t make_input(uint8_t *buf, uint8_t flags)
 {
 	size_t n = 0;
+	bool pt = flags & 0x80;
+	const uint8_t *t = pt ? seed_trace_pt : seed_trace;
+	size_t tn = pt ? sizeof(seed_trace_pt) : sizeof(seed_trace);
 
 	buf[n++] = flags;
 	buf[n++] = sizeof(seed_img);
 	buf[n++] = 0;
 	memcpy(buf + n, seed_img, sizeof(seed_img));
 	n += sizeof(seed_img);
-	memcpy(buf + n, seed_trace, sizeof(seed_trace));
-	return n + sizeof(seed_trace);
+	memcpy(buf + n, t, tn);
+	return n + tn;
 }
 
 struct count { uint64_t insns, errors; uint64_t ips[16]; };
@@ -75,18 +95,18 @@ static void on_note(void *o, const struct rtit_flow_note *nt)
 		c->errors++;
 }
 
-Test(fuzz_flow, seed_decodes_to_the_worked_flow)
+static void seed_decodes(int dialect, const uint8_t *trace, size_t len)
 {
 	static const uint64_t want[] = { 0x401000, 0x401005, 0x401007, 0x401005, 0x401007,
 					 0x401005, 0x401007, 0x401009 };
 	struct rtit_flow_cfg cfg;
 	struct rtit_flow_dec *d;
 	struct count c = { 0 };
-	uint8_t buf[64];
 
 	rtit_flow_cfg_default(&cfg);
-	cfg.mem = seed_trace;
-	cfg.mem_len = sizeof(seed_trace);
+	cfg.dialect = dialect;
+	cfg.mem = trace;
+	cfg.mem_len = len;
 	cfg.read_mem = rd;
 	cfg.on_rec = on_rec;
 	cfg.on_note = on_note;
@@ -99,7 +119,15 @@ Test(fuzz_flow, seed_decodes_to_the_worked_flow)
 	for (size_t i = 0; i < 8; i++)
 		cr_expect_eq(c.ips[i], want[i], "instruction %zu at %#llx", i,
 			     (unsigned long long)c.ips[i]);
-	/* and the harness accepts it in every configuration */
+}
+
+Test(fuzz_flow, seed_decodes_to_the_worked_flow)
+{
+	uint8_t buf[64];
+
+	seed_decodes(RTIT_DIALECT_RTIT, seed_trace, sizeof(seed_trace));
+	seed_decodes(RTIT_DIALECT_PT, seed_trace_pt, sizeof(seed_trace_pt));
+	/* and the harness accepts them in every configuration */
 	for (unsigned f = 0; f < 256; f++)
 		fuzz_flow_one(buf, make_input(buf, (uint8_t)f));
 }
@@ -115,7 +143,7 @@ static uint64_t rng(uint64_t *s)
 Test(fuzz_flow, mutated, .timeout = 240)
 {
 	uint64_t s = 0x9e3779b97f4a7c15ull;
-	uint8_t base[64], buf[256];
+	uint8_t base[80], buf[256];
 	unsigned decoding = 0;
 
 	for (int iter = 0; iter < 40000; iter++) {
