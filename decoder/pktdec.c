@@ -140,7 +140,7 @@ fast_run(struct rtit_pktdec *d, struct rtit_pktdec_item *items, size_t cap, cons
 	size_t pos = d->pos, end;
 	struct rtit_pktdec_item *it = items, *it_end = items + cap;
 
-	if (d->ctx.in_block || d->len < max_packet)
+	if (d->general_only || d->ctx.in_block || d->len < max_packet)
 		return 0;
 	end = d->len - max_packet;
 	while (it < it_end && pos <= end) {

@@ -99,6 +99,9 @@ struct rtit_pktdec {
 	struct rtit_pktdec_error err;
 	uint64_t skipped;	/* bytes skipped by resynchronisation */
 	uint64_t nerrors;
+	/* Tests: every packet by the general decoder, the reference the
+	 * fast path is compared with (set after rtit_pktdec_init). */
+	bool general_only;
 	/* The fast path: [expect_ccp][first byte] (RTIT; PT uses [0]). */
 	struct rtit_pktdec_fast fast[2][256] __attribute__((aligned(64)));
 	uint8_t fast_size[2][256];	/* 0: the general decoder's */
