@@ -5,8 +5,10 @@
  * length; a packet that straddles a refill is completed by moving the
  * unread tail to the front.
  */
+#include <limits.h>
 #include <string.h>
 
+#include "pktdec_fast.h"
 #include "rtit/pktdec.h"
 #include "rtit/bits.h"
 #include "rtit/opcodes_rtit.h"
@@ -23,6 +25,7 @@ int rtit_pktdec_init(struct rtit_pktdec *d, const struct rtit_pktdec_cfg *cfg)
 	d->cfg = *cfg;
 	rtit_pkt_ctx_init(&d->ctx, cfg->dialect, cfg->cycle_acc);
 	rtit_last_ip_init(&d->lip, cfg->dialect);
+	rtit_pktdec_fast_build(d->fast, d->fast_size, cfg->dialect, cfg->cycle_acc);
 	if (cfg->read) {
 		d->buf = d->own;
 	} else {
@@ -104,117 +107,140 @@ static void track_ip(struct rtit_pktdec *d, struct rtit_pktdec_item *it)
 		rtit_last_ip_on_ip(&d->lip, it->ip);
 }
 
-/* The most frequent packet, a TNT, without the general decoder: RTIT
- * 0x02-0x7F when no cycle count packet is due (4.2.2); Intel PT an even
- * byte other than 0x00/0x02 outside a block (Table 33-16).  Returns
- * false when @b0 is something else. */
-static inline bool fast_tnt(struct rtit_pktdec *d, uint8_t b0, struct rtit_pktdec_item *it)
+/* A packet the general decoder gave the fast path: one that leaves the
+ * last IP and the block state alone. */
+static inline bool neutral(enum rtit_pkt_type t)
 {
-	unsigned v;
-
-	if (d->cfg.dialect == RTIT_DIALECT_RTIT) {
-		if ((b0 & rtit_r_tnt_mask) || b0 < rtit_r_tnt_min || d->ctx.expect_ccp)
-			return false;
-		v = b0;
-		it->pkt.type = RTIT_R_TNT;
-	} else {
-		if ((b0 & rtit_pt_tnt8_mask) != rtit_pt_tnt8 || b0 <= rtit_pt_ext || d->ctx.in_block)
-			return false;
-		v = b0 >> rtit_pt_tnt8_shr;
-		it->pkt.type = RTIT_PT_TNT8;
-	}
-	unsigned n = 31u - (unsigned)__builtin_clz(v);
-	it->pkt.size = 1;
-	it->pkt.u.tnt.nbits = (uint8_t)n;
-	it->pkt.u.tnt.bits = v & ((1u << n) - 1);
-	it->offset = rtit_pktdec_offset(d);
-	it->raw = d->buf + d->pos;
-	it->ip_status = 0;
-	it->ip = it->last_ip = 0;
-	it->last_ip_valid = false;
-	d->pos++;
-	/* RTIT 4.2.15: a full TNT brings a cycle count packet. */
-	d->ctx.expect_ccp = d->ctx.cycle_acc && n == 6;
-	return true;
+	return !rtit_pkt_has_ip(t) && t != RTIT_R_PSB && t != RTIT_PT_PSB && t != RTIT_PT_BBP;
 }
 
-/* The next most frequent packets, TIP and FUP with a compressed IP, without
- * the general decoder and track_ip: RTIT TIP/FUP.PGE/PGD/PCC/FAR with CNT
- * 00-10 whose IP needs no invalid LAST_LIP (4.2.3.1, Table 18); Intel PT
- * TIP/TIP.PGE/TIP.PGD/FUP with IPBytes 001-100 or 110 against a known Last
- * IP (Table 33-18).  Needs 9 bytes in the buffer (one 8-byte payload
- * load).  Returns false for anything else, which the general path decodes
- * (reserved codes, FUP.BuffOvf, suppressed IPs, errors). */
-static const uint8_t fast_rtit_ev_type[8] = {
-	[rtit_r_ev_pge] = RTIT_R_FUP_PGE, [rtit_r_ev_pgd] = RTIT_R_FUP_PGD,
-	[rtit_r_ev_pcc] = RTIT_R_FUP_PCC, [rtit_r_ev_tip] = RTIT_R_TIP,
-	[rtit_r_ev_far] = RTIT_R_FUP_FAR,
-};
-static const uint8_t fast_pt_ip_type[32] = {
-	[rtit_pt_tip] = RTIT_PT_TIP, [rtit_pt_tip_pge] = RTIT_PT_TIP_PGE,
-	[rtit_pt_tip_pgd] = RTIT_PT_TIP_PGD, [rtit_pt_fup] = RTIT_PT_FUP,
-};
-
-static inline bool fast_ip(struct rtit_pktdec *d, uint8_t b0, struct rtit_pktdec_item *it)
+/*
+ * The fast path: the packets of the first-byte table (pktdec_fast.c), one
+ * after the other, with no branch on the packet type (a random mix of
+ * packet types would mispredict one on every other packet).  Decodes up to
+ * @cap packets into @items while at least max_packet bytes are buffered
+ * (so the 8-byte payload load needs no length check).  A packet the table
+ * leaves out is decoded here by rtit_pkt_decode() when it is neutral (no
+ * IP, not a PSB, not a BBP); the fast path stops before any other (an IP
+ * packet the table cannot reconstruct, a PSB, an error), and before
+ * Intel PT blocks.  Returns the number decoded.  The state lives in locals
+ * while it runs.  @track: reconstruct IPs (a constant at each call).
+ */
+static inline __attribute__((always_inline)) size_t
+fast_run(struct rtit_pktdec *d, struct rtit_pktdec_item *items, size_t cap, const bool track)
 {
-	const uint8_t *p = d->buf + d->pos;
-	uint64_t pl, last = d->lip.ip, ip;
-	unsigned type, ipc, nbytes;
+	const uint8_t *buf = d->buf;
+	const uint64_t lip_mask = d->cfg.dialect == RTIT_DIALECT_RTIT
+		? rtit_mask(rtit_r_lip_bits) : ~0ull;
+	uint64_t last = d->lip.ip, base = d->base;
+	bool valid = d->lip.valid;
+	/* IPs compressed against an unknown last IP go the general way. */
+	uint8_t needs_slow = track && !valid;
+	unsigned ccp = d->ctx.expect_ccp;
+	size_t pos = d->pos, end;
+	struct rtit_pktdec_item *it = items, *it_end = items + cap;
 
-	if (d->len - d->pos < 9)
-		return false;
-	if (d->cfg.dialect == RTIT_DIALECT_RTIT) {
-		if ((b0 & rtit_r_fup_mask) != rtit_r_fup || d->ctx.expect_ccp)
-			return false;
-		type = fast_rtit_ev_type[(b0 >> rtit_r_fup_event_shr) & rtit_r_fup_event_mask];
-		ipc = b0 & rtit_r_fup_cnt_mask;
-		bool zext = b0 & rtit_r_fup_zext;
-		if (!type || ipc == rtit_r_cnt_rsvd || (ipc != rtit_r_cnt_48 && !zext && !d->lip.valid))
-			return false;
-		nbytes = 2u * (ipc + 1);
-		__builtin_memcpy(&pl, p + 1, 8);
-		pl &= rtit_mask(8 * nbytes);
-		if (ipc == rtit_r_cnt_48 || zext)
-			ip = pl;
-		else
-			ip = (last & ~rtit_mask(8 * nbytes)) | pl;
-		ip = rtit_sext(ip, rtit_r_lip_bits);
-		it->pkt.u.ip.zext = zext;
-		d->lip.ip = ip & rtit_mask(rtit_r_lip_bits);
-		/* 4.2.15: every FUP and TIP brings a cycle count packet. */
-		d->ctx.expect_ccp = d->ctx.cycle_acc;
-	} else {
-		static const uint8_t ipc_bytes[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
-		type = fast_pt_ip_type[b0 & rtit_pt_opm_ip];
-		ipc = b0 >> rtit_pt_ipc_shr;
-		nbytes = ipc_bytes[ipc];
-		if (!type || !nbytes || d->ctx.in_block ||
-		    (ipc != rtit_pt_ipc_sext_48 && ipc != rtit_pt_ipc_full && !d->lip.valid))
-			return false;
-		__builtin_memcpy(&pl, p + 1, 8);
-		pl &= rtit_mask(8 * nbytes);
-		if (ipc == rtit_pt_ipc_sext_48)
-			ip = rtit_sext(pl, 48);
-		else if (ipc == rtit_pt_ipc_full)
-			ip = pl;
-		else
-			ip = (last & ~rtit_mask(8 * nbytes)) | pl;
-		it->pkt.u.ip.zext = false;
-		d->lip.ip = ip;
+	if (d->general_only || d->ctx.in_block || d->len < max_packet)
+		return 0;
+	end = d->len - max_packet;
+	while (it < it_end && pos <= end) {
+		const uint8_t *p = buf + pos;
+		const uint8_t b0 = p[0];
+		const unsigned size = d->fast_size[ccp][b0];
+		const struct rtit_pktdec_fast *e = &d->fast[ccp][b0];
+		uint64_t w, lo, hi;
+
+		__builtin_memcpy(&w, p + 1, 8);
+		if (__builtin_expect(!size || (w & e->slow_if) || (e->needs_ip & needs_slow), 0)) {
+			struct rtit_pkt_ctx ctx = d->ctx;
+			int ret;
+
+			ctx.expect_ccp = ccp;
+			ret = rtit_pkt_decode(&ctx, p, d->len - pos, &it->pkt, NULL);
+			if (ret <= 0 || !neutral(it->pkt.type))
+				break;
+			rtit_pkt_ctx_on_packet(&ctx, &it->pkt);
+			ccp = ctx.expect_ccp;
+			it->offset = base + pos;
+			it->raw = p;
+			it->ip = it->last_ip = 0;
+			it->last_ip_valid = false;
+			it->ip_status = 0;
+			pos += (size_t)ret;
+			it++;
+			continue;
+		}
+		lo = e->lo_const | (w & e->lo_mask) << e->lo_shl;
+		hi = e->hi_const | (w & e->hi_mask);
+		__builtin_memcpy(&it->pkt, &e->head, 8);
+		__builtin_memcpy((uint8_t *)&it->pkt.u, &lo, 8);
+		__builtin_memcpy((uint8_t *)&it->pkt.u + 8, &hi, 8);
+		it->offset = base + pos;
+		it->raw = p;
+		if (track) {
+			/* The IP packets' rule, as track_ip() and
+			 * rtit_last_ip_expand(): masks instead of branches. */
+			uint64_t ip = (last & e->ip_keep) | (hi & e->ip_load);
+
+			ip = (uint64_t)((int64_t)(ip << e->sext_shl) >> e->sext_shl);
+			it->ip = ip & e->ip_load;
+			it->last_ip = last & -(uint64_t)e->is_ip;
+			it->last_ip_valid = valid & e->is_ip;
+			it->ip_status = e->ip_status;
+			last = ip & lip_mask;
+			valid |= e->ip_load & 1;
+			needs_slow = !valid;
+		} else {
+			it->ip = it->last_ip = 0;
+			it->last_ip_valid = false;
+			it->ip_status = 0;
+		}
+		ccp = e->next_ccp;
+		pos += size;
+		it++;
 	}
-	it->pkt.type = (enum rtit_pkt_type)type;
-	it->pkt.size = (uint8_t)(1 + nbytes);
-	it->pkt.u.ip.ipc = (uint8_t)ipc;
-	it->pkt.u.ip.payload = pl;
+	d->pos = pos;
+	d->lip.ip = last;
+	d->lip.valid = valid;
+	d->ctx.expect_ccp = ccp;
+	return (size_t)(it - items);
+}
+
+static size_t fast(struct rtit_pktdec *d, struct rtit_pktdec_item *items, size_t cap)
+{
+	return d->cfg.no_ip ? fast_run(d, items, cap, false) : fast_run(d, items, cap, true);
+}
+
+/* One packet by the general decoder (packet_decode.c) from the buffered
+ * bytes.  Returns 1, 0 at the end of the stream, or a negative error
+ * (with *@why) that the caller records. */
+static int general(struct rtit_pktdec *d, struct rtit_pktdec_item *it, const char **why)
+{
+	int ret;
+
+	if (d->pos >= d->len)
+		return 0;
+	ret = rtit_pkt_decode(&d->ctx, d->buf + d->pos, d->len - d->pos,
+			      &it->pkt, why);
+	if (ret < 0) {
+		if (ret == -RTIT_ERR_EOS && !d->eof) {
+			*why = "buffer refill short";
+			return -RTIT_ERR_INTERNAL;
+		}
+		return ret;
+	}
 	it->offset = rtit_pktdec_offset(d);
-	it->raw = p;
-	it->ip_status = 0;
-	it->ip = ip;
-	it->last_ip = last;
-	it->last_ip_valid = d->lip.valid;
-	d->lip.valid = true;
-	d->pos += 1 + nbytes;
-	return true;
+	it->raw = d->buf + d->pos;
+	d->pos += (size_t)ret;
+	rtit_pkt_ctx_on_packet(&d->ctx, &it->pkt);
+	if (d->cfg.no_ip) {
+		it->ip_status = 0;
+		it->ip = it->last_ip = 0;
+		it->last_ip_valid = false;
+	} else {
+		track_ip(d, it);
+	}
+	return 1;
 }
 
 int rtit_pktdec_next(struct rtit_pktdec *d, struct rtit_pktdec_item *it)
@@ -224,23 +250,48 @@ int rtit_pktdec_next(struct rtit_pktdec *d, struct rtit_pktdec_item *it)
 
 	if (d->cfg.read && fill(d, max_packet) < 0)
 		return fail(d, -RTIT_ERR_IO, "read failed");
-	if (d->pos >= d->len)
-		return 0;
-	if (fast_tnt(d, d->buf[d->pos], it) || fast_ip(d, d->buf[d->pos], it))
+	if (fast(d, it, 1))
 		return 1;
-	ret = rtit_pkt_decode(&d->ctx, d->buf + d->pos, d->len - d->pos,
-			      &it->pkt, &why);
-	if (ret < 0) {
-		if (ret == -RTIT_ERR_EOS && !d->eof)
-			return fail(d, -RTIT_ERR_INTERNAL, "buffer refill short");
-		return fail(d, ret, why);
+	ret = general(d, it, &why);
+	return ret < 0 ? fail(d, ret, why) : ret;
+}
+
+int rtit_pktdec_next_batch(struct rtit_pktdec *d, struct rtit_pktdec_item *items,
+			   size_t cap)
+{
+	size_t n = 0;
+
+	if (!d || !items || !cap)
+		return -RTIT_ERR_INVALID;
+	if (cap > INT_MAX)
+		cap = INT_MAX;
+	while (n < cap) {
+		const char *why = NULL;
+		int ret;
+
+		n += fast(d, items + n, cap - n);
+		if (n == cap)
+			break;
+		if (d->cfg.read && !d->eof && d->len - d->pos < max_packet) {
+			/* A refill moves the bytes the items' raw point to. */
+			if (n)
+				break;
+			if (fill(d, max_packet) < 0)
+				return fail(d, -RTIT_ERR_IO, "read failed");
+			continue;
+		}
+		ret = general(d, items + n, &why);
+		if (ret == 0)
+			break;
+		if (ret < 0) {
+			/* Reported by the next call, at the same offset. */
+			if (n)
+				break;
+			return fail(d, ret, why);
+		}
+		n++;
 	}
-	it->offset = rtit_pktdec_offset(d);
-	it->raw = d->buf + d->pos;
-	d->pos += (size_t)ret;
-	rtit_pkt_ctx_on_packet(&d->ctx, &it->pkt);
-	track_ip(d, it);
-	return 1;
+	return (int)n;
 }
 
 int rtit_pktdec_resync(struct rtit_pktdec *d, bool at_or_after)

@@ -5,12 +5,20 @@
  * mix: mostly TNT and TIP/FUP with compressed IPs, some timing packets, a
  * PSB every ~4 KiB) of SIZE MiB (argv[1], default 128) built in memory,
  * measures, best of 3 runs (CLOCK_MONOTONIC):
- *   (a) rtit_pkt_decode + rtit_pkt_ctx_on_packet in a tight loop;
- *   (b) rtit_pktdec_next, the streaming decoder with IP tracking;
- *   (c) for Intel PT, libipt's pt_pkt_next on the same bytes (when built
- *       with libipt; its stream leaves out BBP/BIP/BEP/CFE/EVD, which
- *       libipt 2.0.5 does not know).
- * Targets: >= 1 GB/s, and >= 2x libipt.
+ *   bare  rtit_pktdec_next_batch() with cfg.no_ip: packets and offsets;
+ *   IPs   rtit_pktdec_next_batch(): packets, offsets and full IPs (every
+ *         IP packet's IP reconstructed against the last IP);
+ *   next  rtit_pktdec_next(), one packet a call, with IPs;
+ *   for Intel PT, libipt on the same bytes (when built with libipt; the
+ *   stream leaves out BBP/BIP/BEP/CFE/EVD, which libipt 2.0.5 does not
+ *   know):
+ *   ipt   pt_pkt_next(), libipt's packet decoder;
+ *   ipt+IP  pt_pkt_next() and the last-IP update libipt's query decoder
+ *         makes (pt_last_ip_update_ip(), internal to libipt, restated here).
+ * Every loop consumes what it is timed for (type, size, the first payload
+ * word, the IP; ours the offset too), and the IP runs' sums of IPs must
+ * agree.
+ * Targets: >= 1 GB/s, and >= 2x libipt, bare and with IPs.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,52 +36,68 @@
 static double now(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 struct result {
 	double secs;
-	uint64_t packets, check;
+	uint64_t packets, check, ipsum;
 };
 
-static struct result run_decode(const struct pktgen_opts *o, const uint8_t *buf, size_t len)
-{
-	struct rtit_pkt_ctx ctx;
-	struct rtit_packet p;
-	struct result r = { 0, 0, 0 };
-	size_t off = 0;
-	double t0 = now();
+enum { batch = 128 };
 
-	rtit_pkt_ctx_init(&ctx, o->dialect, o->cycle_acc);
-	while (off < len) {
-		int n = rtit_pkt_decode(&ctx, buf + off, len - off, &p, NULL);
-		if (n <= 0) {
-			fprintf(stderr, "bench: decode error %s at %zu\n", rtit_errstr(n), off);
-			exit(1);
+/* What a consumer of the items reads: type, size, the first payload word,
+ * the offset and the IP. */
+static inline uint64_t consume(const struct rtit_pktdec_item *it)
+{
+	uint64_t w;
+
+	__builtin_memcpy(&w, &it->pkt.u, sizeof(w));
+	return (uint64_t)it->pkt.type + it->pkt.size + w + it->offset;
+}
+
+static struct result run_batch(const struct pktgen_opts *o, const uint8_t *buf, size_t len,
+			       bool no_ip)
+{
+	static struct rtit_pktdec d;
+	static struct rtit_pktdec_item items[batch];
+	struct rtit_pktdec_cfg cfg = { .dialect = o->dialect, .cycle_acc = o->cycle_acc,
+				       .no_ip = no_ip, .mem = buf, .mem_len = len };
+	struct result r = { 0, 0, 0, 0 };
+	double t0 = now();
+	int n;
+
+	rtit_pktdec_init(&d, &cfg);
+	while ((n = rtit_pktdec_next_batch(&d, items, batch)) > 0) {
+		for (int i = 0; i < n; i++) {
+			r.check += consume(&items[i]);
+			r.ipsum += items[i].ip;
 		}
-		rtit_pkt_ctx_on_packet(&ctx, &p);
-		r.check += (uint64_t)p.type;
-		r.packets++;
-		off += (size_t)n;
+		r.packets += (uint64_t)n;
+	}
+	if (n < 0) {
+		fprintf(stderr, "bench: pktdec error %s at %" PRIu64 "\n", rtit_errstr(n), d.err.offset);
+		exit(1);
 	}
 	r.secs = now() - t0;
 	return r;
 }
 
-static struct result run_pktdec(const struct pktgen_opts *o, const uint8_t *buf, size_t len)
+static struct result run_next(const struct pktgen_opts *o, const uint8_t *buf, size_t len)
 {
 	static struct rtit_pktdec d;
 	struct rtit_pktdec_cfg cfg = { .dialect = o->dialect, .cycle_acc = o->cycle_acc,
 				       .mem = buf, .mem_len = len };
 	struct rtit_pktdec_item it;
-	struct result r = { 0, 0, 0 };
+	struct result r = { 0, 0, 0, 0 };
 	double t0 = now();
 	int ret;
 
 	rtit_pktdec_init(&d, &cfg);
 	while ((ret = rtit_pktdec_next(&d, &it)) == 1) {
-		r.check += it.ip + (uint64_t)it.pkt.type;
+		r.check += consume(&it);
+		r.ipsum += it.ip;
 		r.packets++;
 	}
 	if (ret < 0) {
@@ -85,12 +109,60 @@ static struct result run_pktdec(const struct pktgen_opts *o, const uint8_t *buf,
 }
 
 #ifdef HAVE_LIBIPT
-static struct result run_libipt(const uint8_t *buf, size_t len)
+/* libipt's last-IP update (libipt/src/pt_last_ip.c, pt_last_ip_update_ip),
+ * and the reset a PSB makes in its query decoder. */
+struct ipt_last_ip {
+	uint64_t ip;
+	bool have_ip, suppressed;
+};
+
+static inline uint64_t ipt_ip(struct ipt_last_ip *l, const struct pt_packet *p)
+{
+	switch (p->type) {
+	case ppt_psb:
+		l->ip = 0;
+		l->have_ip = false;
+		l->suppressed = false;
+		return 0;
+	case ppt_tip: case ppt_tip_pge: case ppt_tip_pgd: case ppt_fup:
+		break;
+	default:
+		return 0;
+	}
+	switch (p->payload.ip.ipc) {
+	case pt_ipc_suppressed:
+		l->suppressed = true;
+		return 0;
+	case pt_ipc_sext_48:
+		l->ip = (uint64_t)((int64_t)(p->payload.ip.ip << 16) >> 16);
+		break;
+	case pt_ipc_update_16:
+		l->ip = (l->ip & ~0xffffull) | (p->payload.ip.ip & 0xffffull);
+		break;
+	case pt_ipc_update_32:
+		l->ip = (l->ip & ~0xffffffffull) | (p->payload.ip.ip & 0xffffffffull);
+		break;
+	case pt_ipc_update_48:
+		l->ip = (l->ip & ~0xffffffffffffull) | (p->payload.ip.ip & 0xffffffffffffull);
+		break;
+	case pt_ipc_full:
+		l->ip = p->payload.ip.ip;
+		break;
+	default:
+		return 0;
+	}
+	l->have_ip = true;
+	l->suppressed = false;
+	return l->ip;
+}
+
+static struct result run_libipt(const uint8_t *buf, size_t len, bool ips)
 {
 	struct pt_config cfg;
 	struct pt_packet_decoder *dec;
 	struct pt_packet p;
-	struct result r = { 0, 0, 0 };
+	struct ipt_last_ip lip = { 0, false, false };
+	struct result r = { 0, 0, 0, 0 };
 	double t0;
 	int ret;
 
@@ -104,7 +176,12 @@ static struct result run_libipt(const uint8_t *buf, size_t len)
 	}
 	t0 = now();
 	while ((ret = pt_pkt_next(dec, &p, sizeof(p))) > 0) {
-		r.check += (uint64_t)p.type;
+		uint64_t w;
+
+		__builtin_memcpy(&w, &p.payload, sizeof(w));
+		r.check += (uint64_t)p.type + p.size + w;
+		if (ips)
+			r.ipsum += ipt_ip(&lip, &p);
 		r.packets++;
 	}
 	r.secs = now() - t0;
@@ -119,20 +196,22 @@ static struct result run_libipt(const uint8_t *buf, size_t len)
 }
 #endif
 
-enum which { W_DECODE, W_PKTDEC, W_LIBIPT };
+enum which { W_BARE, W_IPS, W_NEXT, W_IPT, W_IPT_IPS };
 
 static struct result best_of_3(enum which w, const struct pktgen_opts *o,
 			       const uint8_t *buf, size_t len)
 {
-	struct result best = { 1e30, 0, 0 };
+	struct result best = { 1e30, 0, 0, 0 };
 
 	for (int i = 0; i < 3; i++) {
 		struct result r;
 		switch (w) {
-		case W_DECODE: r = run_decode(o, buf, len); break;
-		case W_PKTDEC: r = run_pktdec(o, buf, len); break;
+		case W_BARE: r = run_batch(o, buf, len, true); break;
+		case W_IPS: r = run_batch(o, buf, len, false); break;
+		case W_NEXT: r = run_next(o, buf, len); break;
 #ifdef HAVE_LIBIPT
-		default: r = run_libipt(buf, len); break;
+		case W_IPT: r = run_libipt(buf, len, false); break;
+		default: r = run_libipt(buf, len, true); break;
 #else
 		default: abort();
 #endif
@@ -170,38 +249,45 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	streams[2].o.mask = pktgen_pt_libipt();
-	printf("%-9s %9s %8s %12s %12s %12s %8s\n", "stream", "MB", "B/pkt",
-	       "decode MB/s", "pktdec MB/s", "libipt MB/s", "ours/ipt");
+	printf("%-9s %6s %5s %15s %15s %7s %7s %7s %11s\n", "stream", "MB", "B/pkt",
+	       "bare MB/s Mp/s", "IPs MB/s Mp/s", "next", "ipt", "ipt+IP", "x ipt, +IP");
 	for (size_t s = 0; s < sizeof(streams) / sizeof(streams[0]); s++) {
 		struct pktgen g;
 		size_t len;
-		struct result a, b;
+		struct result a, b, c;
 
 		pktgen_init(&g, &streams[s].o);
 		len = pktgen_fill(&g, buf, cap);
-		a = best_of_3(W_DECODE, &streams[s].o, buf, len);
-		b = best_of_3(W_PKTDEC, &streams[s].o, buf, len);
-		if (a.packets != g.npackets || b.packets != g.npackets) {
-			fprintf(stderr, "bench: %s: decoded %" PRIu64 "/%" PRIu64 " of %" PRIu64 " packets\n",
-				streams[s].name, a.packets, b.packets, g.npackets);
+		a = best_of_3(W_BARE, &streams[s].o, buf, len);
+		b = best_of_3(W_IPS, &streams[s].o, buf, len);
+		c = best_of_3(W_NEXT, &streams[s].o, buf, len);
+		if (a.packets != g.npackets || b.packets != g.npackets || c.packets != g.npackets ||
+		    b.ipsum != c.ipsum || a.ipsum) {
+			fprintf(stderr, "bench: %s: decoded %" PRIu64 "/%" PRIu64 "/%" PRIu64 " of %"
+				PRIu64 " packets, or the runs disagree\n", streams[s].name,
+				a.packets, b.packets, c.packets, g.npackets);
 			return 1;
 		}
-		printf("%-9s %9.1f %8.2f %12.0f %12.0f", streams[s].name, (double)len / 1e6,
-		       (double)len / (double)g.npackets, mbs(len, &a), mbs(len, &b));
+		printf("%-9s %6.1f %5.2f %8.0f %6.1f %8.0f %6.1f %7.0f", streams[s].name,
+		       (double)len / 1e6, (double)len / (double)g.npackets,
+		       mbs(len, &a), (double)a.packets / 1e6 / a.secs,
+		       mbs(len, &b), (double)b.packets / 1e6 / b.secs, mbs(len, &c));
 #ifdef HAVE_LIBIPT
 		if (streams[s].o.dialect == RTIT_DIALECT_PT) {
-			struct result c = best_of_3(W_LIBIPT, &streams[s].o, buf, len);
-			if (c.packets != g.npackets) {
-				fprintf(stderr, "bench: libipt decoded %" PRIu64 " of %" PRIu64 " packets\n",
-					c.packets, g.npackets);
+			struct result x = best_of_3(W_IPT, &streams[s].o, buf, len);
+			struct result y = best_of_3(W_IPT_IPS, &streams[s].o, buf, len);
+			if (x.packets != g.npackets || y.packets != g.npackets || y.ipsum != b.ipsum) {
+				fprintf(stderr, "bench: libipt decoded %" PRIu64 "/%" PRIu64 " of %" PRIu64
+					" packets, or its IPs differ\n", x.packets, y.packets, g.npackets);
 				return 1;
 			}
-			printf(" %12.0f %4.2f/%4.2f", mbs(len, &c), c.secs / a.secs, c.secs / b.secs);
+			printf(" %7.0f %7.0f %5.2f %5.2f", mbs(len, &x), mbs(len, &y),
+			       x.secs / a.secs, y.secs / b.secs);
 		}
 #endif
 		printf("\n");
 	}
-	printf("ours/ipt: decode/libipt, pktdec/libipt (time ratios; > 1 = we are faster)\n");
+	printf("x ipt: libipt's time / ours, bare and with IPs (> 1: we are faster)\n");
 	free(buf);
 	return 0;
 }

@@ -22,6 +22,9 @@ struct rtit_pktdec_cfg {
 	bool cycle_acc;		/* RTIT: Cycle_Acc was set (A-R37) */
 	/* RTIT: FUP.BuffOvf loads LAST_LIP (PACKETS.md A-R7; default no). */
 	bool buffovf_loads_lip;
+	/* Packets and offsets only: no last-IP tracking, the items' ip_status,
+	 * ip, last_ip and last_ip_valid are 0 (the bare decode). */
+	bool no_ip;
 	/* Either a reader ... */
 	rtit_read_fn read;
 	void *opaque;
@@ -30,15 +33,16 @@ struct rtit_pktdec_cfg {
 	size_t mem_len;
 };
 
-/* One decoded packet and what the stream says about it. */
+/* One decoded packet and what the stream says about it (64 bytes: the
+ * batch call writes arrays of them). */
 struct rtit_pktdec_item {
 	struct rtit_packet pkt;
 	uint64_t offset;	/* byte offset of the packet in the stream */
 	const uint8_t *raw;	/* its pkt.size bytes; valid until next call */
 	/* For IP packets: the full IP, and the last IP it compressed against. */
-	int ip_status;		/* 0, -RTIT_ERR_NOIP, or 1 = suppressed (PT) */
 	uint64_t ip;
 	uint64_t last_ip;
+	int ip_status;		/* 0, -RTIT_ERR_NOIP, or 1 = suppressed (PT) */
 	bool last_ip_valid;
 };
 
@@ -51,6 +55,39 @@ struct rtit_pktdec_error {
 
 enum { rtit_pktdec_bufsize = 1 << 16 };
 
+/*
+ * One row of the fast path's first-byte table (decoder/pktdec_fast.c
+ * builds them from opcodes_rtit.h / opcodes_pt.h and says which rule of the
+ * manual each follows).  With w the 8 bytes after the first byte, a packet
+ * on the fast path is
+ *   type, size                         head (struct rtit_packet's first 8
+ *                                      bytes, as stored);
+ *   union bytes 0-7  = lo_const | (w & lo_mask) << lo_shl;
+ *   union bytes 8-15 = hi_const | (w & hi_mask);
+ *   its IP           = (last IP & ip_keep) | (union bytes 8-15 & ip_load),
+ *                      sign-extended from bit 63 - sext_shl;
+ * so decoding it takes no branch on its type.  The packet's size is in a
+ * separate byte table (struct rtit_pktdec's fast_size: the one load on the
+ * critical path from a packet to the next); size 0 there, needs_ip while
+ * the last IP is unknown, or bits slow_if set in w, send the packet to the
+ * general decoder.
+ * 64 bytes: one cache line a row.
+ */
+struct rtit_pktdec_fast {
+	uint64_t head;
+	uint64_t lo_const, lo_mask;
+	uint64_t hi_const, hi_mask;
+	uint64_t ip_keep;
+	uint64_t ip_load;	/* ~0 when the IP is known and loads the last IP */
+	uint8_t needs_ip;	/* 1: compresses against the last IP */
+	uint8_t slow_if;	/* bits of w[7:0] that need the general path */
+	uint8_t lo_shl;
+	uint8_t sext_shl;
+	uint8_t is_ip;		/* 1 for an IP packet (the item gets the last IP) */
+	int8_t ip_status;	/* 0, or 1 for a suppressed PT IP */
+	uint8_t next_ccp;	/* RTIT 4.2.15: a cycle count packet follows */
+};
+
 struct rtit_pktdec {
 	struct rtit_pktdec_cfg cfg;
 	struct rtit_pkt_ctx ctx;
@@ -62,6 +99,12 @@ struct rtit_pktdec {
 	struct rtit_pktdec_error err;
 	uint64_t skipped;	/* bytes skipped by resynchronisation */
 	uint64_t nerrors;
+	/* Tests: every packet by the general decoder, the reference the
+	 * fast path is compared with (set after rtit_pktdec_init). */
+	bool general_only;
+	/* The fast path: [expect_ccp][first byte] (RTIT; PT uses [0]). */
+	struct rtit_pktdec_fast fast[2][256] __attribute__((aligned(64)));
+	uint8_t fast_size[2][256];	/* 0: the general decoder's */
 	uint8_t own[rtit_pktdec_bufsize];
 };
 
@@ -76,6 +119,18 @@ int rtit_pktdec_init(struct rtit_pktdec *d, const struct rtit_pktdec_cfg *cfg);
  * -RTIT_ERR_IO is returned when the reader fails.
  */
 int rtit_pktdec_next(struct rtit_pktdec *d, struct rtit_pktdec_item *it);
+
+/*
+ * Decodes up to @cap packets into @items[0..), exactly the packets, offsets,
+ * IPs and errors rtit_pktdec_next() would give one by one.  Returns the
+ * number of packets (> 0), 0 at the end of the stream, or a negative error
+ * (as rtit_pktdec_next(), d->err says where and why) when the very next
+ * packet is bad; an error after some packets is returned by the next call.
+ * The items' raw pointers are valid until the next call.  Returns
+ * -RTIT_ERR_INVALID for a NULL argument or @cap 0.
+ */
+int rtit_pktdec_next_batch(struct rtit_pktdec *d, struct rtit_pktdec_item *items,
+			   size_t cap);
 
 /*
  * Skips to the next PSB after the current position (or at it, when

@@ -27,6 +27,7 @@ struct chunk_reader {
 	const uint8_t *data;
 	size_t size, pos;
 	struct pktgen_rng rng;
+	bool one;		/* 1-byte reads only */
 };
 
 static ssize_t chunk_read(void *opaque, uint8_t *buf, size_t cap)
@@ -36,6 +37,10 @@ static ssize_t chunk_read(void *opaque, uint8_t *buf, size_t cap)
 
 	if (r->pos >= r->size)
 		return 0;
+	if (r->one) {
+		buf[0] = r->data[r->pos++];
+		return 1;
+	}
 	switch (pktgen_rng_below(&r->rng, 4)) {
 	case 0: n = 1; break;
 	case 1: n = 1 + (size_t)pktgen_rng_below(&r->rng, 17); break;
@@ -79,11 +84,102 @@ static void check_reencode(const struct rtit_pkt_ctx *ctx,
 		    pktgen_pkt_str(&back, s2, sizeof(s2)));
 }
 
+/* A decoder read through rtit_pktdec_next_batch(), with batch sizes from
+ * a PRNG, compared item by item with the per-packet decoder. */
+struct batch_side {
+	const char *name;
+	struct rtit_pktdec *d;
+	struct rtit_pktdec_item items[64];
+	int n, i;
+	struct pktgen_rng rng;
+};
+
+/* The per-packet decoder @ref returned @a (and @want when a == 1); the
+ * batch side must give the same. */
+static void batch_check(struct batch_side *b, const struct rtit_pktdec *ref, int a,
+			const struct rtit_pktdec_item *want)
+{
+	const struct rtit_pktdec_item *got;
+	uint64_t at = rtit_pktdec_offset(ref);
+
+	if (b->i == b->n && a != 0 && a != 1) {
+		/* The per-packet decoder failed: so must the next batch. */
+		int r = rtit_pktdec_next_batch(b->d, b->items, 1 + (size_t)pktgen_rng_below(&b->rng, 64));
+		FUZZ_ASSERT(r == a, "%s: batch returns %d where next() fails with %d at %" PRIu64,
+			    b->name, r, a, at);
+		FUZZ_ASSERT(b->d->err.code == ref->err.code && b->d->err.offset == ref->err.offset &&
+			    b->d->nerrors == ref->nerrors && b->d->err.why && ref->err.why &&
+			    strcmp(b->d->err.why, ref->err.why) == 0,
+			    "%s: batch error %d at %" PRIu64 " (%s), next() %d at %" PRIu64 " (%s)", b->name,
+			    b->d->err.code, b->d->err.offset, b->d->err.why ? b->d->err.why : "",
+			    ref->err.code, ref->err.offset, ref->err.why ? ref->err.why : "");
+		return;
+	}
+	FUZZ_ASSERT(a == 0 || a == 1, "%s: next() fails with %d with %d batch items left at %" PRIu64,
+		    b->name, a, b->n - b->i, at);
+	if (b->i == b->n) {
+		b->n = rtit_pktdec_next_batch(b->d, b->items, 1 + (size_t)pktgen_rng_below(&b->rng, 64));
+		b->i = 0;
+		FUZZ_ASSERT(b->n >= 0, "%s: batch fails with %d (%s) at %" PRIu64, b->name, b->n,
+			    b->d->err.why ? b->d->err.why : "", b->d->err.offset);
+	}
+	if (a == 0) {
+		FUZZ_ASSERT(b->n == 0, "%s: batch returns %d packets after the end", b->name, b->n);
+		return;
+	}
+	FUZZ_ASSERT(b->i < b->n, "%s: batch ends where next() has a packet at %" PRIu64,
+		    b->name, want->offset);
+	got = &b->items[b->i++];
+	char s1[160], s2[160];
+	FUZZ_ASSERT(pktgen_pkt_equal(&want->pkt, &got->pkt) && want->offset == got->offset &&
+		    memcmp(want->raw, got->raw, want->pkt.size) == 0,
+		    "%s: offset %" PRIu64 ": next() %s, batch %s at %" PRIu64, b->name, want->offset,
+		    pktgen_pkt_str(&want->pkt, s1, sizeof(s1)),
+		    pktgen_pkt_str(&got->pkt, s2, sizeof(s2)), got->offset);
+	FUZZ_ASSERT(want->ip_status == got->ip_status && want->ip == got->ip &&
+		    want->last_ip == got->last_ip && want->last_ip_valid == got->last_ip_valid,
+		    "%s: offset %" PRIu64 ": IP tracking differs from next()", b->name, want->offset);
+}
+
+/* The decoder @g with general_only must give what @ref (fast path) gave:
+ * @a, and @want when a == 1. */
+static void general_check(struct rtit_pktdec *g, const struct rtit_pktdec *ref, int a,
+			  const struct rtit_pktdec_item *want)
+{
+	struct rtit_pktdec_item got;
+	int r = rtit_pktdec_next(g, &got);
+	char s1[160], s2[160];
+
+	FUZZ_ASSERT(r == a, "general path %d, fast path %d at %" PRIu64, r, a,
+		    rtit_pktdec_offset(ref));
+	if (r < 0) {
+		FUZZ_ASSERT(g->err.offset == ref->err.offset && strcmp(g->err.why, ref->err.why) == 0,
+			    "general path error at %" PRIu64 " (%s), fast path at %" PRIu64 " (%s)",
+			    g->err.offset, g->err.why, ref->err.offset, ref->err.why);
+		return;
+	}
+	if (r == 0)
+		return;
+	FUZZ_ASSERT(pktgen_pkt_equal(&want->pkt, &got.pkt) && want->offset == got.offset,
+		    "offset %" PRIu64 ": fast path %s, general path %s", want->offset,
+		    pktgen_pkt_str(&want->pkt, s1, sizeof(s1)), pktgen_pkt_str(&got.pkt, s2, sizeof(s2)));
+	FUZZ_ASSERT(want->ip_status == got.ip_status && want->ip == got.ip &&
+		    want->last_ip == got.last_ip && want->last_ip_valid == got.last_ip_valid,
+		    "offset %" PRIu64 ": fast path IP %d %#" PRIx64 " last %#" PRIx64 " %d, general path "
+		    "%d %#" PRIx64 " last %#" PRIx64 " %d", want->offset, want->ip_status, want->ip,
+		    want->last_ip, want->last_ip_valid, got.ip_status, got.ip, got.last_ip,
+		    got.last_ip_valid);
+}
+
 void fuzz_check_stream(enum rtit_dialect dialect, bool cycle_acc,
 		       const uint8_t *data, size_t size, struct fuzz_stats *st)
 {
-	/* 2 x 64 KiB: static, the harnesses are single-threaded. */
-	static struct rtit_pktdec dm, dr;
+	/* 4 x 64 KiB: static, the harnesses are single-threaded. */
+	static struct rtit_pktdec dm, dr, dbm, dbr, dg;
+	/* The batch call, in memory mode and in 1-byte reads. */
+	static struct batch_side bm = { .name = "batch (memory)", .d = &dbm };
+	static struct batch_side br = { .name = "batch (1-byte reads)", .d = &dbr };
+	struct chunk_reader rd1 = { .data = data, .size = size, .one = true };
 	struct rtit_pktdec_cfg cm = { .dialect = dialect, .cycle_acc = cycle_acc,
 				      .mem = data, .mem_len = size };
 	struct rtit_pktdec_cfg cr = cm;
@@ -99,6 +195,14 @@ void fuzz_check_stream(enum rtit_dialect dialect, bool cycle_acc,
 	cr.opaque = &rd;
 	FUZZ_ASSERT(rtit_pktdec_init(&dm, &cm) == 0, "init memory mode");
 	FUZZ_ASSERT(rtit_pktdec_init(&dr, &cr) == 0, "init reader mode");
+	FUZZ_ASSERT(rtit_pktdec_init(&dbm, &cm) == 0, "init batch memory mode");
+	FUZZ_ASSERT(rtit_pktdec_init(&dg, &cm) == 0, "init general-only");
+	dg.general_only = true;
+	cr.opaque = &rd1;
+	FUZZ_ASSERT(rtit_pktdec_init(&dbr, &cr) == 0, "init batch reader mode");
+	bm.n = bm.i = br.n = br.i = 0;
+	pktgen_rng_seed(&bm.rng, size);
+	pktgen_rng_seed(&br.rng, size + 1);
 
 	for (;;) {
 		struct rtit_pktdec_item im, ir;
@@ -110,6 +214,9 @@ void fuzz_check_stream(enum rtit_dialect dialect, bool cycle_acc,
 		b = rtit_pktdec_next(&dr, &ir);
 		FUZZ_ASSERT(a == b, "memory mode says %d, reader mode %d at offset %" PRIu64,
 			    a, b, rtit_pktdec_offset(&dm));
+		general_check(&dg, &dm, a, &im);
+		batch_check(&bm, &dm, a, &im);
+		batch_check(&br, &dm, a, &im);
 		if (a == 0)
 			break;
 		if (a == 1) {
@@ -176,6 +283,13 @@ void fuzz_check_stream(enum rtit_dialect dialect, bool cycle_acc,
 		FUZZ_ASSERT(dm.skipped == dr.skipped, "skipped %" PRIu64 " vs %" PRIu64,
 			    dm.skipped, dr.skipped);
 		FUZZ_ASSERT(rtit_pktdec_offset(&dm) == rtit_pktdec_offset(&dr), "offsets after resync");
+		FUZZ_ASSERT(rtit_pktdec_resync(&dg, false) == a && dg.skipped == dm.skipped,
+			    "the general-only decoder resyncs elsewhere");
+		FUZZ_ASSERT(rtit_pktdec_resync(&dbm, false) == a && rtit_pktdec_resync(&dbr, false) == a &&
+			    dbm.skipped == dm.skipped && dbr.skipped == dm.skipped &&
+			    rtit_pktdec_offset(&dbm) == rtit_pktdec_offset(&dm) &&
+			    rtit_pktdec_offset(&dbr) == rtit_pktdec_offset(&dm),
+			    "batch decoders resync elsewhere");
 		next_min = rtit_pktdec_offset(&dm);
 	}
 	FUZZ_ASSERT(decoded + dm.skipped == size, "decoded %" PRIu64 " + skipped %" PRIu64 " != %zu",

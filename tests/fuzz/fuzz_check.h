@@ -5,7 +5,9 @@
  * memory mode and in reader mode with chunk sizes derived from the data,
  * resynchronising after every error, and aborts (after a message on
  * stderr) when an invariant breaks:
- *   - both modes return the same packets, errors and offsets;
+ *   - both modes return the same packets, errors and offsets, and so does
+ *     rtit_pktdec_next_batch() (random batch sizes) in memory mode and in
+ *     1-byte reads, and a decoder with general_only (no fast path);
  *   - packet offsets strictly increase, sizes are 1..16, raw bytes match;
  *   - an error is reported at the current offset;
  *   - an IP packet's IP is its payload expanded against the last IP the
