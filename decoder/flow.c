@@ -700,7 +700,10 @@ static int walk(struct rtit_flow_dec *d)
 	int r;
 
 	while (d->state == ST_ENABLED) {
-		d->tmpl.pad0 &= (uint8_t)~RTIT_FLOW_A_CYC_EXACT;
+		/* no store to tmpl when nothing changes: the record copies
+		 * that follow would wait on it (store forwarding) */
+		if (d->tmpl.pad0 & RTIT_FLOW_A_CYC_EXACT)
+			d->tmpl.pad0 &= (uint8_t)~RTIT_FLOW_A_CYC_EXACT;
 		if (!d->tnt_n) {
 			if ((r = peek(d)) < 0)
 				return r;
@@ -830,14 +833,13 @@ static int walk(struct rtit_flow_dec *d)
 				if (r && d->la.pkt.type == RTIT_R_TNT) {
 					/* a full TNT's CCP is its last branch's
 					 * time (4.2.15): kept until then */
-					uint64_t before = d->tmpl.cycles;
 					d->tnt_bits = d->la.pkt.u.tnt.bits;
 					d->tnt_n = d->la.pkt.u.tnt.nbits;
 					d->tnt_cyc = d->la.cyc;
 					d->tnt_exact = d->la.exact;
+					d->la.cyc = d->tmpl.cycles;	/* not yet */
+					d->la.exact = false;
 					consume(d);
-					d->tmpl.cycles = before;
-					d->tmpl.pad0 &= (uint8_t)~RTIT_FLOW_A_CYC_EXACT;
 				} else if (e->cls == RTIT_IC_COND) {
 					if (!r)
 						return flow_walk_end(d);
@@ -851,7 +853,8 @@ static int walk(struct rtit_flow_dec *d)
 				bool bit = (d->tnt_bits >> --d->tnt_n) & 1;
 				used = true;
 				if (!d->tnt_n) {
-					d->tmpl.cycles = d->tnt_cyc;
+					if (d->tmpl.cycles != d->tnt_cyc)
+						d->tmpl.cycles = d->tnt_cyc;
 					if (d->tnt_exact)
 						d->tmpl.pad0 |= RTIT_FLOW_A_CYC_EXACT;
 				}

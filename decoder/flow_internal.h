@@ -93,10 +93,10 @@ struct rtit_flow_dec {
 	uint64_t tnt_cyc;	/* RTIT: a full TNT's cycle count, for its
 				 * last branch (4.2.15) */
 	bool tnt_exact;
-	struct rtit_pktdec_item stash;	/* RTIT: read ahead for a CCP */
 	bool have_stash;
 
 	struct rtit_flow_stats st;
+	struct rtit_pktdec_item stash;	/* RTIT: read ahead for a CCP */
 	struct rtit_pktdec pd;	/* large: last */
 };
 
@@ -166,7 +166,8 @@ static inline void consume(struct rtit_flow_dec *d)
 	d->soft = false;
 	/* the records made from here on carry its time; the one made for it
 	 * (this walk step's) is exact when a cycle packet was adjacent */
-	d->tmpl.cycles = d->la.cyc;
+	if (d->tmpl.cycles != d->la.cyc)
+		d->tmpl.cycles = d->la.cyc;
 	if (d->la.exact)
 		d->tmpl.pad0 |= RTIT_FLOW_A_CYC_EXACT;
 }

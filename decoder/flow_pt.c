@@ -404,7 +404,10 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 	int r;
 
 	while (d->state == ST_ENABLED) {
-		d->tmpl.pad0 &= (uint8_t)~RTIT_FLOW_A_CYC_EXACT;
+		/* no store to tmpl when nothing changes: the record copies
+		 * that follow would wait on it (store forwarding) */
+		if (d->tmpl.pad0 & RTIT_FLOW_A_CYC_EXACT)
+			d->tmpl.pad0 &= (uint8_t)~RTIT_FLOW_A_CYC_EXACT;
 		if ((r = ic_get(d, d->ip, &e)) < 0)
 			return r;
 		if (!d->tnt_n) {

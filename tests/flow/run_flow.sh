@@ -132,6 +132,16 @@ cp "$T/ca.sideband" "$T/cb.sideband"
 if [ -n "$off" ] && [ $rc -eq 5 ] && grep -q 'cycles differ' "$T/cb.err"; then ok
 else bad "a CCP one higher at offset 0x$off: exit $rc, $(head -3 "$T/cb.err")"; fi
 
+# The property test's reducer (shrink_stress.py) on a scenario that does
+# fail the round trip (E8 is not decodable in stream order): fewer lines,
+# still failing.
+python3 "$(dirname "$0")/shrink_stress.py" "$R" "$D/rtit_e8_reorder.scn" 200 >"$T/min.scn" 2>/dev/null
+if grep -q '^# minimal reproduction' "$T/min.scn" &&
+   [ "$(grep -vc '^#' "$T/min.scn")" -lt "$(grep -c '' "$D/rtit_e8_reorder.scn")" ] &&
+   "$R" run "$T/min.scn" --out "$T/min" -q >/dev/null 2>&1 &&
+   ! "$R" decode "$T/min.trace" --check "$T/min.flow" -q >/dev/null 2>&1; then ok
+else bad "shrink_stress.py did not reduce the E8 scenario to a failing one"; fi
+
 # Corruption: a reserved opcode (0xe0, RTIT Figure 2) in the demo trace.
 python3 - "$T/demo.trace" "$T/c1.trace" <<'PY'
 import sys

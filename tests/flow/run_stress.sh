@@ -20,6 +20,12 @@ for ((s = $3; s <= $4; s++)); do
 		total=$((total + ${n:-0}))
 	else
 		fail=$((fail + 1)); echo "FAIL: seed $s: $(head -20 "$T/dec.err")"
+		# a minimal reproduction of the first two failures
+		if [ $fail -le 2 ]; then
+			echo "seed $s, reproduce: python3 $G $s ${5:-rtit} > s.scn; rtitsim run s.scn --out s;" \
+			     "rtitsim decode s.trace --check s.flow"
+			python3 "$(dirname "$0")/shrink_stress.py" "$R" "$T/s.scn" 300
+		fi
 	fi
 done
 # the seeds trace thousands of instructions between them: an empty decode
