@@ -336,6 +336,7 @@ struct sideband {
 	char image[1024];	/* `rtitsim run PROGRAM`: the program */
 	char dialect[16];
 	long long overflows;	/* -1 unknown */
+	unsigned mtc_freq, art_num, art_den;	/* Intel PT */
 };
 
 static int read_sideband(const char *path, struct sideband *sb)
@@ -359,6 +360,10 @@ static int read_sideband(const char *path, struct sideband *sb)
 			sb->overflows = (long long)v;
 		else if (sscanf(line, "cmprs_ret %d", &iv) == 1)
 			sb->cmprs_ret = iv;
+		else if (sscanf(line, "mtc_freq %u", &sb->mtc_freq) == 1 ||
+			 sscanf(line, "art_num %u", &sb->art_num) == 1 ||
+			 sscanf(line, "art_den %u", &sb->art_den) == 1)
+			;
 		else if (sscanf(line, "dialect %15s", sb->dialect) == 1)
 			;
 		else if (!strncmp(line, "scenario ", 9))
@@ -676,6 +681,9 @@ int rtit_cmd_decode(int argc, char **argv)
 	struct rtit_flow_cfg cfg;
 	rtit_flow_cfg_default(&cfg);
 	cfg.dialect = dialect;
+	cfg.mtc_freq = sb.mtc_freq;
+	cfg.art_num = sb.art_num;
+	cfg.art_den = sb.art_den;
 	x.pt = dialect == RTIT_DIALECT_PT;
 	cfg.mode = mode ? mode : (sb.mode ? sb.mode : 64);
 	cfg.cycle_acc = ca >= 0 ? ca : sb.cycle_acc > 0;

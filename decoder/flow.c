@@ -57,6 +57,8 @@ int rtit_flow_dec_new(struct rtit_flow_dec **dp, const struct rtit_flow_cfg *cfg
 		d->cfg.batch_cap = 1024;
 	if (!d->cfg.max_walk)
 		d->cfg.max_walk = 1u << 22;
+	if (!d->cfg.art_num || !d->cfg.art_den)
+		d->cfg.art_num = d->cfg.art_den = 1;
 	d->cap = d->cfg.batch_cap;
 	d->batch = malloc(d->cap * sizeof(*d->batch));
 	d->offs = malloc(d->cap * sizeof(*d->offs));
@@ -225,12 +227,38 @@ int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool
 	d->la.psb = psb;
 	d->la.exact = false;
 	d->la.cyc = d->t_cyc;
+	/* A TNT goes out after the timing packets sent while its bits
+	 * waited (they do not flush it, RTIT 4.2.2, PT A-P15): its branches
+	 * are only known to follow the packet before it. */
+	bool tnt = it->pkt.type == RTIT_R_TNT || it->pkt.type == RTIT_PT_TNT8 ||
+		   it->pkt.type == RTIT_PT_TNT64;
+	d->la.tsc = tnt ? d->tmpl.tsc : d->t_tsc;
 	d->have_la = true;
 	if (rtit_pkt_has_ip(it->pkt.type) && it->ip_status < 0)
 		return flow_fail(d, RTIT_ERR_NOIP, it->offset,
 				 "%s compressed against an unknown %s", rtit_pkt_name(it->pkt.type),
 				 d->pt ? "Last IP" : "LAST_LIP");
 	return 1;
+}
+
+/* An RTIT MTC (4.2.12): TSC[s+7:s], s = 7 + 2 * RNG, had just changed: the
+ * TSC then, its bits below s 0, the bits above from the last STS (one more
+ * when the 8 bits wrapped).  Nothing before an STS gave the upper bits;
+ * with E7 tolerated, the first MTC after an enable is not used. */
+static void rtit_mtc(struct rtit_flow_dec *d, const struct rtit_packet *p)
+{
+	unsigned s = RTIT_R_MTC_SHIFT(p->u.mtc.rng);
+	bool first = !d->mtc_seen;
+
+	d->mtc_seen = true;
+	if (!d->t_tsc_valid || (first && (d->cfg.errata & RTIT_FLOW_E7)))
+		return;
+	uint64_t hi = d->t_tsc >> (s + 8), v = (uint64_t)p->u.mtc.ctc;
+	if (v < ((d->t_tsc >> s) & 0xff))
+		hi++;
+	uint64_t t = (hi << (s + 8)) | (v << s);
+	if (t > d->t_tsc)
+		d->t_tsc = t;
 }
 
 /* Cycle-accurate RTIT: the CCP that follows the packet in view (4.2.15)
@@ -277,9 +305,12 @@ static int peek(struct rtit_flow_dec *d)
 		case RTIT_R_STS:
 			/* 4.2.13: TSC[39:0]; the bits above from the last */
 			d->t_tsc = (d->t_tsc & ~0xffffffffffull) | it.pkt.u.sts.tsc;
-			d->tmpl.tsc = d->t_tsc;
+			d->t_tsc_valid = true;
 			continue;
-		case RTIT_R_MTC: case RTIT_R_FUP_PCC:
+		case RTIT_R_MTC:
+			rtit_mtc(d, &it.pkt);
+			continue;
+		case RTIT_R_FUP_PCC:
 			continue;
 		case RTIT_R_PIP:
 			/* while tracing, a PIP belongs to a MOV CR3 (or a MOV
@@ -410,6 +441,7 @@ void flow_emit_event(struct rtit_flow_dec *d, uint64_t ip, uint64_t next)
 
 void flow_enable_at(struct rtit_flow_dec *d, uint64_t ip)
 {
+	d->mtc_seen = false;
 	d->state = ST_ENABLED;
 	d->ip = ip;
 	d->prev_nlip = NO_IP;

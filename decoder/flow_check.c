@@ -100,11 +100,15 @@ static bool rec_match(const struct rtit_sim_rec *d, const struct rtit_sim_rec *t
 			w = "zero-length call";
 		else if (!(d->pad0 & RTIT_FLOW_A_NEXT_UNKNOWN) && d->next_ip != t->next_ip)
 			w = "next IP";
+		else if (d->tsc > t->tsc)
+			w = "TSC (the decoded one is later than the truth's)";
 	} else {
 		if (!(d->pad0 & RTIT_FLOW_A_NEXT_UNKNOWN) && d->next_ip != t->next_ip)
 			w = "next IP (handler)";
 		else if (d->cls && d->cls != t->cls)
 			w = "event kind";
+		else if (d->tsc > t->tsc)
+			w = "TSC (the decoded one is later than the truth's)";
 	}
 	if (w && why)
 		snprintf(why, wn, "%s differs", w);

@@ -7,6 +7,7 @@
 #define RTIT_FLOW_INTERNAL_H
 
 #include "rtit/flow.h"
+#include "rtit/opcodes_rtit.h"	/* RTIT_R_MTC_SHIFT (4.2.12) */
 #include "rtit/pt_state.h"	/* the RET-compression stack (33.4.2.2) */
 #include "../sim/sim_internal.h"	/* sim_classify: the sim's classes */
 
@@ -35,6 +36,7 @@ struct la {
 	 * it, 4.2.15; PT: a CYC right before it, 33.3.6) */
 	bool exact;
 	uint64_t cyc;
+	uint64_t tsc;		/* the TSC known when it came into view */
 };
 
 struct rtit_flow_dec {
@@ -89,7 +91,10 @@ struct rtit_flow_dec {
 	/* Timing (flow.h: cycles and tsc of decoded records) */
 	uint64_t t_cyc;		/* cycle packets summed so far */
 	bool cyc_adj;		/* PT: the last packet read was a CYC */
-	uint64_t t_tsc;		/* the last TSC a packet gave (STS, TSC) */
+	uint64_t t_tsc;		/* the last TSC a packet gave (STS, TSC, MTC) */
+	bool t_tsc_valid;
+	uint64_t t_art;		/* PT: the ART at t_tsc (33.8.3) */
+	bool mtc_seen;		/* RTIT E7: an MTC since the last enable */
 	uint64_t tnt_cyc;	/* RTIT: a full TNT's cycle count, for its
 				 * last branch (4.2.15) */
 	bool tnt_exact;
@@ -168,6 +173,8 @@ static inline void consume(struct rtit_flow_dec *d)
 	 * (this walk step's) is exact when a cycle packet was adjacent */
 	if (d->tmpl.cycles != d->la.cyc)
 		d->tmpl.cycles = d->la.cyc;
+	if (d->tmpl.tsc != d->la.tsc)
+		d->tmpl.tsc = d->la.tsc;
 	if (d->la.exact)
 		d->tmpl.pad0 |= RTIT_FLOW_A_CYC_EXACT;
 }

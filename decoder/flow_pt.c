@@ -68,6 +68,29 @@ static void apply_pip(struct rtit_flow_dec *d, const struct rtit_packet *p)
 	d->nonroot = p->u.pip.nr;	/* Table 33-53 */
 }
 
+/* An MTC (33.4.2.12, 33.8.3.2): ART[f+7:f], f = MTCFreq, had just changed:
+ * the ART then, its bits below f 0 and the bits above from the last (one
+ * more when the 8 bits wrapped); the TSC is the first at or after it
+ * (TSC = ART * art_num / art_den).  Not before a TSC gave the ART. */
+static void pt_mtc(struct rtit_flow_dec *d, uint8_t ctc)
+{
+	unsigned f = d->cfg.mtc_freq;
+
+	if (!d->t_tsc_valid || f > 15)
+		return;
+	uint64_t hi = d->t_art >> (f + 8);
+	if (ctc < ((d->t_art >> f) & 0xff))
+		hi++;
+	uint64_t art = (hi << (f + 8)) | ((uint64_t)ctc << f);
+	if (art <= d->t_art)
+		return;
+	unsigned __int128 x = (unsigned __int128)art * d->cfg.art_num;
+	uint64_t tsc = (uint64_t)((x + d->cfg.art_den - 1) / d->cfg.art_den);
+	d->t_art = art;
+	if (tsc > d->t_tsc)
+		d->t_tsc = tsc;
+}
+
 /* Brings the next significant packet into view: TNT, TIP, TIP.PGE,
  * TIP.PGD, a FUP that is not status, OVF, TraceStop, and PIP and MODE.Exec
  * while tracing (they belong to a MOV CR3 or a far transfer ahead).  1: in view,
@@ -90,9 +113,14 @@ static int pt_peek(struct rtit_flow_dec *d)
 			d->cyc_adj = true;
 			continue;
 		case RTIT_PT_TSC:
-			d->t_tsc = p->u.tsc;		/* 33.4.2.11 */
-			d->tmpl.tsc = d->t_tsc;
-			d->cyc_adj = false;
+			/* 33.4.2.11; the ART then (33.8.3.1), for MTCs */
+			d->t_tsc = p->u.tsc;
+			d->t_tsc_valid = true;
+			d->t_art = (uint64_t)((unsigned __int128)d->t_tsc * d->cfg.art_den /
+					      d->cfg.art_num);
+			continue;
+		case RTIT_PT_MTC:
+			pt_mtc(d, p->u.mtc.ctc);
 			continue;
 		case RTIT_PT_PSB:
 			d->in_psb = true;

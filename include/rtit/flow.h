@@ -60,9 +60,16 @@ enum {
  * (RTIT_FLOW_A_CYC_EXACT) for a record whose packet had its cycle packet:
  * in RTIT the CCP that follows a TIP, FUP, PIP or full TNT (4.2.15; a full
  * TNT's time is its last branch's), in PT a CYC right before a TIP, TIP.PGD,
- * PIP or TNT (33.3.6; a TNT's time is its first branch's); otherwise a
- * lower bound.  tsc: the last TSC value a packet gave (RTIT STS TSC[39:0],
- * 4.2.13; PT TSC, 33.4.2.11), 0 before the first; MTC is not followed yet.
+ * PIP or TNT (33.3.6; a TNT's time is its first branch's); otherwise the
+ * count at that packet (close, not exact: a cycle packet read with it may
+ * belong to a later instruction).  tsc: the time of the last timing packet
+ * before the packet
+ * behind the record, 0 before the first: RTIT STS gives TSC[39:0]
+ * (4.2.13), an MTC TSC[s+7:s] with s = 7 + 2 * its RNG (4.2.12); PT TSC
+ * gives the TSC (33.4.2.11), an MTC ART[f+7:f] with f = MTCFreq, the ART
+ * that the last TSC implies (TSC = ART * art_num / art_den) supplying the
+ * bits above (33.8.3).  An MTC's lower bits are 0: the counter had just
+ * reached it.  So tsc is a lower bound of the record's TSC.
  */
 
 /* What breaks the continuity of the record stream. */
@@ -112,6 +119,10 @@ struct rtit_flow_cfg {
 	bool cycle_acc;		/* Cycle_Acc was set: CCPs follow (A-R37) */
 	bool cmprs_ret;		/* Cmprs_Ret was set (4.2.3.2) */
 	bool buffovf_loads_lip;	/* encoder parameter (A-R7) */
+	/* Intel PT time: MTCFreq, and the TSC:ART ratio (CPUID 15H) that
+	 * turn an MTC into a TSC (33.8.3); defaults 0 and 1/1 */
+	unsigned mtc_freq;
+	uint32_t art_num, art_den;
 	unsigned errata;	/* RTIT_FLOW_E* */
 	/* Where the run stopped, if known: at the end of the stream the walk
 	 * goes on to end_ip (and includes the instruction there when

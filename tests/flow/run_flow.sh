@@ -132,6 +132,23 @@ cp "$T/ca.sideband" "$T/cb.sideband"
 if [ -n "$off" ] && [ $rc -eq 5 ] && grep -q 'cycles differ' "$T/cb.err"; then ok
 else bad "a CCP one higher at offset 0x$off: exit $rc, $(head -3 "$T/cb.err")"; fi
 
+# The decoded TSC is a lower bound of the truth's (flow.h): a TSC packet
+# (SDM 33.4.2.11: 19, then TSC[55:0] little-endian) made 2^16 later in
+# pt_timing's trace is caught.
+off=$("$R" dump "$T/pt_timing.trace" --dialect pt | awk '$0 ~ / TSC / {print $1; exit}')
+python3 - "$T/pt_timing.trace" "$T/tl.trace" "$off" <<'PY2'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+o = int(sys.argv[3], 16)
+assert b[o] == 0x19
+b[o + 3] += 1
+open(sys.argv[2], 'wb').write(b)
+PY2
+cp "$T/pt_timing.sideband" "$T/tl.sideband"
+"$R" decode "$T/tl.trace" --check "$T/pt_timing.flow" -q 2>"$T/tl.err"; rc=$?
+if [ -n "$off" ] && [ $rc -eq 5 ] && grep -q 'TSC (the decoded one is later' "$T/tl.err"; then ok
+else bad "a TSC 2^16 later at offset 0x$off: exit $rc, $(head -3 "$T/tl.err")"; fi
+
 # The property test's reducer (shrink_stress.py) on a scenario that does
 # fail the round trip (E8 is not decodable in stream order): fewer lines,
 # still failing.
