@@ -119,14 +119,18 @@ done
 nexact=$("$R" decode "$T/ca.trace" 2>/dev/null | grep -c 'cyc=[0-9]*\*')
 if [ $rc -eq 0 ] && [ "$nexact" -ge 10 ]; then ok
 else bad "cycle-accurate seed $s: exit $rc, $nexact exact records: $(head -3 "$T/ca.err")"; fi
-off=$("$R" dump "$T/ca.trace" --cycle-accurate | awk '$NF ~ /^cycles=([1-9]|[1-5][0-9])$/ && NF == 4 {print $1}' | sed -n '5p')
-python3 - "$T/ca.trace" "$T/cb.trace" "$off" <<'PY2'
+# tamper IN OUT OFFSET PYEXPR: OUT is IN with byte b[o] at OFFSET o
+# replaced by PYEXPR (which may assert what it expects there).
+tamper() {
+	python3 -c "
 import sys
 b = bytearray(open(sys.argv[1], 'rb').read())
 o = int(sys.argv[3], 16)
-b[o] = (((b[o] >> 2) + 1) << 2) | 1
-open(sys.argv[2], 'wb').write(b)
-PY2
+$4
+open(sys.argv[2], 'wb').write(b)" "$1" "$2" "$3"
+}
+off=$("$R" dump "$T/ca.trace" --cycle-accurate | awk '$NF ~ /^cycles=([1-9]|[1-5][0-9])$/ && NF == 4 {print $1}' | sed -n '5p')
+tamper "$T/ca.trace" "$T/cb.trace" "$off" 'b[o] = (((b[o] >> 2) + 1) << 2) | 1'
 cp "$T/ca.sideband" "$T/cb.sideband"
 "$R" decode "$T/cb.trace" --check "$T/ca.flow" -q 2>"$T/cb.err"; rc=$?
 if [ -n "$off" ] && [ $rc -eq 5 ] && grep -q 'cycles differ' "$T/cb.err"; then ok
@@ -136,14 +140,7 @@ else bad "a CCP one higher at offset 0x$off: exit $rc, $(head -3 "$T/cb.err")"; 
 # (SDM 33.4.2.11: 19, then TSC[55:0] little-endian) made 2^16 later in
 # pt_timing's trace is caught.
 off=$("$R" dump "$T/pt_timing.trace" --dialect pt | awk '$0 ~ / TSC / {print $1; exit}')
-python3 - "$T/pt_timing.trace" "$T/tl.trace" "$off" <<'PY2'
-import sys
-b = bytearray(open(sys.argv[1], 'rb').read())
-o = int(sys.argv[3], 16)
-assert b[o] == 0x19
-b[o + 3] += 1
-open(sys.argv[2], 'wb').write(b)
-PY2
+tamper "$T/pt_timing.trace" "$T/tl.trace" "$off" 'assert b[o] == 0x19; b[o + 3] += 1'
 cp "$T/pt_timing.sideband" "$T/tl.sideband"
 "$R" decode "$T/tl.trace" --check "$T/pt_timing.flow" -q 2>"$T/tl.err"; rc=$?
 if [ -n "$off" ] && [ $rc -eq 5 ] && grep -q 'TSC (the decoded one is later' "$T/tl.err"; then ok
