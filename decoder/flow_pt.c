@@ -509,7 +509,10 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 				if ((r = pt_peek(d)) < 0)
 					return r;
 			}
-			if (!d->tnt_n && is_type(d, RTIT_PT_TIP_PGD) && d->la.ip_status == 1) {
+			/* a PIP means ContextEn stayed 1 (it needs it): the
+			 * TIP.PGD is then a later instruction's */
+			if (!used && !d->tnt_n && is_type(d, RTIT_PT_TIP_PGD) &&
+			    d->la.ip_status == 1) {
 				off = d->la.offset;
 				consume(d);
 				return leave(d, e, off, NO_IP, 0);
