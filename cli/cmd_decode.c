@@ -55,8 +55,9 @@ static void decode_usage(FILE *out)
 	      "tracing starts, stops, overflows or fails.\n"
 	      "\n"
 	      "  --image FILE       the program: a scenario (.scn, loaded as `rtitsim run`\n"
-	      "                     loads it), a static ELF, or 'demo' (default: the\n"
-	      "                     sideband's image or scenario line)\n"
+	      "                     loads it), a static ELF, FILE@ADDR for a flat binary\n"
+	      "                     loaded at ADDR, or 'demo' (default: the sideband's\n"
+	      "                     image or scenario line)\n"
 	      "  --sideband FILE    what the trace does not say (mode, cycle_accurate,\n"
 	      "                     cmprs_ret, params, where the run stopped); default\n"
 	      "                     TRACE with .trace replaced by .sideband, if present\n"
@@ -407,13 +408,15 @@ static bool ends_with(const char *s, const char *suf)
 	return n >= m && !strcmp(s + n - m, suf);
 }
 
-/* Loads the image: a scenario's code (no run), the demo, or an ELF. */
+/* Loads the image: a scenario's code (no run), the demo, an ELF, or a
+ * flat binary (FILE@ADDR). */
 static int load_image(struct dec *x, const char *image, int mode)
 {
 	struct rtit_sim_config cfg;
 	struct rtit_scn_error err;
 	struct rtit_scenario sc;
 	bool scn = !strcmp(image, "demo") || !strcmp(image, "<demo>") || ends_with(image, ".scn");
+	const char *flat = scn ? NULL : strrchr(image, '@');
 	int r;
 
 	memset(&sc, 0, sizeof(sc));
@@ -453,6 +456,20 @@ static int load_image(struct dec *x, const char *image, int mode)
 			    sc.events[i].ev.msr == RTIT_MSR_CTL)
 				x->external_ctl = true;
 		rtit_scenario_fini(&sc);
+	} else if (flat) {
+		/* FILE@ADDR: a flat binary loaded at ADDR */
+		char path[1024];
+		snprintf(path, sizeof(path), "%.*s", (int)(flat - image), image);
+		char *end;
+		unsigned long long at = strtoull(flat + 1, &end, 0);
+		if (!flat[1] || *end) {
+			fprintf(stderr, "rtitsim decode: --image %s: the load address after '@' is not"
+				" a number\n", image);
+			return RTIT_EXIT_USAGE;
+		}
+		r = rtit_sim_load_flat_file(x->sim, path, at, at);
+		if (r < 0)
+			fprintf(stderr, "rtitsim decode: %s: %s\n", path, rtit_sim_errmsg(x->sim));
 	} else {
 		r = rtit_sim_load_elf(x->sim, image);
 		if (r < 0)

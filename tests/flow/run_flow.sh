@@ -77,6 +77,15 @@ if as "$T/p.s" -o "$T/p.o" && ld -static -Ttext=0x401000 "$T/p.o" -o "$T/p" &&
 	"$R" decode "$T/prog.trace" --check "$T/prog.flow" -q 2>"$T/prog.err2"; rc=$?
 	if [ $rc -eq 0 ]; then ok
 	else bad "ELF program, image from the sideband: exit $rc: $(head -3 "$T/prog.err2")"; fi
+	# the same code as a flat binary (FILE@ADDR)
+	objcopy -O binary -j .text "$T/p" "$T/p.bin"
+	"$R" decode "$T/prog.trace" --image "$T/p.bin@0x401000" --check "$T/prog.flow" -q 2>"$T/prog.err3"
+	rc=$?
+	if [ $rc -eq 0 ]; then ok
+	else bad "ELF program as a flat binary: exit $rc: $(head -3 "$T/prog.err3")"; fi
+	"$R" decode "$T/prog.trace" --image "$T/p.bin@zz" -q 2>"$T/prog.err4"; rc=$?
+	if [ $rc -eq 1 ] && grep -q "load address after '@'" "$T/prog.err4"; then ok
+	else bad "a flat binary with a bad address: exit $rc"; fi
 	# and without it, a usage error that says what is missing
 	grep -v '^image ' "$T/prog.sideband" > "$T/prog.sb2"
 	"$R" decode "$T/prog.trace" --sideband "$T/prog.sb2" -q 2>"$T/prog.err2"; rc=$?
