@@ -242,8 +242,7 @@ int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool
 }
 
 /* An RTIT MTC (4.2.12): TSC[s+7:s], s = 7 + 2 * RNG, had just changed: the
- * TSC then, its bits below s 0, the bits above from the last STS (one more
- * when the 8 bits wrapped).  Nothing before an STS gave the upper bits;
+ * TSC then (flow_window_advance), the bits above from the last STS.  Nothing before an STS gave the upper bits;
  * with E7 tolerated, the first MTC after an enable is not used. */
 static void rtit_mtc(struct rtit_flow_dec *d, const struct rtit_packet *p)
 {
@@ -253,10 +252,7 @@ static void rtit_mtc(struct rtit_flow_dec *d, const struct rtit_packet *p)
 	d->mtc_seen = true;
 	if (!d->t_tsc_valid || (first && (d->cfg.errata & RTIT_FLOW_E7)))
 		return;
-	uint64_t hi = d->t_tsc >> (s + 8), v = (uint64_t)p->u.mtc.ctc;
-	if (v < ((d->t_tsc >> s) & 0xff))
-		hi++;
-	uint64_t t = (hi << (s + 8)) | (v << s);
+	uint64_t t = flow_window_advance(d->t_tsc, s, 8 * rtit_r_pl_mtc_size, p->u.mtc.ctc);
 	if (t > d->t_tsc)
 		d->t_tsc = t;
 }
@@ -304,7 +300,8 @@ static int peek(struct rtit_flow_dec *d)
 			continue;
 		case RTIT_R_STS:
 			/* 4.2.13: TSC[39:0]; the bits above from the last */
-			d->t_tsc = (d->t_tsc & ~0xffffffffffull) | it.pkt.u.sts.tsc;
+			d->t_tsc = (d->t_tsc & ~rtit_mask(8 * rtit_r_pl_sts_tsc_size)) |
+				   it.pkt.u.sts.tsc;
 			d->t_tsc_valid = true;
 			continue;
 		case RTIT_R_MTC:
@@ -457,6 +454,31 @@ void flow_disable(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip)
 	if (kind == RTIT_FLOW_N_DISABLE)
 		d->st.disables++;
 	flow_note(d, kind, off, ip, 0);
+}
+
+/* The enable in view (FUP.PGE, TIP.PGE): tracing (re)starts at its IP;
+ * @kind: the note, ENABLE or RESYNC. */
+void flow_enable_la(struct rtit_flow_dec *d, int kind)
+{
+	uint64_t off = d->la.offset, ip = d->la.ip;
+
+	consume(d);
+	d->st.enables++;
+	flow_note(d, kind, off, ip, 0);
+	flow_enable_at(d, ip);
+}
+
+/* The TraceStop in view while tracing (RTIT 4.2.11, PT 33.2.5.3):
+ * stopped; what was walked since the last packet is not confirmed. */
+int flow_trace_stop(struct rtit_flow_dec *d)
+{
+	uint64_t off = d->la.offset;
+
+	consume(d);
+	flow_drop_uncertain(d, off);
+	flow_disable(d, RTIT_FLOW_N_TRACESTOP, off, d->ip);
+	d->after_stop = true;
+	return 0;
 }
 
 /* A FUP.BuffOvf in view: the gap (D14), resume at its IP. */
@@ -614,7 +636,7 @@ int flow_walk_end(struct rtit_flow_dec *d)
 	}
 	/* not when nothing showed tracing on since an overflow cleared */
 	bool infer = d->cfg.end_traced && !d->soft;
-	d->tmpl.pad0 &= (uint8_t)~RTIT_FLOW_A_CYC_EXACT;
+	flow_step_untimed(d);
 	for (uint64_t k = 0;; k++) {
 		if (k == 100000) {	/* no end in sight: nothing certain */
 			flow_drop_uncertain(d, d->last_off);
@@ -674,13 +696,7 @@ int flow_walk_end(struct rtit_flow_dec *d)
 		default:
 			goto out;	/* needs a packet the stream lacks */
 		}
-		struct rtit_sim_rec *rec = rec_new(d);
-		*rec = d->tmpl;
-		rec->ip = d->ip;
-		rec->len = e->len;
-		rec->cls = e->cls;
-		rec->next_ip = next;
-		rec->flags |= fl;
+		flow_insn_rec(d, e, next, fl, 0);
 		if (d->ip == d->cfg.end_ip) {	/* end_after: the HLT retired */
 			commit(d);
 			return 2;
@@ -732,10 +748,7 @@ static int walk(struct rtit_flow_dec *d)
 	int r;
 
 	while (d->state == ST_ENABLED) {
-		/* no store to tmpl when nothing changes: the record copies
-		 * that follow would wait on it (store forwarding) */
-		if (d->tmpl.pad0 & RTIT_FLOW_A_CYC_EXACT)
-			d->tmpl.pad0 &= (uint8_t)~RTIT_FLOW_A_CYC_EXACT;
+		flow_step_untimed(d);
 		if (!d->tnt_n) {
 			if ((r = peek(d)) < 0)
 				return r;
@@ -747,21 +760,14 @@ static int walk(struct rtit_flow_dec *d)
 				/* tracing restarted without a FUP.PGD (a WRMSR
 				 * clearing Trace_En sends none, A-R20) */
 				flow_drop_uncertain(d, p->offset);
-				d->st.enables++;
-				flow_note(d, RTIT_FLOW_N_ENABLE, p->offset, p->ip, 0);
-				flow_enable_at(d, p->ip);
-				consume(d);
+				flow_enable_la(d, RTIT_FLOW_N_ENABLE);
 				continue;
 			case RTIT_R_FUP_BUFFOVF:
 				if ((r = overflow(d)) < 0)
 					return r;
 				continue;
 			case RTIT_R_TRACESTOP:
-				consume(d);
-				flow_drop_uncertain(d, p->offset);
-				flow_disable(d, RTIT_FLOW_N_TRACESTOP, p->offset, d->ip);
-				d->after_stop = true;
-				return 0;
+				return flow_trace_stop(d);
 			case RTIT_R_FUP_FAR:
 				if (p->ip != d->ip)
 					break;
@@ -852,10 +858,7 @@ static int walk(struct rtit_flow_dec *d)
 			fl = RTIT_SIM_F_TAKEN;
 			if (e->flags & IC_ZLC)
 				fl |= RTIT_SIM_F_ZERO_LEN_CALL;
-			if (d->cfg.cmprs_ret) {
-				d->retc = nlip & 0xffffffffffffull;
-				d->retc_valid = true;
-			}
+			flow_on_call(d, nlip, e->flags & IC_ZLC);
 			break;
 		case RTIT_IC_COND:
 		case RTIT_IC_RET:
@@ -901,11 +904,10 @@ static int walk(struct rtit_flow_dec *d)
 				if (!bit)
 					return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
 						    "the RET at 0x%" PRIx64 " meets a not-taken TNT bit", d->ip);
-				if (!d->retc_valid)
+				if (!flow_ret_compressed(d, &next))
 					return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
 						    "the RET at 0x%" PRIx64 " is compressed (TNT bit) but no"
 						    " CALL set LAST_CALL_NLIP", d->ip);
-				next = sext48(d->retc);
 				fl = RTIT_SIM_F_TAKEN;
 				break;
 			}
@@ -943,10 +945,8 @@ static int walk(struct rtit_flow_dec *d)
 					return r;
 				continue;
 			}
-			if (e->cls == RTIT_IC_INDIRECT_CALL && d->cfg.cmprs_ret) {
-				d->retc = nlip & 0xffffffffffffull;
-				d->retc_valid = true;
-			}
+			if (e->cls == RTIT_IC_INDIRECT_CALL)
+				flow_on_call(d, nlip, false);
 			fl = RTIT_SIM_F_TAKEN;
 			used = true;
 			break;
@@ -995,14 +995,7 @@ static int walk(struct rtit_flow_dec *d)
 			}
 			if ((e->flags & IC_INTO) && next == nlip && !ann)
 				fl = 0;
-			struct rtit_sim_rec *rec = rec_new(d);
-			*rec = d->tmpl;
-			rec->ip = d->ip;
-			rec->len = e->len;
-			rec->cls = e->cls;
-			rec->next_ip = next;
-			rec->flags |= fl;
-			rec->pad0 |= ann;
+			flow_insn_rec(d, e, next, fl, ann);
 			commit(d);
 			d->prev_nlip = NO_IP;
 			if (ended)
@@ -1021,13 +1014,7 @@ static int walk(struct rtit_flow_dec *d)
 		}
 		}
 
-		struct rtit_sim_rec *rec = rec_new(d);
-		*rec = d->tmpl;
-		rec->ip = d->ip;
-		rec->len = e->len;
-		rec->cls = e->cls;
-		rec->next_ip = next;
-		rec->flags |= fl;
+		flow_insn_rec(d, e, next, fl, 0);
 		if (used)
 			commit(d);
 		d->prev_nlip = nlip;
@@ -1048,10 +1035,7 @@ static int idle(struct rtit_flow_dec *d)
 
 	switch (p->pkt.type) {
 	case RTIT_R_FUP_PGE:
-		consume(d);
-		d->st.enables++;
-		flow_note(d, unsynced ? RTIT_FLOW_N_RESYNC : RTIT_FLOW_N_ENABLE, off, ip, 0);
-		flow_enable_at(d, ip);
+		flow_enable_la(d, unsynced ? RTIT_FLOW_N_RESYNC : RTIT_FLOW_N_ENABLE);
 		return 0;
 	case RTIT_R_FUP_BUFFOVF:
 		return overflow(d);

@@ -7,6 +7,8 @@
 #define RTIT_FLOW_INTERNAL_H
 
 #include "rtit/flow.h"
+#include "rtit/bits.h"
+#include "rtit/opcodes_pt.h"	/* MTC and STS payload sizes */
 #include "rtit/opcodes_rtit.h"	/* RTIT_R_MTC_SHIFT (4.2.12) */
 #include "rtit/pt_state.h"	/* the RET-compression stack (33.4.2.2) */
 #include "../sim/sim_internal.h"	/* sim_classify: the sim's classes */
@@ -136,6 +138,8 @@ int flow_ic_grow(struct rtit_flow_dec *d);
 void flow_emit_event(struct rtit_flow_dec *d, uint64_t ip, uint64_t next);
 void flow_enable_at(struct rtit_flow_dec *d, uint64_t ip);
 void flow_disable(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip);
+void flow_enable_la(struct rtit_flow_dec *d, int kind);
+int flow_trace_stop(struct rtit_flow_dec *d);
 int flow_walk_end(struct rtit_flow_dec *d);
 void flow_on_call(struct rtit_flow_dec *d, uint64_t nlip, bool zlc);
 bool flow_ret_compressed(struct rtit_flow_dec *d, uint64_t *t);
@@ -162,6 +166,45 @@ static inline void commit(struct rtit_flow_dec *d)
 {
 	d->ncommit = d->nbatch;
 	d->walked = 0;
+}
+
+/* A counter window just changed (an MTC: RTIT 4.2.12, PT 33.4.2.12): the
+ * counter then, given the last value known @base, the window's place
+ * @shift and width @bits and its new contents @v.  The bits above come
+ * from @base (one more when the window wrapped), the bits below are 0:
+ * the counter had just reached it. */
+static inline uint64_t flow_window_advance(uint64_t base, unsigned shift, unsigned bits,
+					   uint64_t v)
+{
+	uint64_t hi = base >> (shift + bits);
+	if (v < ((base >> shift) & rtit_mask(bits)))
+		hi++;
+	return (hi << (shift + bits)) | (v << shift);
+}
+
+/* The record of the instruction @e at the walk's IP, from the template. */
+static inline struct rtit_sim_rec *flow_insn_rec(struct rtit_flow_dec *d, const struct ic_ent *e,
+						 uint64_t next, uint8_t fl, uint8_t ann)
+{
+	struct rtit_sim_rec *rec = rec_new(d);
+	*rec = d->tmpl;
+	rec->ip = d->ip;
+	rec->len = e->len;
+	rec->cls = e->cls;
+	rec->next_ip = next;
+	rec->flags |= fl;
+	if (ann)
+		rec->pad0 |= ann;
+	return rec;
+}
+
+/* At each step of a walk: the template's time is no longer exact.  No
+ * store when nothing changes: the record copies that follow would wait on
+ * it (store forwarding). */
+static inline void flow_step_untimed(struct rtit_flow_dec *d)
+{
+	if (d->tmpl.pad0 & RTIT_FLOW_A_CYC_EXACT)
+		d->tmpl.pad0 &= (uint8_t)~RTIT_FLOW_A_CYC_EXACT;
 }
 
 static inline void consume(struct rtit_flow_dec *d)

@@ -69,8 +69,7 @@ static void apply_pip(struct rtit_flow_dec *d, const struct rtit_packet *p)
 }
 
 /* An MTC (33.4.2.12, 33.8.3.2): ART[f+7:f], f = MTCFreq, had just changed:
- * the ART then, its bits below f 0 and the bits above from the last (one
- * more when the 8 bits wrapped); the TSC is the first at or after it
+ * the ART then (flow_window_advance); the TSC is the first at or after it
  * (TSC = ART * art_num / art_den).  Not before a TSC gave the ART. */
 static void pt_mtc(struct rtit_flow_dec *d, uint8_t ctc)
 {
@@ -78,10 +77,7 @@ static void pt_mtc(struct rtit_flow_dec *d, uint8_t ctc)
 
 	if (!d->t_tsc_valid || f > 15)
 		return;
-	uint64_t hi = d->t_art >> (f + 8);
-	if (ctc < ((d->t_art >> f) & 0xff))
-		hi++;
-	uint64_t art = (hi << (f + 8)) | ((uint64_t)ctc << f);
+	uint64_t art = flow_window_advance(d->t_art, f, 8 * rtit_pt_pl_mtc_size, ctc);
 	if (art <= d->t_art)
 		return;
 	unsigned __int128 x = (unsigned __int128)art * d->cfg.art_num;
@@ -294,20 +290,6 @@ static int take_tip(struct rtit_flow_dec *d, const char *what, uint64_t *ip, boo
 	}
 }
 
-static struct rtit_sim_rec *insn_rec(struct rtit_flow_dec *d, const struct ic_ent *e,
-				      uint64_t next, uint8_t fl, uint8_t ann)
-{
-	struct rtit_sim_rec *rec = rec_new(d);
-	*rec = d->tmpl;
-	rec->ip = d->ip;
-	rec->len = e->len;
-	rec->cls = e->cls;
-	rec->next_ip = next;
-	rec->flags |= fl;
-	rec->pad0 |= ann;
-	return rec;
-}
-
 /* The instruction at the walk left tracing with a TIP.PGD (Table 33-56
  * cases 4, 6-8): its record, then the stop.  @to: the TIP.PGD's IP or
  * NO_IP. */
@@ -320,7 +302,7 @@ static int leave(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t off, 
 		if (e->cls == RTIT_IC_COND)
 			fl = 0;		/* no TNT bit: the way is not known (A-P1) */
 	}
-	insn_rec(d, e, to == NO_IP ? 0 : to, fl, ann);
+	flow_insn_rec(d, e, to == NO_IP ? 0 : to, fl, ann);
 	commit(d);
 	rtit_pt_calls_clear(&d->rs);	/* PacketEn fell (33.4.2.2) */
 	flow_disable(d, RTIT_FLOW_N_DISABLE, off, to);
@@ -432,10 +414,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 	int r;
 
 	while (d->state == ST_ENABLED) {
-		/* no store to tmpl when nothing changes: the record copies
-		 * that follow would wait on it (store forwarding) */
-		if (d->tmpl.pad0 & RTIT_FLOW_A_CYC_EXACT)
-			d->tmpl.pad0 &= (uint8_t)~RTIT_FLOW_A_CYC_EXACT;
+		flow_step_untimed(d);
 		if ((r = ic_get(d, d->ip, &e)) < 0)
 			return r;
 		if (!d->tnt_n) {
@@ -448,21 +427,14 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			case RTIT_PT_TIP_PGE:
 				/* tracing restarted with no TIP.PGD seen */
 				flow_drop_uncertain(d, p->offset);
-				d->st.enables++;
-				flow_note(d, RTIT_FLOW_N_ENABLE, p->offset, p->ip, 0);
-				flow_enable_at(d, p->ip);
-				consume(d);
+				flow_enable_la(d, RTIT_FLOW_N_ENABLE);
 				continue;
 			case RTIT_PT_OVF:
 				if ((r = overflow(d)) < 0)
 					return r;
 				continue;
 			case RTIT_PT_TRACESTOP:
-				consume(d);
-				flow_drop_uncertain(d, p->offset);
-				flow_disable(d, RTIT_FLOW_N_TRACESTOP, p->offset, d->ip);
-				d->after_stop = true;
-				return 0;
+				return flow_trace_stop(d);
 			case RTIT_PT_FUP:
 				if (p->ip != d->ip || e->cls == RTIT_IC_INT)
 					break;
@@ -495,7 +467,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 					 flow_la_name(d));
 
 		uint64_t nlip = d->ip + e->len, next = nlip, to, off;
-		uint8_t fl = 0, ann = 0;
+		uint8_t fl = 0;
 		bool used = false, pgd;
 
 		switch (e->cls) {
@@ -657,7 +629,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			if (r < 0)
 				return r;
 			if (r != TIP_OK) {	/* lost in an overflow, or the end */
-				insn_rec(d, e, 0, fl, RTIT_FLOW_A_NEXT_UNKNOWN);
+				flow_insn_rec(d, e, 0, fl, RTIT_FLOW_A_NEXT_UNKNOWN);
 				commit(d);
 				if (r == TIP_EOS)
 					return 2;
@@ -685,14 +657,14 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			}
 			if ((e->flags & IC_INTO) && next == nlip)
 				fl = 0;
-			insn_rec(d, e, next, fl, ann);
+			flow_insn_rec(d, e, next, fl, 0);
 			commit(d);
 			d->ip = next;
 			continue;
 		}
 		}
 
-		insn_rec(d, e, next, fl, ann);
+		flow_insn_rec(d, e, next, fl, 0);
 		if (used)
 			commit(d);
 		d->ip = next;
@@ -712,10 +684,7 @@ int flow_pt_idle(struct rtit_flow_dec *d)
 
 	switch (p->pkt.type) {
 	case RTIT_PT_TIP_PGE:
-		consume(d);
-		d->st.enables++;
-		flow_note(d, unsynced ? RTIT_FLOW_N_RESYNC : RTIT_FLOW_N_ENABLE, off, ip, 0);
-		flow_enable_at(d, ip);
+		flow_enable_la(d, unsynced ? RTIT_FLOW_N_RESYNC : RTIT_FLOW_N_ENABLE);
 		return 0;
 	case RTIT_PT_FUP:
 		consume(d);

@@ -691,30 +691,24 @@ static void on_trace_disable(struct rtit_pt_model *m, bool pe0, uint64_t fup_ip,
 	if (m->psb_due && ctl(m, RTIT_PT_CTL_INJECT_PSB_PMI))
 		m->status |= RTIT_PT_STATUS_PEND_PSB;
 	m->psb_due = false;
-	if (m->ovf) {
-		/* Disabled during an overflow: the flush makes room, the OVF
-		 * tells the decoder what was lost, and the FUP/TIP.PGD that
-		 * follow complete it (33.3.8 "FUP after OVF"; rtitsim's
-		 * reading, docs/decisions.md). */
-		struct rtit_packet o = { .type = RTIT_PT_OVF };
-		rtit_pt_model_drain(m);
-		m->ovf = false;
-		send(m, &o, 0, "OVF: the overflow ends with TraceEn cleared (33.3.8)", F_ELIG);
-	}
-	if (pe0) {
-		emit_ip(m, RTIT_PT_FUP, fup_ip, why);
-		emit_pgd_none(m, "TIP.PGD(): TraceEn cleared (Table 33-56 cases 3/9)");
+	/* Disabled during an overflow: the flush makes room, the OVF tells the
+	 * decoder what was lost, and the FUP/TIP.PGD that follow complete it
+	 * (33.3.8 "FUP after OVF"; rtitsim's reading, docs/decisions.md).  If
+	 * the buffer overflows on the FUP/TIP.PGD themselves, the same once
+	 * more: after the flush they fit. */
+	for (int pass = 0; pass < 2; pass++) {
 		if (m->ovf) {
-			/* the buffer overflowed on these very packets: as
-			 * above, the flush makes room and the OVF says so
-			 * before they are sent again (33.3.8) */
 			struct rtit_packet o = { .type = RTIT_PT_OVF };
 			rtit_pt_model_drain(m);
 			m->ovf = false;
 			send(m, &o, 0, "OVF: the overflow ends with TraceEn cleared (33.3.8)", F_ELIG);
-			emit_ip(m, RTIT_PT_FUP, fup_ip, why);
-			emit_pgd_none(m, "TIP.PGD(): TraceEn cleared (Table 33-56 cases 3/9)");
 		}
+		if (!pe0)
+			break;
+		emit_ip(m, RTIT_PT_FUP, fup_ip, why);
+		emit_pgd_none(m, "TIP.PGD(): TraceEn cleared (Table 33-56 cases 3/9)");
+		if (!m->ovf)
+			break;
 	}
 	rtit_pt_tnt_clear(&m->tnt);
 	rtit_pt_calls_clear(&m->calls);
