@@ -338,6 +338,7 @@ struct sideband {
 	char dialect[16];
 	long long overflows;	/* -1 unknown */
 	unsigned mtc_freq, art_num, art_den;	/* Intel PT */
+	bool event_en;				/* Intel PT: CTL.EventEn */
 };
 
 static int read_sideband(const char *path, struct sideband *sb)
@@ -365,6 +366,8 @@ static int read_sideband(const char *path, struct sideband *sb)
 			 sscanf(line, "art_num %u", &sb->art_num) == 1 ||
 			 sscanf(line, "art_den %u", &sb->art_den) == 1)
 			;
+		else if (sscanf(line, "ia32_rtit_ctl %llx", &v) == 1)
+			sb->event_en = (v >> 31) & 1;	/* Table 33-6 */
 		else if (sscanf(line, "dialect %15s", sb->dialect) == 1)
 			;
 		else if (!strncmp(line, "scenario ", 9))
@@ -698,6 +701,7 @@ int rtit_cmd_decode(int argc, char **argv)
 	struct rtit_flow_cfg cfg;
 	rtit_flow_cfg_default(&cfg);
 	cfg.dialect = dialect;
+	cfg.event_trace = sb.event_en;
 	cfg.mtc_freq = sb.mtc_freq;
 	cfg.art_num = sb.art_num;
 	cfg.art_den = sb.art_den;

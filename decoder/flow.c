@@ -88,6 +88,8 @@ int rtit_flow_dec_new(struct rtit_flow_dec **dp, const struct rtit_flow_cfg *cfg
 	d->tmpl.mode = (uint8_t)d->cfg.mode;
 	d->state = ST_DISABLED;
 	d->prev_nlip = NO_IP;
+	d->if_pend = -1;
+	d->if_last = -1;
 	*dp = d;
 	return 0;
 }
@@ -225,6 +227,7 @@ int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool
 	d->la.ip = it->ip;
 	d->la.ip_status = it->ip_status;
 	d->la.psb = psb;
+	d->la.if_fup = false;
 	d->la.exact = false;
 	d->la.cyc = d->t_cyc;
 	/* A TNT goes out after the timing packets sent while its bits
@@ -445,6 +448,9 @@ void flow_enable_at(struct rtit_flow_dec *d, uint64_t ip)
 	d->tnt_n = 0;
 	d->walked = 0;
 	d->after_stop = false;
+	/* no MODE.Exec before the TIP.PGE: RFLAGS.IF is the last one's */
+	if (d->if_last >= 0 && !(d->tmpl.pad0 & RTIT_FLOW_A_IF_KNOWN))
+		flow_if_apply(d, d->if_last);
 }
 
 void flow_disable(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip)

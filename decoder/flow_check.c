@@ -100,6 +100,8 @@ static bool rec_match(const struct rtit_sim_rec *d, const struct rtit_sim_rec *t
 			w = "zero-length call";
 		else if (!(d->pad0 & RTIT_FLOW_A_NEXT_UNKNOWN) && d->next_ip != t->next_ip)
 			w = "next IP";
+		else if ((d->pad0 & RTIT_FLOW_A_IF_KNOWN) && ((d->flags ^ t->flags) & RTIT_SIM_F_IF))
+			w = "RFLAGS.IF (MODE.Exec, 33.4.2.8)";
 		else if (d->tsc > t->tsc)
 			w = "TSC (the decoded one is later than the truth's)";
 	} else {
@@ -107,6 +109,8 @@ static bool rec_match(const struct rtit_sim_rec *d, const struct rtit_sim_rec *t
 			w = "next IP (handler)";
 		else if (d->cls && d->cls != t->cls)
 			w = "event kind";
+		else if ((d->pad0 & RTIT_FLOW_A_IF_KNOWN) && ((d->flags ^ t->flags) & RTIT_SIM_F_IF))
+			w = "RFLAGS.IF (MODE.Exec, 33.4.2.8)";
 		else if (d->tsc > t->tsc)
 			w = "TSC (the decoded one is later than the truth's)";
 	}

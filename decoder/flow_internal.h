@@ -33,6 +33,8 @@ struct la {
 	uint64_t ip;
 	int ip_status;
 	bool psb;		/* PT: a FUP inside PSB+ (status) */
+	bool if_fup;		/* PT: the FUP after an RFLAGS.IF MODE.Exec
+				 * (CLI/STI/POPF at its IP) */
 	/* Timing: the cycle count once this packet is consumed, and whether
 	 * a cycle packet gave it for this very packet (RTIT: the CCP after
 	 * it, 4.2.15; PT: a CYC right before it, 33.3.6) */
@@ -81,6 +83,15 @@ struct rtit_flow_dec {
 	bool in_vmm;		/* after a VM exit, until the VM entry */
 	uint8_t cfe_type;	/* the last CFE's type, until an INT n ... */
 	uint8_t cfe_vec;	/* ... and its vector (Table 33-59) */
+	/* RFLAGS.IF from a MODE.Exec that kept the CS bits, until the
+	 * instruction or transfer it belongs to: -1 none, 0 or 1; mode_fup:
+	 * no FUP or TIP has come since (a FUP now is CLI/STI/POPF's) */
+	int8_t if_pend;
+	bool mode_fup;
+	/* RFLAGS.IF of the last MODE.Exec (-1: none since the last overflow
+	 * or resync): the encoder sends one before a TIP.PGE only when it
+	 * differs, so tracing resumes with it */
+	int8_t if_last;
 	uint8_t vmx_change;	/* take_tip: RTIT_EV_VMENTRY/VMEXIT by PIP.NR */
 	uint64_t walked;	/* instructions since the last packet */
 	uint64_t last_off;	/* offset of the last packet consumed */
@@ -180,6 +191,20 @@ static inline uint64_t flow_window_advance(uint64_t base, unsigned shift, unsign
 	if (v < ((base >> shift) & rtit_mask(bits)))
 		hi++;
 	return (hi << (shift + bits)) | (v << shift);
+}
+
+/* RFLAGS.IF as a MODE.Exec gave it (Intel PT with EventEn, 33.4.2.8):
+ * the records from here on say so (RTIT_FLOW_A_IF_KNOWN). */
+static inline void flow_if_apply(struct rtit_flow_dec *d, bool ifl)
+{
+	if (!d->cfg.event_trace)
+		return;
+	if (ifl)
+		d->tmpl.flags |= RTIT_SIM_F_IF;
+	else
+		d->tmpl.flags &= (uint8_t)~RTIT_SIM_F_IF;
+	d->tmpl.pad0 |= RTIT_FLOW_A_IF_KNOWN;
+	d->if_last = ifl;
 }
 
 /* The record of the instruction @e at the walk's IP, from the template. */

@@ -44,6 +44,25 @@
 
 #include "flow_internal.h"
 
+/* The pending RFLAGS.IF reaches the instruction or transfer it belongs
+ * to (the walk's record after this has it). */
+static void take_if(struct rtit_flow_dec *d)
+{
+	if (d->if_pend >= 0)
+		flow_if_apply(d, d->if_pend);
+	d->if_pend = -1;
+	d->mode_fup = false;
+}
+
+/* After an overflow: RFLAGS.IF may have changed unseen. */
+static void forget_if(struct rtit_flow_dec *d)
+{
+	d->if_pend = -1;
+	d->if_last = -1;
+	d->mode_fup = false;
+	d->tmpl.pad0 &= (uint8_t)~RTIT_FLOW_A_IF_KNOWN;
+}
+
 void flow_pt_reset(struct rtit_flow_dec *d)
 {
 	rtit_pt_calls_clear(&d->rs);
@@ -51,6 +70,19 @@ void flow_pt_reset(struct rtit_flow_dec *d)
 	d->bound_fup = false;
 	d->in_vmm = false;
 	d->cfe_type = 0;
+	forget_if(d);
+}
+
+/* A transfer leaves tracing (TIP.PGD): the encoder sends no MODE.Exec
+ * with it, so RFLAGS.IF after it is not known; tracing resumes with the
+ * last MODE.Exec's (flow_enable_at) unless a MODE.Exec says otherwise. */
+static void leave_if(struct rtit_flow_dec *d)
+{
+	if (d->if_pend >= 0)
+		take_if(d);
+	else
+		d->tmpl.pad0 &= (uint8_t)~RTIT_FLOW_A_IF_KNOWN;
+	d->mode_fup = false;
 }
 
 /* MODE.Exec (Table 33-26): CS.L (64-bit) or CS.D (32-bit); 16-bit code
@@ -60,6 +92,16 @@ static void apply_mode(struct rtit_flow_dec *d, uint8_t bits)
 	bool m64 = bits & rtit_pt_mode_exec_csl;
 	d->ic_tag = m64 ? 0 : FLOW_IC_TAG32;
 	d->tmpl.mode = m64 ? RTIT_SIM_MODE_64 : RTIT_SIM_MODE_32;
+	d->if_pend = -1;
+	d->mode_fup = false;
+	flow_if_apply(d, bits & rtit_pt_mode_exec_if);
+}
+
+/* Whether a MODE.Exec keeps the decoding mode (only RFLAGS.IF may have
+ * changed). */
+static bool mode_same(const struct rtit_flow_dec *d, uint8_t bits)
+{
+	return !!(bits & rtit_pt_mode_exec_csl) == (d->tmpl.mode == RTIT_SIM_MODE_64);
 }
 
 static void apply_pip(struct rtit_flow_dec *d, const struct rtit_packet *p)
@@ -128,9 +170,17 @@ static int pt_peek(struct rtit_flow_dec *d)
 			continue;
 		case RTIT_PT_MODE_EXEC:
 			/* while tracing, it belongs to the TIP of a far transfer
-			 * ahead (Table 33-55 cases 10/12): applied there */
-			if (d->state == ST_ENABLED && !d->in_psb)
-				break;
+			 * ahead (Table 33-55 cases 10/12): applied there; one
+			 * that keeps the mode changes RFLAGS.IF (EventEn) at
+			 * that TIP or, when a FUP follows, at a CLI, STI or
+			 * POPF there (Table 33-59 case 22) */
+			if (d->state == ST_ENABLED && !d->in_psb) {
+				if (!mode_same(d, p->u.mode.bits))
+					break;
+				d->if_pend = (p->u.mode.bits & rtit_pt_mode_exec_if) ? 1 : 0;
+				d->mode_fup = true;
+				continue;
+			}
 			apply_mode(d, p->u.mode.bits);
 			continue;
 		case RTIT_PT_MODE_TSX:
@@ -167,11 +217,19 @@ static int pt_peek(struct rtit_flow_dec *d)
 				d->bound_fup = false;
 				continue;
 			}
+			if (d->mode_fup) {
+				/* MODE.Exec, FUP(CLIP): the walk applies it there */
+				d->mode_fup = false;
+				r = flow_set_la(d, &it, false);
+				d->la.if_fup = true;
+				return r;
+			}
 			break;
 		case RTIT_PT_OVF:
 			/* packets were lost: a PSBEND, an IP bit's FUP */
 			d->in_psb = false;
 			d->bound_fup = false;
+			forget_if(d);
 			break;
 		case RTIT_PT_TNT8: case RTIT_PT_TNT64: case RTIT_PT_TIP: case RTIT_PT_TIP_PGE:
 		case RTIT_PT_TIP_PGD: case RTIT_PT_TRACESTOP:
@@ -209,12 +267,18 @@ static int overflow(struct rtit_flow_dec *d)
 	d->bound_fup = false;
 	d->in_vmm = false;
 	rtit_pt_calls_clear(&d->rs);
+	/* not tracing until a FUP says where it is: a MODE.Exec before a
+	 * TIP.PGE applies at once (D25) */
+	d->state = ST_DISABLED;
 	if ((r = pt_peek(d)) < 0)
 		return r;
 	if (r && is_type(d, RTIT_PT_FUP)) {
 		uint64_t ip = d->la.ip;
 		consume(d);
 		flow_note(d, RTIT_FLOW_N_OVERFLOW, off, ip, 0);
+		/* tracing is on at ip: the packets after belong to the walk
+		 * from there (a MODE.Exec among them is not applied yet) */
+		flow_enable_at(d, ip);
 		if ((r = pt_peek(d)) < 0)
 			return r;
 		if (r && is_type(d, RTIT_PT_TIP_PGD)) {
@@ -223,9 +287,7 @@ static int overflow(struct rtit_flow_dec *d)
 			uint64_t pgd_off = d->la.offset;
 			consume(d);
 			flow_disable(d, RTIT_FLOW_N_DISABLE, pgd_off, ip);
-			return 0;
 		}
-		flow_enable_at(d, ip);
 		return 0;
 	}
 	flow_note(d, RTIT_FLOW_N_OVERFLOW, off, NO_IP, 0);
@@ -273,6 +335,7 @@ static int take_tip(struct rtit_flow_dec *d, const char *what, uint64_t *ip, boo
 			*pgd = true;
 			*ip = d->la.ip_status == 1 ? NO_IP : d->la.ip;
 			consume(d);
+			leave_if(d);
 			return TIP_OK;
 		case RTIT_PT_TIP:
 			if (d->la.ip_status == 1)
@@ -281,6 +344,7 @@ static int take_tip(struct rtit_flow_dec *d, const char *what, uint64_t *ip, boo
 						 " suppressed", what, d->ip);
 			*ip = d->la.ip;
 			consume(d);
+			take_if(d);
 			return TIP_OK;
 		default:
 			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->la.offset,
@@ -426,6 +490,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			switch (p->pkt.type) {
 			case RTIT_PT_TIP_PGE:
 				/* tracing restarted with no TIP.PGD seen */
+				take_if(d);
 				flow_drop_uncertain(d, p->offset);
 				flow_enable_la(d, RTIT_FLOW_N_ENABLE);
 				continue;
@@ -436,6 +501,16 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			case RTIT_PT_TRACESTOP:
 				return flow_trace_stop(d);
 			case RTIT_PT_FUP:
+				if (p->if_fup) {
+					/* MODE.Exec, FUP(CLIP): the CLI, STI or
+					 * POPF here changed RFLAGS.IF (Table
+					 * 33-59 case 22); walk on to it */
+					if (p->ip != d->ip)
+						break;
+					take_if(d);
+					consume(d);
+					continue;
+				}
 				if (p->ip != d->ip || e->cls == RTIT_IC_INT)
 					break;
 				if ((r = event_here(d, e)) <= 0 || r == 2)

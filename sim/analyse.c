@@ -169,7 +169,16 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 		/* they would change Unicorn's own control state */
 		out->flags = SIM_I_SPECIAL;
 		break;
-	case ZYDIS_MNEMONIC_CLI: case ZYDIS_MNEMONIC_IN: case ZYDIS_MNEMONIC_OUT:
+	case ZYDIS_MNEMONIC_CLI:
+		/* IOPL-sensitive; emulated for the record's RFLAGS.IF */
+		out->flags = SIM_I_PRIV | SIM_I_SPECIAL;
+		break;
+	case ZYDIS_MNEMONIC_POPF: case ZYDIS_MNEMONIC_POPFD:
+	case ZYDIS_MNEMONIC_POPFQ:
+		/* may change RFLAGS.IF: emulated (SDM Vol. 2B POPF) */
+		out->flags = SIM_I_SPECIAL;
+		break;
+	case ZYDIS_MNEMONIC_IN: case ZYDIS_MNEMONIC_OUT:
 	case ZYDIS_MNEMONIC_INSB: case ZYDIS_MNEMONIC_INSW:
 	case ZYDIS_MNEMONIC_INSD: case ZYDIS_MNEMONIC_OUTSB:
 	case ZYDIS_MNEMONIC_OUTSW: case ZYDIS_MNEMONIC_OUTSD:
@@ -225,7 +234,7 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 		out->flags = SIM_I_SPECIAL;
 		break;
 	case ZYDIS_MNEMONIC_STI:
-		out->flags = SIM_I_SHADOW | SIM_I_PRIV;
+		out->flags = SIM_I_SHADOW | SIM_I_PRIV | SIM_I_SPECIAL;
 		break;
 	case ZYDIS_MNEMONIC_POP:
 		if (in->opcode == 0x17 && in->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT)

@@ -101,14 +101,14 @@ int rtit_sim_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 				 r->value, r->msr, r->vector);
 		n = snprintf(buf, size,
 			     "I %016" PRIx64 " %-8s len=%u %s%s-> %016" PRIx64
-			     "%s cpl=%u cr3=0x%" PRIx64 " pg=%u m=%u cyc=%" PRIu64
+			     "%s cpl=%u cr3=0x%" PRIx64 " pg=%u if=%u m=%u cyc=%" PRIu64
 			     " tsc=%" PRIu64,
 			     r->ip, rtit_insn_class_name(r->cls), r->len,
 			     (r->flags & RTIT_SIM_F_TAKEN) ? "T " : "",
 			     (r->flags & RTIT_SIM_F_ZERO_LEN_CALL) ? "ZLC " : "",
 			     r->next_ip, extra, r->cpl, r->cr3,
-			     !!(r->flags & RTIT_SIM_F_CR0_PG), r->mode, r->cycles,
-			     r->tsc);
+			     !!(r->flags & RTIT_SIM_F_CR0_PG), !!(r->flags & RTIT_SIM_F_IF),
+			     r->mode, r->cycles, r->tsc);
 	} else {
 		switch (r->cls) {
 		case RTIT_EV_EXCEPTION:
@@ -138,11 +138,11 @@ int rtit_sim_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 		}
 		n = snprintf(buf, size,
 			     "E %016" PRIx64 " %-8s%s -> %016" PRIx64
-			     " cpl=%u cr3=0x%" PRIx64 " pg=%u m=%u cyc=%" PRIu64
+			     " cpl=%u cr3=0x%" PRIx64 " pg=%u if=%u m=%u cyc=%" PRIu64
 			     " tsc=%" PRIu64,
 			     r->ip, rtit_sim_event_name(r->cls), extra, r->next_ip,
 			     r->cpl, r->cr3, !!(r->flags & RTIT_SIM_F_CR0_PG),
-			     r->mode, r->cycles, r->tsc);
+			     !!(r->flags & RTIT_SIM_F_IF), r->mode, r->cycles, r->tsc);
 	}
 	return n;
 }

@@ -196,6 +196,8 @@ static void tmpl_on_state(struct rtit_sim *sim)
 	t->cpl = (uint8_t)sim->m.cpl;
 	t->mode = (uint8_t)sim->m.mode;
 	t->flags = (sim->m.cr0 & CR0_PG) ? RTIT_SIM_F_CR0_PG : 0;
+	if (rget(sim, R_FLAGS) & EFL_IF)
+		t->flags |= RTIT_SIM_F_IF;
 }
 
 /* Whether a COND instruction was taken, from the state right after it
@@ -1328,6 +1330,56 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 			rset(sim, R_IP, next);
 			return;
 		}
+		/* CLI, STI (IOPL checked in on_code), POPF: RFLAGS.IF is in
+		 * the record, so the model executes them (SDM Vol. 2A CLI,
+		 * Vol. 2B STI, POPF) */
+		if (in.mnemonic == ZYDIS_MNEMONIC_CLI || in.mnemonic == ZYDIS_MNEMONIC_STI) {
+			uint64_t fl = rget(sim, R_FLAGS);
+			bool shadow = in.mnemonic == ZYDIS_MNEMONIC_STI && !(fl & EFL_IF);
+			if (in.mnemonic == ZYDIS_MNEMONIC_CLI)
+				fl &= ~(uint64_t)EFL_IF;
+			else
+				fl |= EFL_IF;
+			rset(sim, R_FLAGS, fl);
+			tmpl_on_state(sim);
+			special_rec(sim, ip, len, si.cls, next, false);
+			/* STI that sets IF: interrupts wait one more instruction
+			 * (SDM 6.8.3) */
+			sim->last_shadow = shadow;
+			rec_done(sim);
+			rset(sim, R_IP, next);
+			return;
+		}
+		if (in.mnemonic == ZYDIS_MNEMONIC_POPF || in.mnemonic == ZYDIS_MNEMONIC_POPFD ||
+		    in.mnemonic == ZYDIS_MNEMONIC_POPFQ) {
+			int ow = in.operand_width / 8;
+			uint64_t fl = rget(sim, R_FLAGS), nf = 0;
+			unsigned iopl = (unsigned)(fl >> 12) & 3;
+			sp = rget(sim, R_SP);
+			if (!pop(sim, &sp, &nf, ow)) {
+				stack_fault(sim, ip, sp, false, "POPF");
+				return;
+			}
+			rset(sim, R_SP, sp);
+			/* protected/64-bit mode, not VM86: CF PF AF ZF SF TF
+			 * IF DF OF IOPL NT AC ID; IOPL only at CPL 0, IF only
+			 * at CPL <= IOPL; RF cleared; VM, VIF, VIP kept;
+			 * 16-bit operand: the low 16 bits only */
+			uint64_t mask = 0x247fd5ull;
+			if (m->cpl != 0)
+				mask &= ~0x3000ull;
+			if ((unsigned)m->cpl > iopl)
+				mask &= ~(uint64_t)EFL_IF;
+			if (ow == 2)
+				mask &= 0xffff;
+			fl = ((fl & ~mask) | (nf & mask) | 2) & ~(1ull << 16);
+			rset(sim, R_FLAGS, fl);
+			tmpl_on_state(sim);
+			special_rec(sim, ip, len, si.cls, next, false);
+			rec_done(sim);
+			rset(sim, R_IP, next);
+			return;
+		}
 		/* RDTSC, RDTSCP: the model's TSC */
 		if (in.mnemonic == ZYDIS_MNEMONIC_RDTSC ||
 		    in.mnemonic == ZYDIS_MNEMONIC_RDTSCP) {
@@ -1506,12 +1558,14 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 	if (si->flags & SIM_I_PRIV) {
 		/* SDM 2.8 (privileged), 19.5 (IOPL-sensitive); Unicorn runs at
 		 * CPL 0 and would execute them */
-		if (!sim->m.cpl || (priv_iopl(sim, addr) &&
-				    ((rget(sim, R_FLAGS) >> 12) & 3) >= (unsigned)sim->m.cpl))
+		if (sim->m.cpl && !(priv_iopl(sim, addr) &&
+				    ((rget(sim, R_FLAGS) >> 12) & 3) >= (unsigned)sim->m.cpl)) {
+			pending_retire_before(sim, addr);
+			gp_fault(sim, addr, "privileged instruction at CPL 3");
 			return;
-		pending_retire_before(sim, addr);
-		gp_fault(sim, addr, "privileged instruction at CPL 3");
-		return;
+		}
+		if (!(si->flags & SIM_I_SPECIAL))
+			return;	/* Unicorn executes it */
 	}
 	if (!(si->flags & SIM_I_SPECIAL))
 		return;
@@ -1770,6 +1824,11 @@ int rtit_sim_get_reg(struct rtit_sim *sim, int uc_reg, uint64_t *value)
 	return 0;
 }
 
+uint64_t rtit_sim_rflags(struct rtit_sim *sim)
+{
+	return sim ? rget(sim, R_FLAGS) : 0;
+}
+
 void rtit_sim_abort(struct rtit_sim *sim, const char *msg)
 {
 	if (!sim || sim->req == SIM_REQ_STOP)
@@ -1928,6 +1987,8 @@ static int sim_run(struct rtit_sim *sim, struct rtit_sim_status *st)
 	if (sim->cfg.has_end && hook_at(sim, sim->cfg.end_ip) < 0)
 		return -RTIT_ERR_INTERNAL;
 
+	/* the registers as set (RFLAGS.IF) */
+	tmpl_on_state(sim);
 	uint64_t ip = sim->entry;
 	ip = inject_due(sim, ip);
 	while (ip != UINT64_MAX && sim->req != SIM_REQ_STOP) {

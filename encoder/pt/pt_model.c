@@ -476,25 +476,33 @@ static void emit_pgd_none(struct rtit_pt_model *m, const char *why)
 	send(m, &p, 0, why, F_ELIG);
 }
 
-static uint8_t mode_exec_bits(uint8_t mode)
+/* Table 33-26: CS.L&LMA (64-bit), CS.D (32-bit), neither (16-bit); the IF
+ * bit is RFLAGS.IF with EventEn, else 0 (A-P3; docs/decisions.md D45). */
+static uint8_t mode_exec_bits(const struct rtit_pt_model *m)
 {
-	/* Table 33-26: CS.L&LMA (64-bit), CS.D (32-bit), neither (16-bit). */
-	return mode == RTIT_SIM_MODE_64 ? rtit_pt_mode_exec_csl :
-	       mode == RTIT_SIM_MODE_32 ? rtit_pt_mode_exec_csd : 0;
+	uint8_t bits = m->mode == RTIT_SIM_MODE_64 ? rtit_pt_mode_exec_csl :
+		       m->mode == RTIT_SIM_MODE_32 ? rtit_pt_mode_exec_csd : 0;
+
+	if (m->ifl && ctl(m, RTIT_PT_CTL_EVENT_EN))
+		bits |= rtit_pt_mode_exec_if;
+	return bits;
 }
 
-static void emit_mode(struct rtit_pt_model *m, bool always, const char *why)
+/* MODE.Exec when its bits changed since the last one the decoder saw (or
+ * always); whether it went out. */
+static bool emit_mode(struct rtit_pt_model *m, bool always, const char *why)
 {
 	struct rtit_packet p = { .type = RTIT_PT_MODE_EXEC };
-	uint8_t bits = mode_exec_bits(m->mode);
+	uint8_t bits = mode_exec_bits(m);
 
 	if (!always && m->mode_known && m->mode_bits == bits)
-		return;
+		return false;
 	p.u.mode.bits = bits;
-	if (send(m, &p, 0, why, F_ELIG)) {
-		m->mode_bits = bits;
-		m->mode_known = true;
-	}
+	if (!send(m, &p, 0, why, F_ELIG))
+		return false;
+	m->mode_bits = bits;
+	m->mode_known = true;
+	return true;
 }
 
 static void emit_pip(struct rtit_pt_model *m, const char *why)
@@ -938,10 +946,19 @@ static void leave(struct rtit_pt_model *m, const struct op *o, bool stop, bool c
 	}
 }
 
+/* A near branch sets PacketEn (Table 33-56 case 5): MODE.Exec first when
+ * its bits changed while not traced (33.4.2.8: "any TIP.PGE scenario"),
+ * such as RFLAGS.IF with EventEn, or CS.L/CS.D after a far transfer. */
+static void enter(struct rtit_pt_model *m, uint64_t target)
+{
+	emit_mode(m, false, "MODE.Exec before TIP.PGE: mode changed (33.4.2.8)");
+	emit_ip(m, RTIT_PT_TIP_PGE, target, "TIP.PGE(BLIP): entered the filter region (Table 33-56 case 5)");
+}
+
 static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 {
 	struct op o;
-	bool trig0, ctx0, pe0, ctx1, pe1, stop = false, cr3_changed, pip;
+	bool trig0, ctx0, pe0, ctx1, pe1, stop = false, cr3_changed, pip, if_changed;
 	uint64_t mask;
 
 	classify(r, &o);
@@ -955,6 +972,8 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		resolve_overflow(m, r->ip, pe0);
 
 	/* Architectural state after the operation. */
+	if_changed = m->ifl != !!(r->flags & RTIT_SIM_F_IF);
+	m->ifl = r->flags & RTIT_SIM_F_IF;
 	m->cpl = r->cpl;
 	m->cr3 = r->cr3;
 	if (r->mode)
@@ -1014,7 +1033,7 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		else if (pe0)
 			leave(m, &o, stop, ctx1);	/* no TNT bit (A-P1) */
 		else if (pe1)
-			emit_ip(m, RTIT_PT_TIP_PGE, o.target, "TIP.PGE(BLIP): entered the filter region (Table 33-56 case 5)");
+			enter(m, o.target);
 	} else if (o.direct || o.indirect || o.ret) {
 		if (pe0 && pe1) {
 			bool compressed = false;
@@ -1032,7 +1051,7 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		} else if (pe0) {
 			leave(m, &o, stop, ctx1);
 		} else if (pe1) {
-			emit_ip(m, RTIT_PT_TIP_PGE, o.target, "TIP.PGE(BLIP): entered the filter region (Table 33-56 case 5)");
+			enter(m, o.target);
 		}
 	} else if (o.far) {
 		/* Table 33-55 cases 8-13, 16; Table 33-53; Table 33-56 cases
@@ -1047,7 +1066,8 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		if (o.vmentry && m->p.vmcs && !m->vmcs_sent && rtit_pt_trigger_en(m) && ctx1)
 			emit_vmcs(m, "VMCS: VM entry (33.4.2.15)");
 		if (pe0 && pe1) {
-			emit_mode(m, false, "MODE.Exec: CS.L/CS.D changed (Table 33-55 cases 10/12)");
+			emit_mode(m, false, "MODE.Exec: CS.L/CS.D or, with EventEn, RFLAGS.IF changed "
+				  "(Table 33-55 cases 10/12, 33.4.2.8)");
 			emit_ip(m, RTIT_PT_TIP, o.target, "TIP(BLIP): far transfer, interrupt or exception (Table 33-55 cases 8-13)");
 		} else if (pe0) {
 			leave(m, &o, stop, ctx1);
@@ -1075,6 +1095,14 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 			if (r->vector >= 4)
 				rtit_pt_model_drain(m);
 		}
+		/* CLI, STI, POPF changing RFLAGS.IF: MODE.Exec, FUP(CLIP)
+		 * (Table 33-59 case 22) with EventEn && TriggerEn &&
+		 * ContextEn && FilterEn (A-P30), BranchEn or not (D45) */
+		if (if_changed && ctl(m, RTIT_PT_CTL_EVENT_EN) && rtit_pt_trigger_en(m) && ctx1 &&
+		    m->filter_en &&
+		    emit_mode(m, true, "MODE.Exec: CLI/STI/POPF changed RFLAGS.IF (Table 33-59 case 22)"))
+			emit_ip(m, RTIT_PT_FUP, r->ip, "FUP(CLIP) after MODE.Exec: RFLAGS.IF changed "
+				"(Table 33-59 case 22)");
 		if (pe0 && !pe1)
 			leave(m, &o, stop, ctx1);
 		else if (!pe0 && pe1) {
@@ -1233,7 +1261,7 @@ static void fast_branch(struct rtit_pt_model *m, const struct rtit_sim_rec *r, b
 static size_t fast_run(struct rtit_pt_model *m, const struct rtit_sim_rec *recs, size_t i, size_t n)
 {
 	const uint64_t cr3 = m->cr3, mtc_tsc = m->fp_mtc_tsc;
-	const uint8_t cpl = m->cpl, mode = m->mode;
+	const uint8_t cpl = m->cpl, mode = m->mode, ifl = m->ifl ? RTIT_SIM_F_IF : 0;
 	uint64_t last = m->last_cycles, tsc = m->last_tsc, next = m->next_ip;
 	size_t first = i;
 
@@ -1245,7 +1273,8 @@ static size_t fast_run(struct rtit_pt_model *m, const struct rtit_sim_rec *recs,
 		bool taken;
 
 		if (r->kind != RTIT_SIM_INSN || r->cpl != cpl || r->cr3 != cr3 ||
-		    (r->mode && r->mode != mode) || r->cycles < last || r->tsc >= mtc_tsc)
+		    (r->mode && r->mode != mode) || (r->flags & RTIT_SIM_F_IF) != ifl ||
+		    r->cycles < last || r->tsc >= mtc_tsc)
 			break;
 		what = pfp_class[r->cls];
 		if (what == PFP_SLOW)
@@ -1378,6 +1407,12 @@ void rtit_pt_model_set_platform(struct rtit_pt_model *m, uint8_t cpl, uint64_t c
 	m->cr3 = cr3;
 	if (mode)
 		m->mode = mode;
+}
+
+void rtit_pt_model_set_if(struct rtit_pt_model *m, bool ifl)
+{
+	m->fp_ok = false;	/* refreshed at the next record */
+	m->ifl = ifl;
 }
 
 void rtit_pt_model_set_mem(struct rtit_pt_model *m, rtit_pt_read_mem_fn fn, void *opaque)

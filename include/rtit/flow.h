@@ -50,6 +50,10 @@ enum {
 	/* cycles is exact for this record: the cycle packet (RTIT CCP, PT
 	 * CYC) of the packet it used gave it (see below) */
 	RTIT_FLOW_A_CYC_EXACT = 1u << 1,
+	/* Intel PT with EventEn (cfg.event_trace): flags' RTIT_SIM_F_IF is
+	 * RFLAGS.IF as MODE.Exec packets gave it (33.4.2.8); not set before
+	 * the first MODE.Exec, nor after an overflow until the next one */
+	RTIT_FLOW_A_IF_KNOWN = 1u << 2,
 };
 
 /*
@@ -123,6 +127,10 @@ struct rtit_flow_cfg {
 	 * turn an MTC into a TSC (33.8.3); defaults 0 and 1/1 */
 	unsigned mtc_freq;
 	uint32_t art_num, art_den;
+	/* Intel PT: EventEn was set (the sideband's IA32_RTIT_CTL bit 31):
+	 * MODE.Exec's IF bit is RFLAGS.IF, and records say so
+	 * (RTIT_FLOW_A_IF_KNOWN) */
+	bool event_trace;
 	unsigned errata;	/* RTIT_FLOW_E* */
 	/* Where the run stopped, if known: at the end of the stream the walk
 	 * goes on to end_ip (and includes the instruction there when

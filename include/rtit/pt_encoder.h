@@ -90,6 +90,7 @@ struct rtit_pt_model {
 	/* platform view */
 	uint8_t cpl, mode;
 	uint64_t cr3;
+	bool ifl;			/* RFLAGS.IF after the last record */
 	bool nonroot, smm_saved_te, asleep, pwre_sent;
 	bool halted;		/* after a HLT or an MWAIT that entered a C-state,
 				 * until the record that wakes it */
@@ -126,6 +127,10 @@ int rtit_pt_model_init(struct rtit_pt_model *m, const struct rtit_pt_params *p,
 
 /* The platform state when tracing starts: CPL, CR3, mode (16/32/64). */
 void rtit_pt_model_set_platform(struct rtit_pt_model *m, uint8_t cpl, uint64_t cr3, uint8_t mode);
+
+/* RFLAGS.IF when tracing starts (MODE.Exec's IF bit with EventEn,
+ * 33.4.2.8); records carry it afterwards (RTIT_SIM_F_IF). */
+void rtit_pt_model_set_if(struct rtit_pt_model *m, bool ifl);
 
 /* The guest memory reader for the ToPA table walk. */
 void rtit_pt_model_set_mem(struct rtit_pt_model *m, rtit_pt_read_mem_fn fn, void *opaque);

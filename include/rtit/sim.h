@@ -77,7 +77,9 @@ enum {
 	RTIT_SIM_F_ZERO_LEN_CALL = 1u << 1, /* CALL rel 0 (RTIT 2.2.2) */
 	RTIT_SIM_F_FAULT = 1u << 2,	/* EXCEPTION: ip is the faulting insn */
 	RTIT_SIM_F_CR0_PG = 1u << 3,	/* CR0.PG after */
-	RTIT_SIM_F_HAS_ERR = 1u << 4	/* EXCEPTION pushed an error code (msr) */
+	RTIT_SIM_F_HAS_ERR = 1u << 4,	/* EXCEPTION pushed an error code (msr) */
+	RTIT_SIM_F_IF = 1u << 5		/* RFLAGS.IF after the record (SDM 33.4.2.8:
+					 * MODE.Exec's IF bit with EventEn) */
 };
 
 /* Execution mode after the record (the value is the operand width). */
@@ -289,6 +291,9 @@ int rtit_sim_set_reg(struct rtit_sim *sim, int uc_reg, uint64_t value);
 /* Reads a guest register by Unicorn id (after a run, in tests).  Returns 0
  * or -RTIT_ERR_INVALID (*value = 0). */
 int rtit_sim_get_reg(struct rtit_sim *sim, int uc_reg, uint64_t *value);
+
+/* RFLAGS now (before a run: as the scenario set it). */
+uint64_t rtit_sim_rflags(struct rtit_sim *sim);
 
 /* Moves the entry point (after a load). */
 int rtit_sim_set_entry(struct rtit_sim *sim, uint64_t ip);

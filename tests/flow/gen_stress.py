@@ -17,6 +17,9 @@ rnd = random.Random(seed)
 # the trace configuration draws from its own generator: the program of a
 # seed is the same in both dialects
 crnd = random.Random(seed * 7919 + 1)
+# RFLAGS.IF changes (CLI, STI, POPF; Intel PT reports them with EventEn)
+# draw from a third one, so the rest of a seed's program is as it was
+irnd = random.Random(seed * 104729 + 3)
 
 
 def pt_ctl(user_os):
@@ -230,8 +233,17 @@ w("    mov ecx, 0xc0000082")
 w("    wrmsr")
 w("    lea rcx, [rip + user]")
 w("    mov r11, 0x202")
+if irnd.random() < 0.5:
+    w("    push 0x202")                 # POPF at CPL 0: IF 0 -> 1
+    w("    popfq")
+    w("    pushfq")                     # and back: IF unchanged
+    w("    popfq")
 w("    sysretq")
 w("user:")
+if irnd.random() < 0.5:
+    w("    pushfq")                     # POPF at CPL 3, IOPL 0: IF kept
+    w("    and qword ptr [rsp], -0x201")
+    w("    popfq")
 w("    mov r12d, %d" % rnd.randint(3, 40))
 w("main_loop:")
 for _ in range(rnd.randint(3, 12)):
@@ -252,6 +264,8 @@ for i in range(nfunc):
     w("    ret")
 w("    .org 0x1000")
 w("syscall_entry:")
+if irnd.random() < 0.5:
+    w("    cli")                        # SYSRET sets IF again from R11
 w("    add rax, 1")
 if rnd.random() < 0.4:
     w("    mov r9, cr3")                # MOV CR3: a PIP (4.2.10)
@@ -261,7 +275,12 @@ w("    sysretq")
 w("irq:")
 w("    iretq")
 w("soft_int:")
-w("    add edx, 2")
+if irnd.random() < 0.5:
+    w("    sti")                        # IF 0 -> 1 inside the handler
+    w("    add edx, 2")
+    w("    cli")
+else:
+    w("    add edx, 2")
 w("    iretq")
 w("ud_handler:")
 w("    add qword ptr [rsp], 2")

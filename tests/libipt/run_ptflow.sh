@@ -12,6 +12,11 @@ trap 'rm -rf "$T"' EXIT
 pass=0 fail=0
 for f in "$D"/pt_*.scn; do
 	n=$(basename "$f" .scn)
+	# packets newer than libipt 2.0.5 (Event Trace): the own flow decoder
+	# checks those (tests/flow/run_flow.sh)
+	if why=$(grep -m1 '^# not-libipt:' "$f"); then
+		echo "skip: $n:${why#\# not-libipt:}"; continue
+	fi
 	if ! out=$("$R" run "$f" --out "$T/$n" -q 2>&1); then
 		fail=$((fail + 1)); echo "FAIL: $n: rtitsim run: $out"; continue
 	fi

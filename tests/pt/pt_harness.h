@@ -28,6 +28,7 @@ struct px {
 	size_t n;
 	uint64_t cycles, tsc;
 	uint8_t cpl, mode;
+	bool ifl;		/* RFLAGS.IF of the records fed (RTIT_SIM_F_IF) */
 	uint64_t cr3;
 	unsigned cpi;		/* cycles (and TSC ticks) per record */
 	/* guest memory for ToPA tables and regions */
@@ -90,6 +91,7 @@ static inline void px_start(struct px *h)
 				   .on_packet = px_note, .opaque = h };
 	cr_assert_eq(rtit_pt_model_init(&h->m, &h->p, &s), 0);
 	rtit_pt_model_set_platform(&h->m, h->cpl, h->cr3, h->mode);
+	rtit_pt_model_set_if(&h->m, h->ifl);
 	rtit_pt_model_set_mem(&h->m, px_read_mem, h);
 }
 
@@ -116,7 +118,8 @@ static inline struct rtit_sim_rec px_rec(struct px *h, uint8_t kind, uint8_t cls
 	r.ip = ip;
 	r.len = len;
 	r.next_ip = next;
-	r.flags = (uint8_t)((taken ? RTIT_SIM_F_TAKEN : 0) | RTIT_SIM_F_CR0_PG);
+	r.flags = (uint8_t)((taken ? RTIT_SIM_F_TAKEN : 0) | RTIT_SIM_F_CR0_PG |
+			    (h->ifl ? RTIT_SIM_F_IF : 0));
 	r.cpl = h->cpl;
 	r.cr3 = h->cr3;
 	r.mode = h->mode;

@@ -58,13 +58,16 @@ Test(buffer, overflow_with_cyc_and_no_packeten)
 	h.cycles += 100;
 	px_op(&h, 0x3000, 2);
 	/* Resolves with PacketEn=0: OVF with its CYC (A-P27), no FUP; the
-	 * return into the range sends TIP.PGE (33.3.8). */
+	 * return into the range sends MODE.Exec, TIP.PGE (33.3.8; 33.4.2.8:
+	 * "any TIP.PGE scenario, such that any of the mode bits tracked may
+	 * have changed since the last MODE.Exec", which packets lost in an
+	 * overflow may have: D25). */
 	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x3002, 2, 0x1300, true);
 	cr_assert_eq(rtit_pt_model_finish(&h.m), 0);
 	/* The CYC(1) of the lost TIP went in before it (cycle 3); the OVF's
 	 * CYC counts from there to cycle 105: 102 = 37 06. */
 	px_expect(&h, 0, ENABLE_1000, 0x0b, 0x2d, 0x00, 0x11, 0x0b, 0x37, 0x06, PT_OVF,
-		  0x0b, 0x71, 0x00, 0x13, 0, 0, 0, 0);
+		  0x0b, PT_MODE64, 0x71, 0x00, 0x13, 0, 0, 0, 0);
 }
 
 Test(buffer, psb_every_psbfreq_bytes)

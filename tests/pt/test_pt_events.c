@@ -307,3 +307,62 @@ Test(events, event_trace_vm_entry)
 	px_expect(&h, n, 0x02, 0x13, 0x87, 0x00, 0x3d, 0x02, 0x10,
 		  0x02, 0x43, 0x01, 0x07, 0, 0, 0, 0, 0x2d, 0x00, 0x1d);
 }
+
+/* MODE.Exec = 99 {IF<<2 | CS.D<<1 | CS.L} (Table 33-26): 64-bit with IF=1
+ * is 99 05, with IF=0 99 01. */
+
+Test(events, event_trace_if_cli_sti)
+{
+	size_t n = start(PT_CTL_ON | RTIT_PT_CTL_EVENT_EN);
+	h.ifl = true;
+	px_op(&h, 0x1002, 1);				/* STI */
+	/* Table 33-59 case 22: MODE.Exec, FUP(CLIP). */
+	px_expect(&h, n, 0x99, 0x05, 0x3d, 0x02, 0x10);
+	n = h.n;
+	px_op(&h, 0x1003, 1);				/* IF unchanged: nothing */
+	h.ifl = false;
+	px_op(&h, 0x1004, 1);				/* CLI */
+	px_expect(&h, n, 0x99, 0x01, 0x3d, 0x04, 0x10);
+}
+
+Test(events, event_trace_if_off_without_event_en)
+{
+	size_t n = start(PT_CTL_ON);
+	h.ifl = true;
+	px_op(&h, 0x1002, 1);				/* STI: no Event Trace */
+	px_event(&h, RTIT_EV_EXT_INTERRUPT, 0x1003, 0x1900, 0x20);
+	/* 33.4.2.8: IF changes make MODE.Exec only with EventEn; the
+	 * interrupt's IF clear neither (Table 33-55 case 11: FUP, TIP). */
+	px_expect(&h, n, 0x3d, 0x03, 0x10, 0x2d, 0x00, 0x19);
+}
+
+Test(events, event_trace_if_with_interrupt_and_iret)
+{
+	size_t n = start(PT_CTL_ON | RTIT_PT_CTL_EVENT_EN);
+	h.ifl = true;
+	px_op(&h, 0x1002, 1);				/* STI */
+	n = h.n;
+	h.ifl = false;
+	px_event(&h, RTIT_EV_EXT_INTERRUPT, 0x1003, 0x1900, 0x20);
+	/* Table 33-59 case 4, then the far transfer's MODE.Exec (IF cleared
+	 * by the gate) before its TIP (33.4.2.8, Table 33-55 case 11). */
+	px_expect(&h, n, 0x02, 0x13, 0x01, 0x20, 0x3d, 0x03, 0x10, 0x99, 0x01, 0x2d, 0x00, 0x19);
+	n = h.n;
+	h.ifl = true;
+	px_insn(&h, RTIT_IC_IRET, 0x1900, 2, 0x1003, true);
+	/* Case 1: CFE.IRET(IP=1), FUP(CLIP); MODE.Exec IF=1, TIP. */
+	px_expect(&h, n, 0x02, 0x13, 0x82, 0x00, 0x3d, 0x00, 0x19, 0x99, 0x05, 0x2d, 0x03, 0x10);
+}
+
+Test(events, event_trace_if_change_outside_the_filter)
+{
+	size_t n = start(PT_CTL_ON | RTIT_PT_CTL_EVENT_EN | (1ull << RTIT_PT_CTL_ADDR_CFG_SHIFT(0)));
+	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1002, 2, 0x3000, true);
+	h.ifl = true;
+	px_op(&h, 0x3000, 1);				/* STI, FilterEn = 0 */
+	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x3001, 2, 0x1000, true);
+	/* TIP.PGD(0x3000) (Table 33-56 case 4); nothing for the STI (A-P30:
+	 * FilterEn); MODE.Exec with the new IF before TIP.PGE (33.4.2.8:
+	 * "any TIP.PGE scenario" where the bits changed). */
+	px_expect(&h, n, 0x21, 0x00, 0x30, 0x99, 0x05, 0x31, 0x00, 0x10);
+}

@@ -289,3 +289,73 @@ Test(sim_events, mwait_masked_interrupt_break_event)
 	cr_expect(strstr(r.st.msg, "MWAIT, interrupts off") != NULL, "%s", r.st.msg);
 	st_free(&r);
 }
+
+/* RFLAGS.IF after every record (RTIT_SIM_F_IF), the bit Intel PT's
+ * MODE.Exec reports with EventEn (SDM 33.4.2.8).  Expected values from the
+ * instruction reference (SDM Vol. 2A CLI, Vol. 2B STI and POPF): STI sets
+ * IF, CLI clears it; POPF at CPL 0 loads IF (and AC) from the stack; with a
+ * 16-bit operand (POPFW) only bits 15:0, so AC (bit 18) stays. */
+static void if_trace(const struct st_run *r, char *buf, size_t size)
+{
+	size_t o = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < r->n && o < size; i++) {
+		char ip[64];
+		st_addr(r, r->recs[i].ip, ip, sizeof(ip));
+		o += (size_t)snprintf(buf + o, size - o, "%s%s=%d\n",
+				      r->recs[i].kind == RTIT_SIM_EVENT ? "! " : "", ip,
+				      !!(r->recs[i].flags & RTIT_SIM_F_IF));
+	}
+}
+
+Test(sim_events, rflags_if_cli_sti_popf)
+{
+	struct st_run r;
+	char got[1024];
+	cr_assert_eq(st_run_asm(&r, P "a: sti\nb: cli\nc: push 0x202\nd: popfq\n"
+				"e: push 3\nf: popfq\ng: push 0x40002\nh: popfq\n"
+				"i: pushw 0x203\nj: popfw\nk: pushfq\nl: pop rax\n"
+				"m: bt eax, 18\nn: jc q\n  ud2\nq: nop\np: hlt\n", NULL), 0,
+		     "%s", r.err);
+	if_trace(&r, got, sizeof(got));
+	const char *expect =
+		"a=1\nb=0\nc=0\nd=1\ne=1\nf=0\ng=0\nh=0\ni=0\nj=1\nk=1\nl=1\nm=1\nn=1\nq=1\np=1\n";
+	cr_expect_str_eq(got, expect, "\n--- expected\n%s--- got\n%s(%s)", expect, got, r.st.msg);
+	/* the JC was taken: CF from POPFW, AC kept */
+	cr_expect_eq(r.recs[13].flags & RTIT_SIM_F_TAKEN, RTIT_SIM_F_TAKEN);
+	st_free(&r);
+}
+
+/* An interrupt gate clears IF (SDM 6.12.1.3), IRET restores it from the
+ * frame; the event record has the state after delivery. */
+Test(sim_events, rflags_if_interrupt_and_iret)
+{
+	struct st_opts o = {
+		.ev = { { RTIT_SIM_AT_INSN, RTIT_EV_EXT_INTERRUPT, 32, 2, NULL, 0, 0, 0 } },
+		.nev = 1,
+	};
+	struct st_run r;
+	char got[512];
+	cr_assert_eq(st_run_asm(&r, P "a: sti\nb: nop\nc: nop\nd: hlt\nh_32: nop\nh2: iretq\n", &o), 0);
+	if_trace(&r, got, sizeof(got));
+	const char *expect = "a=1\nb=1\n! c=0\nh_32=0\nh2=1\nc=1\nd=1\n";
+	cr_expect_str_eq(got, expect, "\n--- expected\n%s--- got\n%s(%s)", expect, got, r.st.msg);
+	st_free(&r);
+}
+
+/* POPF at CPL 3 with IOPL 0 (SDM Vol. 2B POPF, protected mode): IF and
+ * IOPL are not changed, the other flags are; CLI is then #GP (IOPL-
+ * sensitive, SDM Vol. 2A CLI), and with no handler the run stops there. */
+Test(sim_events, popf_cpl3_keeps_if_and_iopl)
+{
+	struct st_opts o = { .cpl = 3 };
+	struct st_run r;
+	cr_assert_eq(st_run_asm(&r, P "a: push 0x3203\nb: popfq\nc: jc e\nd: nop\ne: cli\nf: nop\n", &o),
+		     0, "%s", r.err);
+	cr_assert_geq(r.n, 3);
+	cr_expect_eq(r.recs[1].flags & RTIT_SIM_F_IF, 0, "POPF at CPL 3 changed IF");
+	cr_expect_eq(r.recs[2].flags & RTIT_SIM_F_TAKEN, RTIT_SIM_F_TAKEN, "CF not loaded");
+	cr_expect_eq(r.st.stop, RTIT_SIM_STOP_FAULT, "%s", r.st.msg);
+	cr_expect(strstr(r.st.msg, "vector 13") != NULL, "%s", r.st.msg);
+	st_free(&r);
+}
