@@ -3,8 +3,9 @@
  * dialects on untrusted bytes, with an untrusted program image.
  *
  * Input: byte 0 chooses the configuration (bit 0: 32-bit mode, bit 1:
- * Cycle_Acc, bit 2: Cmprs_Ret, bit 3: buffovf_loads_lip, bits 4-6: the
- * tolerated errata E1, E2, E5; bit 7: an Intel PT trace, else RTIT); bytes 1-2 (little endian) the image
+ * Cycle_Acc, bit 2: Cmprs_Ret (Intel PT: EventEn, RFLAGS.IF from
+ * MODE.Exec), bit 3: buffovf_loads_lip, bits 4-6: the tolerated errata E1,
+ * E2, E5; bit 7: an Intel PT trace, else RTIT); bytes 1-2 (little endian) the image
  * size (clamped to what follows); then the image, mapped at 0x401000;
  * then the trace.  Invariants (an abort names the broken one): the run
  * returns a known status; every ERROR note has a one-line message and an
@@ -101,6 +102,7 @@ int fuzz_flow_one(const uint8_t *data, size_t size)
 	cfg.errata = (data[0] & 0x10 ? RTIT_FLOW_E1 : 0) | (data[0] & 0x20 ? RTIT_FLOW_E2 : 0) |
 		     (data[0] & 0x40 ? RTIT_FLOW_E5 : 0);
 	cfg.dialect = data[0] & 0x80 ? RTIT_DIALECT_PT : RTIT_DIALECT_RTIT;
+	cfg.event_trace = cfg.dialect == RTIT_DIALECT_PT && (data[0] & 4);
 	cfg.mem = data + 3 + img_len;
 	cfg.mem_len = s.trace_len;
 	cfg.read_mem = ff_read_mem;
