@@ -384,6 +384,7 @@ static bool put(struct rtit_pt_model *m, struct rtit_packet *p, uint64_t ip, con
 	 * period is crossed (at the next packet boundary, A-P28). */
 	m->pkt_bytes += (uint64_t)n;
 	m->psb_bytes += (uint64_t)n;
+	m->out_pos += (uint64_t)n;
 	if (m->psb_bytes >= psb_period(m))
 		m->psb_due = true;
 	accept(m, b, (size_t)n);
@@ -612,6 +613,14 @@ static void psb_plus(struct rtit_pt_model *m, bool with_ip, uint64_t ip, const c
 	bool ctx = rtit_pt_context_en(m);
 
 	m->psb_due = false;
+	/* 33.4.2.20: PAD "to improve packet alignment" (pad_align, D46) */
+	if (m->p.pad_align > 1 && !m->ovf) {
+		struct rtit_packet pad = { .type = RTIT_PT_PAD };
+		flush_tnt(m);
+		while (m->out_pos & (m->p.pad_align - 1))
+			if (!put(m, &pad, 0, "PAD: aligns the PSB (33.4.2.20, pad_align)"))
+				break;
+	}
 	m->psb_bytes = 0;	/* the period counts from this PSB's first byte */
 	if (!send(m, &p, 0, why, 0))
 		return;
@@ -638,6 +647,11 @@ static void psb_plus(struct rtit_pt_model *m, bool with_ip, uint64_t ip, const c
 	}
 	p.type = RTIT_PT_PSBEND;
 	send(m, &p, 0, "PSBEND (33.4.2.18)", 0);
+	if (m->p.mnt_on) {
+		struct rtit_packet mnt = { .type = RTIT_PT_MNT };
+		mnt.u.mnt = m->p.mnt;
+		send(m, &mnt, 0, "MNT: implementation-specific maintenance (33.4.2.19, mnt)", 0);
+	}
 }
 
 /* -------------------------------------------------------- enable changes */

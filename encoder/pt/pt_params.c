@@ -69,6 +69,15 @@ int rtit_pt_param_set(struct rtit_pt_params *p, const char *key, const char *val
 		if (rtit_param_u64(value, &v) || (v & 0xfff) || v >> 52)
 			return rtit_param_bad(err, errlen, key, value, "a 4K-aligned VMCS pointer below 2^52");
 		p->vmcs = v;
+	} else if (!strcmp(key, "pad_align")) {
+		if (rtit_param_u64(value, &v) || v > 4096 || (v & (v - 1)))
+			return rtit_param_bad(err, errlen, key, value, "0 or a power of two up to 4096");
+		p->pad_align = (uint32_t)v;
+	} else if (!strcmp(key, "mnt")) {
+		if (rtit_param_u64(value, &v))
+			return rtit_param_bad(err, errlen, key, value, "a 64-bit MNT payload");
+		p->mnt = v;
+		p->mnt_on = true;
 	} else if (!strcmp(key, "ranges")) {
 		if (rtit_param_u64(value, &v) || v > RTIT_PT_MAX_RANGES)
 			return rtit_param_bad(err, errlen, key, value, "0 to 4 address ranges");

@@ -35,6 +35,13 @@ struct rtit_pt_params {
 	bool pgd_stop_suppressed;	/* TraceStop's TIP.PGD without IP (A-P2) */
 	bool filter_sequential;		/* FilterEn also on sequential steps (A-P19) */
 	bool psb_mode_tsx;		/* MODE.TSX in PSB+ (2.10) */
+	/* Implementation-specific packets (33.4.2.19-20), off by default:
+	 * PADs before each PSB so that it starts at a multiple of pad_align
+	 * bytes of the stream (0 = none; a power of two up to 4096), and an
+	 * MNT with payload mnt after each PSBEND (mnt_on) */
+	uint32_t pad_align;
+	bool mnt_on;
+	uint64_t mnt;
 	uint64_t psb_period_nocfg;	/* PSB period when EBX[1]=0 */
 	bool slow_path_only;		/* testing: never take the fast path */
 };
@@ -46,7 +53,8 @@ void rtit_pt_params_default(struct rtit_pt_params *p);
  * Sets one parameter by name ("param KEY = VALUE").  Keys: profile
  * (full|basic|client), buffer_bytes, drain (N or N/D), art (NUM/DEN: TSC =
  * ART * NUM / DEN), cbr, vmcs, long_tnt, pgd_stop_suppressed,
- * filter_sequential, psb_mode_tsx, ranges (0-4), mtc_periods,
+ * filter_sequential, psb_mode_tsx, pad_align (PADs aligning each PSB),
+ * mnt (an MNT with this payload after each PSBEND), ranges (0-4), mtc_periods,
  * cyc_thresholds, psb_freqs (16-bit bitmaps), and each capability by its
  * field name (cr3_filter, psb_cyc, ip_filter, mtc, ptwrite, power_events,
  * psb_pmi_preserve, event_trace, tnt_disable, topa, topa_multi,
@@ -96,6 +104,7 @@ struct rtit_pt_model {
 				 * until the record that wakes it */
 	uint8_t sleep_state;
 	bool vmcs_sent;
+	uint64_t out_pos;		/* bytes of the stream so far (pad_align) */
 	uint64_t next_ip;		/* where execution goes on */
 	/* time */
 	uint64_t last_cycles, last_tsc, cyc_base;

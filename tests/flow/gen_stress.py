@@ -49,6 +49,11 @@ def pt_tail(c, cfg):
         cfg.append("param drain = 1/%d" % crnd.choice([2, 4, 8]))
     if crnd.random() < 0.2:
         cfg.append("param long_tnt = true")
+    # implementation-specific packets a decoder skips (D46)
+    if irnd.random() < 0.2:
+        cfg.append("param pad_align = %d" % irnd.choice([4, 16, 64]))
+    if irnd.random() < 0.1:
+        cfg.append("param mnt = 0x%x" % irnd.getrandbits(64))
 out = []
 w = out.append
 

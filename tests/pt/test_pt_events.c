@@ -8,7 +8,10 @@
  * CFE 02 13 {IP<<7 | type} vector; EVD 02 53 type payload[8];
  * VMCS 02 C8 ptr[51:12].  C-states in MWAIT encoding (C1 = 0, C6 = 5).
  */
+#include <inttypes.h>
+
 #include "pt_harness.h"
+#include "rtit/pktdec.h"
 
 #define PIP0 0x02, 0x43, 0, 0, 0, 0, 0, 0
 
@@ -365,4 +368,77 @@ Test(events, event_trace_if_change_outside_the_filter)
 	 * FilterEn); MODE.Exec with the new IF before TIP.PGE (33.4.2.8:
 	 * "any TIP.PGE scenario" where the bits changed). */
 	px_expect(&h, n, 0x21, 0x00, 0x30, 0x99, 0x05, 0x31, 0x00, 0x10);
+}
+
+/* PAD (33.4.2.20, pad_align, D46): the same records with and without
+ * PADs give the same stream once the PADs are taken out; every PSB
+ * starts at a multiple of pad_align, and PADs come only right before a
+ * PSB, fewer than pad_align of them. */
+static struct px h2;
+
+static void psb_periods(struct px *x, uint32_t pad_align)
+{
+	px_init(x);
+	x->p.pad_align = pad_align;
+	px_start(x);
+	px_single_range(x);
+	px_msr(x, RTIT_PT_MSR_CTL, PT_CTL_ON);	/* PSBFreq 0: every 2 KiB */
+	for (unsigned i = 0; i < 3000; i++)	/* TIPs to 7 pages: 3-5 bytes each */
+		px_insn(x, RTIT_IC_INDIRECT_JMP, 0x1000 + (i % 7) * 0x10000, 2,
+			0x1000 + ((i + 1) % 7) * 0x10000, true);
+	cr_assert_eq(rtit_pt_model_finish(&x->m), 0);
+}
+
+Test(events, pad_align_psb)
+{
+	struct rtit_pktdec d;
+	struct rtit_pktdec_item it;
+	struct rtit_pktdec_cfg c = { .dialect = RTIT_DIALECT_PT, .no_ip = true };
+	static uint8_t stripped[sizeof(h.out)];
+	size_t ns = 0, psbs = 0, run = 0;
+	int r;
+
+	psb_periods(&h, 0);
+	psb_periods(&h2, 16);
+	c.mem = h2.out;
+	c.mem_len = h2.n;
+	cr_assert_eq(rtit_pktdec_init(&d, &c), 0);
+	while ((r = rtit_pktdec_next(&d, &it)) == 1) {
+		if (it.pkt.type == RTIT_PT_PAD) {
+			run++;
+			continue;
+		}
+		if (it.pkt.type == RTIT_PT_PSB) {
+			cr_expect_eq(it.offset % 16, 0, "PSB at 0x%" PRIx64, it.offset);
+			cr_expect_lt(run, 16);
+			psbs++;
+		} else {
+			cr_expect_eq(run, 0, "PADs before a %s at 0x%" PRIx64,
+				     rtit_pkt_name(it.pkt.type), it.offset);
+		}
+		run = 0;
+		memcpy(stripped + ns, h2.out + it.offset, it.pkt.size);
+		ns += it.pkt.size;
+	}
+	cr_assert_eq(r, 0);
+	cr_expect_geq(psbs, 4, "%zu PSBs", psbs);
+	cr_expect_gt(h2.n, ns, "no PAD at all");
+	cr_expect_eq(ns, h.n);
+	cr_expect(ns == h.n && !memcmp(stripped, h.out, ns), "the stream without PADs differs");
+}
+
+/* MNT (33.4.2.19, mnt, D46): 02 C3 88 and the payload, low byte first,
+ * after PSBEND. */
+Test(events, mnt_after_psbend)
+{
+	px_init(&h);
+	h.p.mnt_on = true;
+	h.p.mnt = 0x1122334455667788ull;
+	px_start(&h);
+	px_single_range(&h);
+	px_msr(&h, RTIT_PT_MSR_CTL, PT_CTL_ON);
+	px_op(&h, 0x1000, 2);
+	px_expect(&h, 0, PT_PSB, PT_CBR(16), PIP0, PT_PSBEND,
+		  0x02, 0xc3, 0x88, 0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,
+		  PT_MODE64, 0x31, 0x00, 0x10);
 }
