@@ -661,10 +661,9 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			break;
 		case RTIT_IC_INDIRECT_JMP:
 		case RTIT_IC_INDIRECT_CALL:
-			if (d->tnt_n)
-				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
-						 "the %s at 0x%" PRIx64 " needs a TIP but %d TNT bits are"
-						 " pending", rtit_insn_class_name(e->cls), d->ip, d->tnt_n);
+			/* with TNT bits pending, a deferred TIP (33.4.2.3):
+			 * the TIPs follow the TNT whose bits span them, in
+			 * order, so it is the next packet all the same */
 			if ((r = take_tip(d, e->cls == RTIT_IC_INDIRECT_JMP ? "the indirect JMP" :
 					  "the indirect CALL", &next, &pgd)) != TIP_OK) {
 				if (r == TIP_EOS)

@@ -340,6 +340,7 @@ static void on_overflow(struct rtit_pt_model *m)
 	m->stats.overflows++;
 	m->stats.dropped_packets++;
 	rtit_pt_tnt_clear(&m->tnt);
+	m->ndtip = 0;	/* the TIPs deferred behind it too */
 	rtit_pt_calls_clear(&m->calls);
 }
 
@@ -412,7 +413,39 @@ static void cyc_due(struct rtit_pt_model *m)
 		m->cyc_base = now_cycles(m);
 }
 
-/* A partial or full TNT goes out before any non-timing packet (A-P15). */
+/* The IP packet of type @t for @ip, with the IPBytes the hardware
+ * chooses (Table 33-18). */
+static void ip_packet(const struct rtit_pt_model *m, struct rtit_packet *p, enum rtit_pkt_type t,
+		      uint64_t ip)
+{
+	memset(p, 0, sizeof(*p));
+	p->type = t;
+	if (m->ip_full_next) {
+		/* After an OVF: an encoding that needs no LastIP (011b or
+		 * 110b), right whether the decoder keeps the pre-overflow
+		 * LastIP (Table 33-35, A-P10) or resets it (libipt). */
+		struct rtit_last_ip none = m->lastip;
+		none.ip = ~ip;
+		rtit_last_ip_choose(&none, ip, &p->u.ip);
+	} else {
+		rtit_last_ip_choose(&m->lastip, ip, &p->u.ip);
+	}
+}
+
+/* The TIPs deferred behind a TNT follow it, in order (33.4.2.3). */
+static void flush_deferred(struct rtit_pt_model *m)
+{
+	struct rtit_packet p;
+
+	for (unsigned i = 0; i < m->ndtip && !m->ovf; i++) {
+		ip_packet(m, &p, RTIT_PT_TIP, m->dtip[i]);
+		put(m, &p, m->dtip[i], "TIP(BLIP): deferred behind the TNT (33.4.2.3, deferred_tips)");
+	}
+	m->ndtip = 0;
+}
+
+/* A partial or full TNT goes out before any non-timing packet (A-P15),
+ * and the TIPs deferred behind it after it. */
 static void flush_tnt(struct rtit_pt_model *m)
 {
 	struct rtit_packet p = { 0 };
@@ -420,6 +453,7 @@ static void flush_tnt(struct rtit_pt_model *m)
 	if (m->ovf || !rtit_pt_tnt_take(&m->tnt, &p))
 		return;
 	put(m, &p, 0, "TNT forced out by the next non-timing packet (33.4.2.1, A-P15)");
+	flush_deferred(m);
 }
 
 static bool send(struct rtit_pt_model *m, struct rtit_packet *p, uint64_t ip, const char *why,
@@ -450,24 +484,32 @@ static void tnt_bit(struct rtit_pt_model *m, bool taken)
 	if (rtit_pt_tnt_on_branch(&m->tnt, taken)) {
 		rtit_pt_tnt_take(&m->tnt, &p);
 		put(m, &p, 0, "TNT: the buffer is full (Table 33-55 cases 2/7)");
+		flush_deferred(m);
 	}
 }
 
 static void emit_ip(struct rtit_pt_model *m, enum rtit_pkt_type t, uint64_t ip, const char *why)
 {
-	struct rtit_packet p = { .type = t };
+	struct rtit_packet p;
 
-	if (m->ip_full_next) {
-		/* After an OVF: an encoding that needs no LastIP (011b or
-		 * 110b), right whether the decoder keeps the pre-overflow
-		 * LastIP (Table 33-35, A-P10) or resets it (libipt). */
-		struct rtit_last_ip none = m->lastip;
-		none.ip = ~ip;
-		rtit_last_ip_choose(&none, ip, &p.u.ip);
-	} else {
-		rtit_last_ip_choose(&m->lastip, ip, &p.u.ip);
-	}
+	ip_packet(m, &p, t, ip);
 	send(m, &p, ip, why, t == RTIT_PT_FUP ? 0 : F_ELIG);
+}
+
+/* The TIP of a near indirect JMP or CALL (Table 33-55 case 4), deferred
+ * while a partial TNT accumulates when deferred_tips allows (33.4.2.3;
+ * not with CYCEn, whose CYC belongs right before its packet: D47). */
+static void emit_tip_indirect(struct rtit_pt_model *m, uint64_t ip)
+{
+	if (m->p.deferred_tips && !ctl(m, RTIT_PT_CTL_CYC_EN) && !m->ovf &&
+	    !rtit_pt_tnt_empty(&m->tnt)) {
+		if (m->ndtip < m->p.deferred_tips) {
+			m->dtip[m->ndtip++] = ip;
+			return;
+		}
+		flush_tnt(m);	/* as many as it holds: out they go */
+	}
+	emit_ip(m, RTIT_PT_TIP, ip, "TIP(BLIP): near indirect JMP or CALL (Table 33-55 case 4)");
 }
 
 /* TIP.PGD with the IP suppressed (IPBytes 000b, 33.4.2.5). */
@@ -733,6 +775,7 @@ static void on_trace_disable(struct rtit_pt_model *m, bool pe0, uint64_t fup_ip,
 			break;
 	}
 	rtit_pt_tnt_clear(&m->tnt);
+	m->ndtip = 0;	/* the TIPs deferred behind it too */
 	rtit_pt_calls_clear(&m->calls);
 	rtit_pt_model_drain(m);
 	rtit_pt_output_save(m);
@@ -839,6 +882,7 @@ static void resolve_overflow(struct rtit_pt_model *m, uint64_t ip, bool pe)
 	m->ovf = false;
 	rtit_pt_calls_clear(&m->calls);
 	rtit_pt_tnt_clear(&m->tnt);
+	m->ndtip = 0;	/* the TIPs deferred behind it too */
 	if (!send(m, &p, 0, "OVF: the internal buffer overflow resolved (33.3.8)", F_ELIG))
 		return;
 	m->cyc_base = now_cycles(m);	/* Table 33-35: counter reset at OVF */
@@ -1058,10 +1102,11 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 					     !ctl(m, RTIT_PT_CTL_DIS_RETC);
 			if (compressed)
 				tnt_bit(m, true);
+			else if (o.ret)	/* never deferred (33.4.2.2) */
+				emit_ip(m, RTIT_PT_TIP, o.target,
+					"TIP(BLIP): uncompressed near RET (Table 33-55 case 6)");
 			else if (!o.direct)
-				emit_ip(m, RTIT_PT_TIP, o.target, o.ret ?
-					"TIP(BLIP): uncompressed near RET (Table 33-55 case 6)" :
-					"TIP(BLIP): near indirect JMP or CALL (Table 33-55 case 4)");
+				emit_tip_indirect(m, o.target);
 		} else if (pe0) {
 			leave(m, &o, stop, ctx1);
 		} else if (pe1) {
@@ -1253,10 +1298,10 @@ static void fast_branch(struct rtit_pt_model *m, const struct rtit_sim_rec *r, b
 		break;
 	case RTIT_IC_INDIRECT_CALL:
 		rtit_pt_calls_push(&m->calls, nlip & m->fp_mask);
-		emit_ip(m, RTIT_PT_TIP, r->next_ip, "TIP(BLIP): near indirect JMP or CALL (Table 33-55 case 4)");
+		emit_tip_indirect(m, r->next_ip);
 		break;
 	case RTIT_IC_INDIRECT_JMP:
-		emit_ip(m, RTIT_PT_TIP, r->next_ip, "TIP(BLIP): near indirect JMP or CALL (Table 33-55 case 4)");
+		emit_tip_indirect(m, r->next_ip);
 		break;
 	case RTIT_IC_RET:
 		if (rtit_pt_calls_on_ret(&m->calls, r->next_ip, m->fp_mask) && m->fp_retc)

@@ -24,6 +24,8 @@
 
 /* Model parameters: the capability profile, what the manual leaves to the
  * implementation, and switches for the readings of its ambiguities. */
+#define RTIT_PT_MAX_DEFERRED 16
+
 struct rtit_pt_params {
 	struct rtit_pt_caps caps;
 	uint64_t buffer_bytes;		/* internal buffer; 0 = unlimited */
@@ -42,6 +44,10 @@ struct rtit_pt_params {
 	uint32_t pad_align;
 	bool mnt_on;
 	uint64_t mnt;
+	/* Deferred TIPs (33.4.2.3), 0 = off: a near indirect JMP/CALL's TIP
+	 * waits while a partial TNT accumulates, up to this many (at most
+	 * RTIT_PT_MAX_DEFERRED), and goes out after the TNT (D47) */
+	uint8_t deferred_tips;
 	uint64_t psb_period_nocfg;	/* PSB period when EBX[1]=0 */
 	bool slow_path_only;		/* testing: never take the fast path */
 };
@@ -54,7 +60,8 @@ void rtit_pt_params_default(struct rtit_pt_params *p);
  * (full|basic|client), buffer_bytes, drain (N or N/D), art (NUM/DEN: TSC =
  * ART * NUM / DEN), cbr, vmcs, long_tnt, pgd_stop_suppressed,
  * filter_sequential, psb_mode_tsx, pad_align (PADs aligning each PSB),
- * mnt (an MNT with this payload after each PSBEND), ranges (0-4), mtc_periods,
+ * mnt (an MNT with this payload after each PSBEND), deferred_tips (0-16),
+ * ranges (0-4), mtc_periods,
  * cyc_thresholds, psb_freqs (16-bit bitmaps), and each capability by its
  * field name (cr3_filter, psb_cyc, ip_filter, mtc, ptwrite, power_events,
  * psb_pmi_preserve, event_trace, tnt_disable, topa, topa_multi,
@@ -105,6 +112,9 @@ struct rtit_pt_model {
 	uint8_t sleep_state;
 	bool vmcs_sent;
 	uint64_t out_pos;		/* bytes of the stream so far (pad_align) */
+	/* TIPs deferred behind the partial TNT (33.4.2.3), in order */
+	uint64_t dtip[RTIT_PT_MAX_DEFERRED];
+	unsigned ndtip;
 	uint64_t next_ip;		/* where execution goes on */
 	/* time */
 	uint64_t last_cycles, last_tsc, cyc_base;

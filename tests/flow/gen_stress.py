@@ -54,6 +54,8 @@ def pt_tail(c, cfg):
         cfg.append("param pad_align = %d" % irnd.choice([4, 16, 64]))
     if irnd.random() < 0.1:
         cfg.append("param mnt = 0x%x" % irnd.getrandbits(64))
+    if irnd.random() < 0.3:
+        cfg.append("param deferred_tips = %d" % irnd.choice([1, 4, 16]))   # D47
 out = []
 w = out.append
 
