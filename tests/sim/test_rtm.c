@@ -29,78 +29,38 @@ struct rtm_opts {
 	int nev;
 };
 
+static void read_state(struct rtit_sim *sim, void *ctx)
+{
+	struct rtm_run *t = ctx;
+	static const int r64[] = { UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX,
+				   UC_X86_REG_RDX, UC_X86_REG_RSI };
+	static const int r32[] = { UC_X86_REG_EAX, UC_X86_REG_EBX, UC_X86_REG_ECX,
+				   UC_X86_REG_EDX, UC_X86_REG_ESI };
+	uint64_t *out[] = { &t->rax, &t->rbx, &t->rcx, &t->rdx, &t->rsi };
+	uint64_t mode = 0, x;
+	uc_query(rtit_sim_uc(sim), UC_QUERY_MODE, &mode);
+	for (int i = 0; i < 5; i++)
+		rtit_sim_get_reg(sim, (mode & UC_MODE_64) ? r64[i] : r32[i], out[i]);
+	if (rtit_sim_symbol(sim, "x", &x) == 0)
+		uc_mem_read(rtit_sim_uc(sim), x, t->buf, sizeof(t->buf));
+}
+
 /* Runs src (labels as in sim_test.h; data at "x") with RTM on; reads
  * the registers and x[0..3] after. */
 static void rtm_run(struct rtm_run *t, const char *src, const struct rtm_opts *o)
 {
 	static const struct rtm_opts none;
-	struct rtit_sim_config cfg;
-	struct rtit_sim *sim;
-	struct st_run *r = &t->r;
+	struct st_opts so = { .budget = 10000, .after = read_state, .after_ctx = t };
 
 	if (!o)
 		o = &none;
 	memset(t, 0, sizeof(*t));
-	rtit_sim_config_default(&cfg);
-	cfg.mode = o->mode ? o->mode : 64;
-	cfg.rtm = !o->off;
-	cfg.rtm_lines = o->lines;
-	cfg.budget = 10000;
-	cfg.consumer.on_batch = st_on_batch;
-	cfg.consumer.opaque = r;
-	cr_assert_eq(rtit_sim_new(&sim, &cfg), 0);
-	cr_assert_eq(rtit_sim_load_asm(sim, src, ST_BASE, "rtm.s", 0), 0, "%s",
-		     rtit_sim_errmsg(sim));
-	static const char *const names[] = {
-		"a", "a2", "b", "b2", "c", "c2", "d", "d2", "e", "f", "fb", "fb2", "g", "h",
-		"i", "j", "k", "l", "m", "x", "end", NULL
-	};
-	for (int i = 0; names[i]; i++) {
-		uint64_t v;
-		if (rtit_sim_symbol(sim, names[i], &v) == 0) {
-			r->sym_name[r->nsyms] = (char *)names[i];
-			r->sym_val[r->nsyms++] = v;
-		}
-	}
-	static char hnames[256][8];
-	for (int v = 0; v < 256; v++) {
-		uint64_t a;
-		snprintf(hnames[v], sizeof(hnames[v]), "h_%d", v);
-		if (rtit_sim_symbol(sim, hnames[v], &a) == 0) {
-			rtit_sim_set_handler(sim, (unsigned)v, a);
-			r->sym_name[r->nsyms] = hnames[v];
-			r->sym_val[r->nsyms++] = a;
-		}
-	}
-	for (int i = 0; i < o->nev; i++) {
-		struct rtit_sim_inject ev = {0};
-		ev.trigger = (uint8_t)o->ev[i].trigger;
-		ev.kind = (uint8_t)o->ev[i].kind;
-		ev.vector = (uint8_t)o->ev[i].vector;
-		ev.at = o->ev[i].at;
-		if (o->ev[i].at_sym)
-			rtit_sim_symbol(sim, o->ev[i].at_sym, &ev.at);
-		ev.value = o->ev[i].value;
-		ev.duration = o->ev[i].duration;
-		cr_assert_eq(rtit_sim_inject(sim, &ev), 0);
-	}
-	r->rc = rtit_sim_run(sim, &r->st);
-	bool m64 = cfg.mode == 64;
-	rtit_sim_get_reg(sim, m64 ? UC_X86_REG_RAX : UC_X86_REG_EAX, &t->rax);
-	rtit_sim_get_reg(sim, m64 ? UC_X86_REG_RBX : UC_X86_REG_EBX, &t->rbx);
-	rtit_sim_get_reg(sim, m64 ? UC_X86_REG_RCX : UC_X86_REG_ECX, &t->rcx);
-	rtit_sim_get_reg(sim, m64 ? UC_X86_REG_RDX : UC_X86_REG_EDX, &t->rdx);
-	rtit_sim_get_reg(sim, m64 ? UC_X86_REG_RSI : UC_X86_REG_ESI, &t->rsi);
-	uint64_t x;
-	if (rtit_sim_symbol(sim, "x", &x) == 0)
-		uc_mem_read(rtit_sim_uc(sim), x, t->buf, sizeof(t->buf));
-	rtit_sim_free(sim);
-	size_t off = 0;
-	for (size_t i = 0; i < r->n && off + 200 < sizeof(r->text); i++) {
-		char line[192];
-		st_short(r, &r->recs[i], line, sizeof(line));
-		off += (size_t)snprintf(r->text + off, sizeof(r->text) - off, "%s\n", line);
-	}
+	so.mode = o->mode;
+	so.rtm = !o->off;
+	so.rtm_lines = o->lines;
+	memcpy(so.ev, o->ev, sizeof(o->ev));
+	so.nev = o->nev;
+	cr_assert_eq(st_run_asm(&t->r, src, &so), 0, "%s", t->r.err);
 }
 
 static const struct rtit_sim_rec *find(const struct st_run *r, int kind, int cls, int nth)
