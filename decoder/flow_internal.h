@@ -82,6 +82,10 @@ struct rtit_flow_dec {
 	uint8_t cfe_type;	/* the last CFE's type, until an INT n ... */
 	uint8_t cfe_vec;	/* ... and its vector (Table 33-59) */
 	uint8_t vmx_change;	/* take_tip: RTIT_EV_VMENTRY/VMEXIT by PIP.NR */
+	bool tsx_pending;	/* a MODE.TSX while tracing: its FUP binds it
+				 * to an XBEGIN, XEND or abort (Table 33-27) */
+	uint8_t tsx_bits;	/* its TXAbort|InTX */
+	bool intx;		/* InTX as the last MODE.TSX said */
 	uint64_t walked;	/* instructions since the last packet */
 	uint64_t last_off;	/* offset of the last packet consumed */
 

@@ -95,6 +95,8 @@ struct rtit_pt_model {
 				 * until the record that wakes it */
 	uint8_t sleep_state;
 	bool vmcs_sent;
+	bool intx;			/* InTX: an RTM transaction is active
+					 * (33.2.9.1) */
 	uint64_t next_ip;		/* where execution goes on */
 	/* time */
 	uint64_t last_cycles, last_tsc, cyc_base;
