@@ -957,6 +957,28 @@ static void leave(struct rtit_pt_model *m, const struct op *o, bool stop, bool c
 	}
 }
 
+/* XBEGIN that began, XEND that committed the outermost transaction
+ * (the record's TX flag): MODE.TSX(InTX), then FUP(CLIP) when PacketEn
+ * (Table 33-55 cases 19/20, Table 33-10); with FilterEn=0 the MODE.TSX
+ * goes alone (33.2.9.2).  Nested XBEGIN and inner XEND send nothing
+ * (case 18). */
+static void on_tsx_insn(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
+{
+	bool begin = r->cls == RTIT_IC_XBEGIN;
+
+	if (!(r->flags & RTIT_SIM_F_TX))
+		return;
+	m->intx = begin;
+	if (!emit_mode_tsx(m, begin ? rtit_pt_mode_tsx_intx : 0, begin ?
+			   "MODE.TSX(InTX=1): transaction begin (Table 33-55 case 19)" :
+			   "MODE.TSX(InTX=0): transaction commit (Table 33-55 case 20)"))
+		return;
+	if (rtit_pt_packet_en(m))
+		emit_ip(m, RTIT_PT_FUP, r->ip, begin ?
+			"FUP(CLIP) after MODE.TSX: XBEGIN (Table 33-55 case 19, Table 33-23)" :
+			"FUP(CLIP) after MODE.TSX: XEND (Table 33-55 case 20, Table 33-23)");
+}
+
 static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 {
 	struct op o;
@@ -972,6 +994,10 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 	/* 33.3.8: the overflow resolves once the buffer has room again. */
 	if (m->ovf && rtit_ibuf_empty(&m->ibuf) && trig0)
 		resolve_overflow(m, r->ip, pe0);
+	/* XBEGIN/XEND: after the OVF and its FUP, if the overflow resolves
+	 * here (their packets are this instruction's) */
+	if (o.insn && (r->cls == RTIT_IC_XBEGIN || r->cls == RTIT_IC_XEND))
+		on_tsx_insn(m, r);
 
 	/* Architectural state after the operation. */
 	m->cpl = r->cpl;
@@ -1309,28 +1335,6 @@ static size_t fast_run(struct rtit_pt_model *m, const struct rtit_sim_rec *recs,
 	return i;
 }
 
-/* XBEGIN that began, XEND that committed the outermost transaction
- * (the record's TX flag): MODE.TSX(InTX), then FUP(CLIP) when PacketEn
- * (Table 33-55 cases 19/20, Table 33-10); with FilterEn=0 the MODE.TSX
- * goes alone (33.2.9.2).  Nested XBEGIN and inner XEND send nothing
- * (case 18). */
-static void on_tsx_insn(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
-{
-	bool begin = r->cls == RTIT_IC_XBEGIN;
-
-	if (!(r->flags & RTIT_SIM_F_TX))
-		return;
-	m->intx = begin;
-	if (!emit_mode_tsx(m, begin ? rtit_pt_mode_tsx_intx : 0, begin ?
-			   "MODE.TSX(InTX=1): transaction begin (Table 33-55 case 19)" :
-			   "MODE.TSX(InTX=0): transaction commit (Table 33-55 case 20)"))
-		return;
-	if (rtit_pt_packet_en(m))
-		emit_ip(m, RTIT_PT_FUP, r->ip, begin ?
-			"FUP(CLIP) after MODE.TSX: XBEGIN (Table 33-55 case 19, Table 33-23)" :
-			"FUP(CLIP) after MODE.TSX: XEND (Table 33-55 case 20, Table 33-23)");
-}
-
 static void rec_slow(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 {
 	m->cur = r;
@@ -1349,8 +1353,6 @@ static void rec_slow(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 			  (r->cls != RTIT_EV_SLEEP && r->cls != RTIT_EV_WAKE)))
 		power_exit(m);
 	if (r->kind == RTIT_SIM_INSN) {
-		if (r->cls == RTIT_IC_XBEGIN || r->cls == RTIT_IC_XEND)
-			on_tsx_insn(m, r);
 		on_op(m, r);
 	} else {
 		switch (r->cls) {

@@ -194,3 +194,27 @@ Test(tsx, psb_plus_outside_a_transaction_only_with_psb_mode_tsx)
 	px_expect(&h, 0, PT_PSB, PT_CBR(16), 0x02, 0x43, 0, 0, 0, 0, 0, 0, 0x99, 0x20, PT_PSBEND,
 		  PT_MODE64, 0x31, 0x00, 0x10);
 }
+
+Test(tsx, overflow_resolving_at_an_xbegin)
+{
+	px_init(&h);
+	h.p.buffer_bytes = 40;
+	px_start(&h);
+	px_single_range(&h);
+	px_msr(&h, RTIT_PT_MSR_CTL, PT_CTL_ON);
+	px_op(&h, 0x1000, 2);		/* 35 bytes of enable packets */
+	/* as test_pt_buffer.c: the third TIP overflows the 40-byte buffer */
+	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1002, 2, 0x1100, true);
+	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1100, 2, 0x1200, true);
+	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1200, 2, 0x1300, true);
+	cr_expect_eq(h.m.stats.overflows, 1);
+	h.cycles += 100;
+	XBEGIN(0x1300, true);
+	cr_assert_eq(rtit_pt_model_finish(&h.m), 0);
+	/* it resolves at the XBEGIN: OVF, FUP(0x1300) with IPBytes 011b
+	 * (D25), and only then the XBEGIN's own MODE.TSX and FUP (33.3.8:
+	 * nothing but timing packets between the OVF and its FUP) */
+	px_expect(&h, 0, PT_PSB, PT_CBR(16), 0x02, 0x43, 0, 0, 0, 0, 0, 0, PT_PSBEND, PT_MODE64,
+		  0x31, 0x00, 0x10, 0x2d, 0x00, 0x11, 0x2d, 0x00, 0x12,
+		  PT_OVF, 0x7d, 0x00, 0x13, 0, 0, 0, 0, 0x99, 0x21, 0x3d, 0x00, 0x13);
+}
