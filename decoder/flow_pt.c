@@ -222,12 +222,18 @@ static int overflow(struct rtit_flow_dec *d)
 	d->in_vmm = false;
 	d->tsx_pending = false;
 	rtit_pt_calls_clear(&d->rs);
+	/* Until a FUP says where tracing resumed, PacketEn is not known
+	 * (33.3.8): what comes before it (a MODE.TSX with FilterEn=0, a
+	 * MODE.Exec before a TIP.PGE) is read as while tracing is off. */
+	d->state = ST_DISABLED;
 	if ((r = pt_peek(d)) < 0)
 		return r;
 	if (r && is_type(d, RTIT_PT_FUP)) {
 		uint64_t ip = d->la.ip;
 		consume(d);
 		flow_note(d, RTIT_FLOW_N_OVERFLOW, off, ip, 0);
+		/* tracing from here: a MODE.TSX that follows has its FUP */
+		flow_enable_at(d, ip);
 		if ((r = pt_peek(d)) < 0)
 			return r;
 		if (r && is_type(d, RTIT_PT_TIP_PGD)) {
@@ -238,7 +244,6 @@ static int overflow(struct rtit_flow_dec *d)
 			flow_disable(d, RTIT_FLOW_N_DISABLE, pgd_off, ip);
 			return 0;
 		}
-		flow_enable_at(d, ip);
 		return 0;
 	}
 	flow_note(d, RTIT_FLOW_N_OVERFLOW, off, NO_IP, 0);
@@ -485,6 +490,12 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			if (!r)
 				return flow_walk_end(d);
 			const struct la *p = &d->la;
+			/* Table 33-27: while tracing, a MODE.TSX immediately
+			 * precedes its FUP (an OVF may have lost the FUP) */
+			if (d->tsx_pending && p->pkt.type != RTIT_PT_FUP && p->pkt.type != RTIT_PT_OVF)
+				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, p->offset,
+						 "a MODE.TSX is not followed by its FUP; the next"
+						 " packet is %s", flow_la_name(d));
 			switch (p->pkt.type) {
 			case RTIT_PT_TIP_PGE:
 				/* tracing restarted with no TIP.PGD seen */
