@@ -154,6 +154,8 @@ static void json_rec(FILE *o, const struct rtit_sim_rec *r)
 		fprintf(o, "{\"kind\":\"insn\",\"ip\":\"0x%" PRIx64 "\",\"len\":%u,\"class\":\"%s\","
 			"\"taken\":%s", r->ip, r->len, rtit_insn_class_name(r->cls),
 			(r->flags & RTIT_SIM_F_TAKEN) ? "true" : "false");
+		if (r->flags & RTIT_SIM_F_TX)	/* XBEGIN/XEND changed InTX */
+			fputs(",\"intx_change\":true", o);
 		if (r->pad0 & RTIT_FLOW_A_NEXT_UNKNOWN)
 			fputs(",\"next\":null", o);
 		else
@@ -204,6 +206,10 @@ static size_t fast_line(char *o, const struct rtit_sim_rec *r)
 	if (r->flags & RTIT_SIM_F_ZERO_LEN_CALL) {
 		memcpy(p, "ZLC ", 4);
 		p += 4;
+	}
+	if (r->flags & RTIT_SIM_F_TX) {
+		memcpy(p, "TX ", 3);
+		p += 3;
 	}
 	memcpy(p, "-> ", 3);
 	p += 3;

@@ -1174,10 +1174,11 @@ int rtit_flow_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 					rtit_insn_class_name(r->cls), r->len,
 					(r->flags & RTIT_SIM_F_TAKEN) ? "T " : "",
 					(r->flags & RTIT_SIM_F_ZERO_LEN_CALL) ? "ZLC " : "", t);
-		return snprintf(buf, size, "I %016" PRIx64 " %-8s len=%u %s%s-> %016" PRIx64 "%s",
+		return snprintf(buf, size, "I %016" PRIx64 " %-8s len=%u %s%s%s-> %016" PRIx64 "%s",
 				r->ip, rtit_insn_class_name(r->cls), r->len,
 				(r->flags & RTIT_SIM_F_TAKEN) ? "T " : "",
-				(r->flags & RTIT_SIM_F_ZERO_LEN_CALL) ? "ZLC " : "", r->next_ip, t);
+				(r->flags & RTIT_SIM_F_ZERO_LEN_CALL) ? "ZLC " : "",
+				(r->flags & RTIT_SIM_F_TX) ? "TX " : "", r->next_ip, t);
 	}
 	char extra[48] = "";
 	if (r->cls == RTIT_EV_EXCEPTION)

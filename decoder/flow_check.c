@@ -59,13 +59,14 @@ struct rtit_flow_cmp {
 	struct rtit_flow_cmp_result res;
 };
 
-/* Truth records a trace can show: instructions, exceptions, interrupts. */
+/* Truth records a trace can show: instructions, exceptions, interrupts,
+ * TSX aborts. */
 static inline bool visible(const struct rtit_sim_rec *r)
 {
 	return r->kind == RTIT_SIM_INSN ||
 	       (r->kind == RTIT_SIM_EVENT &&
 		(r->cls == RTIT_EV_EXCEPTION || r->cls == RTIT_EV_EXT_INTERRUPT ||
-		 r->cls == RTIT_EV_NMI));
+		 r->cls == RTIT_EV_NMI || r->cls == RTIT_EV_TSX_ABORT));
 }
 
 static inline size_t next_visible(const struct rtit_flow_cmp *c, size_t i)
@@ -98,6 +99,8 @@ static bool rec_match(const struct rtit_sim_rec *d, const struct rtit_sim_rec *t
 			w = "taken";
 		else if ((d->flags ^ t->flags) & RTIT_SIM_F_ZERO_LEN_CALL)
 			w = "zero-length call";
+		else if ((d->flags ^ t->flags) & RTIT_SIM_F_TX)
+			w = "InTX change (TX flag of XBEGIN/XEND)";
 		else if (!(d->pad0 & RTIT_FLOW_A_NEXT_UNKNOWN) && d->next_ip != t->next_ip)
 			w = "next IP";
 		else if ((d->pad0 & RTIT_FLOW_A_IF_KNOWN) && ((d->flags ^ t->flags) & RTIT_SIM_F_IF))

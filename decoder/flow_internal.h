@@ -93,6 +93,10 @@ struct rtit_flow_dec {
 	 * differs, so tracing resumes with it */
 	int8_t if_last;
 	uint8_t vmx_change;	/* take_tip: RTIT_EV_VMENTRY/VMEXIT by PIP.NR */
+	bool tsx_pending;	/* a MODE.TSX while tracing: its FUP binds it
+				 * to an XBEGIN, XEND or abort (Table 33-27) */
+	uint8_t tsx_bits;	/* its TXAbort|InTX */
+	bool intx;		/* InTX as the last MODE.TSX said */
 	uint64_t walked;	/* instructions since the last packet */
 	uint64_t last_off;	/* offset of the last packet consumed */
 

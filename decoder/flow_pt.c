@@ -20,10 +20,15 @@
  *     tracing, or TraceEn was cleared here (WRMSR, SMI).  A software
  *     interrupt sends FUP(CLIP) + TIP itself (Table 33-55 case 13): at an
  *     INT n the FUP is the instruction's.
- *   - FUP inside PSB+ (33.3.7), and the FUP that follows an EXSTOP, PTW,
- *     CFE or MODE.TSX with its IP bit set: status, consumed on the way
- *     (they say where execution is, which the walk knows), except that a
- *     PSB+ FUP synchronises a walk that is not enabled.
+ *   - FUP inside PSB+ (33.3.7), and the FUP that follows an EXSTOP, PTW
+ *     or CFE with its IP bit set: status, consumed on the way (they say
+ *     where execution is, which the walk knows), except that a PSB+ FUP
+ *     synchronises a walk that is not enabled.
+ *   - MODE.TSX (Table 33-27) while tracing, and its FUP: InTX set at the
+ *     XBEGIN or cleared at the XEND at the FUP's IP (Table 33-55 cases
+ *     19/20); with TXAbort, the transaction aborted at the FUP's IP and
+ *     the TIP that follows is the fallback (case 21).  In PSB+, or while
+ *     tracing is off (FilterEn=0, 33.2.9.2), it only says InTX.
  *   - OVF (33.3.8): a gap; a FUP follows with the first IP traced again,
  *     or tracing resumes with a TIP.PGE.
  *   - MODE.Exec: the decoding mode from here on (Table 33-26); PIP: CR3.
@@ -71,6 +76,8 @@ void flow_pt_reset(struct rtit_flow_dec *d)
 	d->in_vmm = false;
 	d->cfe_type = 0;
 	forget_if(d);
+	d->tsx_pending = false;
+	d->intx = false;
 }
 
 /* A transfer leaves tracing (TIP.PGD): the encoder sends no MODE.Exec
@@ -184,9 +191,13 @@ static int pt_peek(struct rtit_flow_dec *d)
 			apply_mode(d, p->u.mode.bits);
 			continue;
 		case RTIT_PT_MODE_TSX:
-			/* outside PSB+ a FUP follows (33.4.2.8) */
-			if (!d->in_psb)
-				d->bound_fup = true;
+			d->intx = p->u.mode.bits & rtit_pt_mode_tsx_intx;
+			/* while tracing, a FUP follows and the walk binds the
+			 * two (Table 33-27); else InTX is all it says */
+			if (!d->in_psb && d->state == ST_ENABLED) {
+				d->tsx_pending = true;
+				d->tsx_bits = p->u.mode.bits;
+			}
 			continue;
 		case RTIT_PT_EXSTOP:
 			if (p->u.ip_bit)	/* Table 33-57 case 5 */
@@ -230,6 +241,7 @@ static int pt_peek(struct rtit_flow_dec *d)
 			d->in_psb = false;
 			d->bound_fup = false;
 			forget_if(d);
+			d->tsx_pending = false;
 			break;
 		case RTIT_PT_TNT8: case RTIT_PT_TNT64: case RTIT_PT_TIP: case RTIT_PT_TIP_PGE:
 		case RTIT_PT_TIP_PGD: case RTIT_PT_TRACESTOP:
@@ -266,9 +278,11 @@ static int overflow(struct rtit_flow_dec *d)
 	d->tnt_n = 0;
 	d->bound_fup = false;
 	d->in_vmm = false;
+	d->tsx_pending = false;
 	rtit_pt_calls_clear(&d->rs);
-	/* not tracing until a FUP says where it is: a MODE.Exec before a
-	 * TIP.PGE applies at once (D25) */
+	/* Until a FUP says where tracing resumed, PacketEn is not known
+	 * (33.3.8): what comes before it (a MODE.TSX with FilterEn=0, a
+	 * MODE.Exec before a TIP.PGE, D25) is read as while tracing is off. */
 	d->state = ST_DISABLED;
 	if ((r = pt_peek(d)) < 0)
 		return r;
@@ -276,8 +290,8 @@ static int overflow(struct rtit_flow_dec *d)
 		uint64_t ip = d->la.ip;
 		consume(d);
 		flow_note(d, RTIT_FLOW_N_OVERFLOW, off, ip, 0);
-		/* tracing is on at ip: the packets after belong to the walk
-		 * from there (a MODE.Exec among them is not applied yet) */
+		/* tracing from here: a MODE.TSX that follows has its FUP, a
+		 * MODE.Exec waits for its FUP or TIP */
 		flow_enable_at(d, ip);
 		if ((r = pt_peek(d)) < 0)
 			return r;
@@ -446,6 +460,55 @@ static int vm_entry_here(struct rtit_flow_dec *d)
 	return 1;
 }
 
+/* The FUP of a MODE.TSX in view at the walk's IP, no bits pending
+ * (Table 33-55 cases 19-21).  Begin or commit: the XBEGIN or XEND here
+ * changed InTX, its record gets the TX flag.  Abort: the instruction here
+ * did not complete; the TIP that follows is the fallback (a TIP.PGD when
+ * it is not traced).  Returns as flow_pt_walk (1: go on). */
+static int tsx_here(struct rtit_flow_dec *d, const struct ic_ent *e)
+{
+	uint64_t at = d->la.ip, off = d->la.offset, to = 0;
+	bool abort = d->tsx_bits & rtit_pt_mode_tsx_abrt, begin = d->tsx_bits & rtit_pt_mode_tsx_intx;
+	bool pgd;
+	int r;
+
+	d->tsx_pending = false;
+	if (!abort) {
+		if (e->cls != (begin ? RTIT_IC_XBEGIN : RTIT_IC_XEND))
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+					 "MODE.TSX(InTX=%d) binds to the FUP at 0x%" PRIx64
+					 ", a %s, not an %s", begin, at, rtit_insn_class_name(e->cls),
+					 begin ? "XBEGIN" : "XEND");
+		consume(d);
+		flow_insn_rec(d, e, at + e->len, RTIT_SIM_F_TX, 0);
+		commit(d);
+		d->ip = at + e->len;
+		return 1;
+	}
+	consume(d);
+	commit(d);
+	r = take_tip(d, "the TSX abort (MODE.TSX, FUP)", &to, &pgd);
+	if (r < 0)
+		return r;
+	if (r != TIP_OK)
+		return r == TIP_EOS ? 2 : overflow(d);
+	flow_emit_event(d, at, to == NO_IP ? 0 : to);
+	struct rtit_sim_rec *ab = &d->batch[d->nbatch - 1];
+	ab->cls = RTIT_EV_TSX_ABORT;	/* not an interrupt at the fallback */
+	ab->vector = 0;
+	ab->flags &= (uint8_t)~RTIT_SIM_F_FAULT;
+	if (to == NO_IP)
+		ab->pad0 |= RTIT_FLOW_A_NEXT_UNKNOWN;
+	if (pgd) {
+		/* the fallback is not traced (Table 33-14: TIP.PGD) */
+		rtit_pt_calls_clear(&d->rs);
+		flow_disable(d, RTIT_FLOW_N_DISABLE, d->last_off, to != NO_IP ? to : at);
+		return 0;
+	}
+	d->ip = to;
+	return 1;
+}
+
 /* FUP(IP of an INT n) + TIP(@to): the INT n itself (Table 33-55 case 13)
  * or an event that came before it executed?  A VM exit (PIP.NR=0, or back
  * to the same IP) or a CFE of another type or vector (Event Trace, Table
@@ -487,6 +550,12 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			if (!r)
 				return flow_walk_end(d);
 			const struct la *p = &d->la;
+			/* Table 33-27: while tracing, a MODE.TSX immediately
+			 * precedes its FUP (an OVF may have lost the FUP) */
+			if (d->tsx_pending && p->pkt.type != RTIT_PT_FUP && p->pkt.type != RTIT_PT_OVF)
+				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, p->offset,
+						 "a MODE.TSX is not followed by its FUP; the next"
+						 " packet is %s", flow_la_name(d));
 			switch (p->pkt.type) {
 			case RTIT_PT_TIP_PGE:
 				/* tracing restarted with no TIP.PGD seen */
@@ -509,6 +578,13 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 						break;
 					take_if(d);
 					consume(d);
+					continue;
+				}
+				if (d->tsx_pending) {
+					if (p->ip != d->ip)
+						break;	/* at an XBEGIN/XEND ahead */
+					if ((r = tsx_here(d, e)) <= 0 || r == 2)
+						return r;
 					continue;
 				}
 				if (p->ip != d->ip || e->cls == RTIT_IC_INT)
@@ -567,6 +643,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			break;
 		case RTIT_IC_OTHER: case RTIT_IC_WRMSR: case RTIT_IC_RDMSR: case RTIT_IC_HLT:
 		case RTIT_IC_PTWRITE: case RTIT_IC_MWAIT:
+		case RTIT_IC_XBEGIN: case RTIT_IC_XEND:	/* nested: no packet (case 18) */
 			break;
 		case RTIT_IC_DIRECT_JMP: case RTIT_IC_DIRECT_CALL:
 			next = e->target;

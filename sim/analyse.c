@@ -236,6 +236,27 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 	case ZYDIS_MNEMONIC_STI:
 		out->flags = SIM_I_SHADOW | SIM_I_PRIV | SIM_I_SPECIAL;
 		break;
+	case ZYDIS_MNEMONIC_XBEGIN:
+		/* RTM (SDM Vol. 2 XBEGIN): not a branch; the fallback is the
+		 * relative target.  Unicorn 2.0.1 would run C7 F8 as MOV EAX,
+		 * imm32 (docs/sim.md "RTM"). */
+		out->cls = RTIT_IC_XBEGIN;
+		out->flags = SIM_I_SPECIAL;
+		out->target = ip + in->length + (uint64_t)in->raw.imm[0].value.s;
+		break;
+	case ZYDIS_MNEMONIC_XEND:
+		out->cls = RTIT_IC_XEND;
+		out->flags = SIM_I_SPECIAL;
+		break;
+	case ZYDIS_MNEMONIC_XABORT: case ZYDIS_MNEMONIC_XTEST:
+		/* class OTHER: XABORT outside a transaction is a NOP, inside
+		 * it never retires (an abort event); XTEST sets ZF */
+		out->flags = SIM_I_SPECIAL;
+		break;
+	case ZYDIS_MNEMONIC_CPUID: case ZYDIS_MNEMONIC_PAUSE:
+		/* SDM Vol. 1 16.3.8.1: always abort a transaction */
+		out->flags = SIM_I_TXABORT;
+		break;
 	case ZYDIS_MNEMONIC_POP:
 		if (in->opcode == 0x17 && in->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT)
 			out->flags = SIM_I_SHADOW;
@@ -313,7 +334,7 @@ static int analyse(struct rtit_sim *sim, uint64_t addr, uint32_t size,
 		if (si->flags & SIM_I_ZLC)
 			si->rflags |= RTIT_SIM_F_ZERO_LEN_CALL;
 		b->n++;
-		if (si->flags & (SIM_I_SPECIAL | SIM_I_RISKY | SIM_I_PRIV))
+		if (si->flags & (SIM_I_SPECIAL | SIM_I_RISKY | SIM_I_PRIV | SIM_I_TXABORT))
 			b->nspecial++;
 		off += in.length;
 		/* size unknown: stop at the first branch */

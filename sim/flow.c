@@ -99,6 +99,9 @@ int rtit_sim_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 		else if (r->cls == RTIT_IC_MWAIT)
 			snprintf(extra, sizeof(extra), " eax=0x%" PRIx64 " ecx=0x%x c=%u",
 				 r->value, r->msr, r->vector);
+		else if (r->cls == RTIT_IC_XBEGIN || r->cls == RTIT_IC_XEND)
+			snprintf(extra, sizeof(extra), " depth=%u%s", r->vector,
+				 (r->flags & RTIT_SIM_F_TX) ? " TX" : "");
 		n = snprintf(buf, size,
 			     "I %016" PRIx64 " %-8s len=%u %s%s-> %016" PRIx64
 			     "%s cpl=%u cr3=0x%" PRIx64 " pg=%u if=%u m=%u cyc=%" PRIu64
@@ -132,6 +135,10 @@ int rtit_sim_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 		case RTIT_EV_MSR_WRITE_EXTERNAL:
 			snprintf(extra, sizeof(extra), " msr=0x%x val=0x%" PRIx64,
 				 r->msr, r->value);
+			break;
+		case RTIT_EV_TSX_ABORT:
+			snprintf(extra, sizeof(extra), " status=0x%" PRIx64 " depth=%u",
+				 r->value, r->vector);
 			break;
 		default:
 			break;

@@ -215,7 +215,7 @@ static int kv(char *w, char **k, char **v)
 
 enum { SEEN_NAME, SEEN_DESCRIBE, SEEN_DIALECT, SEEN_CPU, SEEN_MODE, SEEN_CODE,
        SEEN_CPL, SEEN_CR3, SEEN_BUDGET, SEEN_END, SEEN_EXPECT, SEEN_RSP0,
-       SEEN_COUNT };
+       SEEN_RTM, SEEN_COUNT };
 
 static int once(struct parser *p, int which, const char *dir)
 {
@@ -320,7 +320,7 @@ static const struct {
 	{ "interrupt", RTIT_EV_EXT_INTERRUPT }, { "nmi", RTIT_EV_NMI },
 	{ "smi", RTIT_EV_SMI }, { "vmexit", RTIT_EV_VMEXIT },
 	{ "freq", RTIT_EV_FREQ_CHANGE }, { "sleep", RTIT_EV_SLEEP },
-	{ "msr", RTIT_EV_MSR_WRITE_EXTERNAL },
+	{ "msr", RTIT_EV_MSR_WRITE_EXTERNAL }, { "tsx-abort", RTIT_EV_TSX_ABORT },
 };
 
 /* event at insn N: KIND args | event at ip ADDR: KIND args */
@@ -360,8 +360,10 @@ static int parse_event(struct parser *p, char *rest)
 			break;
 	if (k == nk)
 		return perr(p, "event: unknown kind '%s' (interrupt, nmi, smi, "
-			    "vmexit, freq, sleep, msr)", kw);
+			    "vmexit, freq, sleep, msr, tsx-abort)", kw);
 	e->ev.kind = (uint8_t)event_names[k].kind;
+	if (e->ev.kind == RTIT_EV_TSX_ABORT)	/* another agent's conflicting access */
+		e->ev.value = RTIT_RTM_ABORT_CONFLICT | RTIT_RTM_ABORT_RETRY;
 	if (e->ev.kind == RTIT_EV_MSR_WRITE_EXTERNAL) {
 		char *mw = word(&args);
 		if (!mw)
@@ -400,6 +402,11 @@ static int parse_event(struct parser *p, char *rest)
 		} else if (!strcmp(key, "ticks") && e->ev.kind == RTIT_EV_SLEEP) {
 			e->ev.value = n;
 			need_ticks = false;
+		} else if (!strcmp(key, "status") && e->ev.kind == RTIT_EV_TSX_ABORT) {
+			if (n > 0xffffffffull)
+				return perr(p, "event tsx-abort: status 0x%" PRIx64 " is wider"
+					    " than EAX", n);
+			e->ev.value = n;
 		} else if (!strcmp(key, "cstate") && e->ev.kind == RTIT_EV_SLEEP) {
 			if (n > 15)
 				return perr(p, "event sleep: cstate %" PRIu64 " > 15", n);
@@ -625,6 +632,25 @@ static int parse_line(struct parser *p, char *s, bool *in_asm, bool *in_expect)
 		if ((r = after_eq(p, &rest, &rg->value, "reg")) < 0)
 			return r;
 		sc->nregs++;
+	} else if (!strcmp(dir, "rtm")) {
+		if ((r = once(p, SEEN_RTM, dir)) < 0)
+			return r;
+		char *w = word(&rest);
+		if (!w || (strcmp(w, "on") && strcmp(w, "off")))
+			return perr(p, "rtm: expected on or off, then optionally lines=N");
+		sc->rtm = !strcmp(w, "on");
+		sc->rtm_line = p->line;
+		while ((w = word(&rest)) != NULL) {
+			char *key, *val;
+			uint64_t n;
+			if (kv(w, &key, &val) < 0 || parse_u64(val, &n) < 0)
+				return perr(p, "rtm: expected lines=N, got '%s'", w);
+			if (strcmp(key, "lines"))
+				return perr(p, "rtm: unknown argument '%s'", key);
+			if (!n || n > 65536)
+				return perr(p, "rtm: lines must be 1..65536");
+			sc->rtm_lines = (uint32_t)n;
+		}
 	} else if (!strcmp(dir, "cpl")) {
 		if ((r = once(p, SEEN_CPL, dir)) < 0)
 			return r;
@@ -693,6 +719,7 @@ static void defaults(struct rtit_scenario *sc)
 	sc->clock = cfg.clock;
 	sc->mode = 64;
 	sc->dialect = RTIT_DIALECT_RTIT;
+	sc->rtm = -1;
 }
 
 int rtit_scenario_parse_string(const char *text, const char *name,
@@ -751,6 +778,11 @@ int rtit_scenario_parse_string(const char *text, const char *name,
 		p.line = open_line;
 		return perr(&p, "%s block is not closed by 'end'",
 			    in_asm ? "code asm" : "expect");
+	}
+	if (sc->rtm == 1 && sc->dialect == RTIT_DIALECT_RTIT) {
+		p.line = sc->rtm_line;
+		return perr(&p, "rtm on: the rtit dialect models Silvermont, which has no TSX"
+			    " (XBEGIN is #UD there); use dialect pt");
 	}
 	if (sc->code_kind == RTIT_SCN_CODE_NONE) {
 		p.line = 0;
@@ -839,6 +871,9 @@ void rtit_scenario_config(const struct rtit_scenario *sc,
 	if (sc->budget)
 		cfg->budget = sc->budget;
 	cfg->clock = sc->clock;
+	/* RTM: Intel PT CPUs have it, Silvermont (RTIT) does not (D42) */
+	cfg->rtm = sc->rtm < 0 ? sc->dialect == RTIT_DIALECT_PT : sc->rtm == 1;
+	cfg->rtm_lines = sc->rtm_lines;
 }
 
 static int serr(struct rtit_scn_error *err, const struct rtit_scenario *sc,

@@ -100,7 +100,7 @@ const char *rtit_insn_class_name(int cls)
 		"other", "cond", "jmp", "call", "jmp-ind", "call-ind", "ret",
 		"far-jmp", "far-call", "far-ret", "iret", "int", "syscall",
 		"sysret", "sysenter", "sysexit", "mov-cr3", "mov-cr0", "wrmsr",
-		"rdmsr", "hlt", "ptwrite", "mwait"
+		"rdmsr", "hlt", "ptwrite", "mwait", "xbegin", "xend"
 	};
 	if (cls < 0 || cls >= RTIT_IC_COUNT)
 		return "?";
@@ -111,7 +111,8 @@ const char *rtit_sim_event_name(int ev)
 {
 	static const char *const n[RTIT_EV_COUNT] = {
 		"none", "exception", "interrupt", "nmi", "smi", "rsm",
-		"vmexit", "vmentry", "freq", "sleep", "wake", "msr-write"
+		"vmexit", "vmentry", "freq", "sleep", "wake", "msr-write",
+		"tsx-abort"
 	};
 	if (ev < 0 || ev >= RTIT_EV_COUNT)
 		return "?";
@@ -490,7 +491,8 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 	if (fresh && b->nspecial) {
 		const struct sim_insn *in = &sim->cache.insns[b->first];
 		for (uint32_t i = 0; i < b->n; i++) {
-			if (!(in[i].flags & (SIM_I_SPECIAL | SIM_I_RISKY | SIM_I_PRIV)))
+			if (!(in[i].flags & (SIM_I_SPECIAL | SIM_I_RISKY | SIM_I_PRIV |
+					     SIM_I_TXABORT)))
 				continue;
 			int r = hook_at(sim, in[i].ip);
 			if (r < 0) {
@@ -526,6 +528,12 @@ static void on_intr(uc_engine *uc, uint32_t intno, void *opaque)
 {
 	struct rtit_sim *sim = opaque;
 	uint64_t ip = rget(sim, R_IP);
+	if (sim->req == SIM_REQ_TX_ABORT) {
+		/* after the store that overflowed the RTM write set: rolled
+		 * back with it */
+		uc_emu_stop(uc);
+		return;
+	}
 	sim->fault_vec = (int)intno;
 	sim->fault_ip = ip;
 	sim->fault_err = 0;
@@ -541,6 +549,8 @@ static bool on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr,
 	const char *what = "read of";
 	uint32_t err = 0;
 	bool prot = false;
+	if (sim->req == SIM_REQ_TX_ABORT)
+		return false;	/* as in on_intr */
 	switch (type) {
 	case UC_MEM_WRITE_UNMAPPED: what = "write to"; err = 2; break;
 	case UC_MEM_FETCH_UNMAPPED: what = "fetch from"; err = 0x10; break;
@@ -745,6 +755,42 @@ static int deliver(struct rtit_sim *sim, int vec, uint64_t ret_ip,
 	return 0;
 }
 
+/* ---------------------------------------------------------- model: RTM */
+
+/*
+ * RTM_ABORT_PROCESSING (SDM Vol. 2 XBEGIN): the registers and memory go
+ * back to the outermost XBEGIN, EAX = @status (NESTED added when the
+ * abort comes from inside a nested transaction), RTM_NEST_COUNT = 0, and
+ * execution goes on at the fallback.  Records the TSX_ABORT event (ip =
+ * @at, the aborting point; next_ip = the fallback).  Returns the fallback.
+ */
+static uint64_t tx_abort(struct rtit_sim *sim, uint64_t at, uint32_t status)
+{
+	struct sim_rtm *t = &sim->rtm;
+	int depth = t->depth;
+
+	if (depth > 1)
+		status |= RTIT_RTM_ABORT_NESTED;
+	t->depth = 0;
+	uc_context_restore(sim->uc, t->regs);
+	sim_rtm_log_rollback(sim);
+	/* EAX is written as a 32-bit register: RAX bits 63:32 clear */
+	rset(sim, R_AX, status);
+	struct rtit_sim_rec *r = rec_new(sim);
+	r->kind = RTIT_SIM_EVENT;
+	r->cls = RTIT_EV_TSX_ABORT;
+	r->ip = at;
+	r->next_ip = t->fallback;
+	r->value = status;
+	r->vector = (uint8_t)depth;
+	r->cycles = sim->cycles;
+	r->tsc = sim->tsc;
+	sim->events++;
+	rec_done(sim);
+	rset(sim, R_IP, t->fallback);
+	return t->fallback;
+}
+
 /* Records and delivers an exception.  A fault: ip is the faulting
  * instruction, which did not retire; a trap: ip is the next instruction
  * (RTIT Table 1, PT 33.4.2.6). */
@@ -752,6 +798,12 @@ static int exception_at(struct rtit_sim *sim, int vec, uint64_t ip,
 			uint32_t err, uint64_t cr2, const char *what, bool fault)
 {
 	bool he = vec_has_err(vec);
+	if (sim->rtm.depth) {
+		/* SDM Vol. 1 16.3.8.2: an exception inside a transaction
+		 * aborts it and is not delivered; #DB and #BP say DEBUG */
+		tx_abort(sim, ip, vec == 1 || vec == 3 ? RTIT_RTM_ABORT_DEBUG : 0);
+		return 0;
+	}
 	/* a handler that faults before retiring anything would loop forever
 	 * without spending the instruction budget */
 	if (sim->retired != sim->fault_loop_at) {
@@ -945,6 +997,120 @@ static void stack_fault(struct rtit_sim *sim, uint64_t ip, uint64_t addr,
 	else
 		exception(sim, 14, ip, (write ? 2u : 0u) | (sim->m.cpl == 3 ? 4u : 0u),
 			  addr, why);
+}
+
+/* Whether the hooked instruction at @ip (analysed as @si) aborts an
+ * active transaction, and with which status in *status: SDM Vol. 1
+ * 16.3.8.1 lists CPUID and PAUSE (always), and as "may abort" the
+ * privileged and ring-changing instructions, far transfers, INT n, IRET,
+ * I/O, MOV to CRs and DRs, descriptor-table loads, HLT, MONITOR, MWAIT,
+ * RDMSR, WRMSR, XSETBV, RSM: rtitsim aborts on all of them (D42).  RDTSC,
+ * RDTSCP, RDRAND, RDSEED, PTWRITE, RDPMC and the RTM instructions
+ * themselves do not abort. */
+static bool tx_aborts(struct rtit_sim *sim, uint64_t ip, const struct sim_insn *si,
+		      uint32_t *status)
+{
+	uint8_t buf[16] = {0};
+	ZydisDecodedInstruction in;
+
+	*status = 0;
+	if (!(si->flags & (SIM_I_SPECIAL | SIM_I_PRIV | SIM_I_TXABORT)))
+		return false;	/* hooked for an event or the end address */
+	if (si->flags & SIM_I_TXABORT)
+		return true;
+	if (si->cls == RTIT_IC_XBEGIN || si->cls == RTIT_IC_XEND || si->cls == RTIT_IC_PTWRITE)
+		return false;
+	uc_mem_read(sim->uc, ip, buf, sizeof(buf));
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&sim->dec, NULL, buf, sizeof(buf), &in)))
+		return true;
+	switch (in.mnemonic) {
+	case ZYDIS_MNEMONIC_XABORT: case ZYDIS_MNEMONIC_XTEST: case ZYDIS_MNEMONIC_RDTSC:
+	case ZYDIS_MNEMONIC_RDTSCP: case ZYDIS_MNEMONIC_RDRAND: case ZYDIS_MNEMONIC_RDSEED:
+	case ZYDIS_MNEMONIC_RDPMC:
+		return false;
+	case ZYDIS_MNEMONIC_INT3: case ZYDIS_MNEMONIC_INT1:
+		*status = RTIT_RTM_ABORT_DEBUG;	/* Table 16-1 bit 4 */
+		return true;
+	default:
+		return true;
+	}
+}
+
+/* XBEGIN, XEND, XABORT, XTEST (SDM Vol. 2; Vol. 1 16.3) at @ip, class
+ * @cls, fallback (XBEGIN) @target.  Without RTM each is #UD.  Sets RIP,
+ * or stops the run. */
+static void emulate_rtm(struct rtit_sim *sim, const ZydisDecodedInstruction *in,
+			uint64_t ip, int cls, uint64_t target)
+{
+	struct sim_rtm *t = &sim->rtm;
+	uint64_t next = ip + in->length;
+	struct rtit_sim_rec *r;
+
+	if (!sim->cfg.rtm) {
+		/* CPUID.(EAX=7,ECX=0):EBX.RTM[bit 11] = 0 (and HLE = 0 for
+		 * XTEST): Silvermont */
+		exception(sim, 6, ip, 0, 0, "RTM instruction on a CPU without TSX");
+		return;
+	}
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_XBEGIN:
+		if (sim->m.mode != 64) {
+			target &= 0xffffffffull;
+			if (in->operand_width == 16)
+				target &= 0xffff;
+		} else if ((uint64_t)((int64_t)(target << 16) >> 16) != target) {
+			gp_fault(sim, ip, "XBEGIN: the fallback address is not canonical");
+			return;
+		}
+		if (t->depth >= RTIT_SIM_RTM_MAX_NEST) {
+			tx_abort(sim, ip, 0);	/* nesting too deep: abort */
+			return;
+		}
+		if (!t->depth) {
+			if ((!t->regs && uc_context_alloc(sim->uc, &t->regs) != UC_ERR_OK) ||
+			    uc_context_save(sim->uc, t->regs) != UC_ERR_OK ||
+			    sim_rtm_log_start(sim) < 0) {
+				stop_with(sim, RTIT_SIM_STOP_ERROR, ip,
+					  "XBEGIN at 0x%" PRIx64 ": cannot save the state", ip);
+				return;
+			}
+			t->fallback = target;
+		}
+		t->depth++;
+		r = special_rec(sim, ip, in->length, cls, next, false);
+		if (t->depth == 1)
+			r->flags |= RTIT_SIM_F_TX;
+		r->vector = (uint8_t)t->depth;
+		break;
+	case ZYDIS_MNEMONIC_XEND:
+		if (!t->depth) {
+			gp_fault(sim, ip, "XEND outside a transaction");
+			return;
+		}
+		if (!--t->depth)
+			sim_rtm_log_stop(sim);	/* committed */
+		r = special_rec(sim, ip, in->length, cls, next, false);
+		if (!t->depth)
+			r->flags |= RTIT_SIM_F_TX;
+		r->vector = (uint8_t)t->depth;
+		break;
+	case ZYDIS_MNEMONIC_XABORT:
+		if (t->depth) {
+			tx_abort(sim, ip, RTIT_RTM_ABORT_XABORT |
+					  (uint32_t)(in->raw.imm[0].value.u & 0xff) << 24);
+			return;
+		}
+		special_rec(sim, ip, in->length, cls, next, false);	/* a NOP */
+		break;
+	default: {	/* XTEST: ZF = not transactional; CF OF SF PF AF = 0 */
+		uint64_t f = rget(sim, R_FLAGS) & ~0x8d5ull;
+		rset(sim, R_FLAGS, t->depth ? f : f | 0x40);
+		special_rec(sim, ip, in->length, cls, next, false);
+		break;
+	}
+	}
+	rec_done(sim);
+	rset(sim, R_IP, next);
 }
 
 /* A HLT or an MWAIT that waits (its record delivered): the CPU wakes on
@@ -1414,6 +1580,10 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 			rset(sim, R_IP, next);
 			return;
 		}
+		if (in.mnemonic == ZYDIS_MNEMONIC_XABORT || in.mnemonic == ZYDIS_MNEMONIC_XTEST) {
+			emulate_rtm(sim, &in, ip, si.cls, 0);
+			return;
+		}
 		exception(sim, 6, ip, 0, 0, "RSM outside SMM");
 		goto fault_restart;
 	case RTIT_IC_HLT:
@@ -1454,6 +1624,10 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 		wait_for_wake(sim, ip, next, ecx & 1, "MWAIT");
 		return;
 	}
+	case RTIT_IC_XBEGIN:
+	case RTIT_IC_XEND:
+		emulate_rtm(sim, &in, ip, si.cls, si.target);
+		return;
 	case RTIT_IC_PTWRITE: {
 		bool ok;
 		v = operand_value(sim, &ops[0], ip, len, &ok);
@@ -1555,6 +1729,14 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 		return;
 	}
 	const struct sim_insn *si = &sim->cache.insns[b->first + (uint32_t)k];
+	uint32_t txs;
+	if (sim->rtm.depth && tx_aborts(sim, addr, si, &txs)) {
+		pending_retire_before(sim, addr);
+		tx_abort(sim, addr, txs);
+		if (sim->cfg.deliver == RTIT_SIM_PER_BLOCK)
+			flush(sim);
+		return;
+	}
 	if (si->flags & SIM_I_PRIV) {
 		/* SDM 2.8 (privileged), 19.5 (IOPL-sensitive); Unicorn runs at
 		 * CPL 0 and would execute them */
@@ -1599,6 +1781,13 @@ static uint64_t inject_now(struct rtit_sim *sim, int i, uint64_t ip)
 	struct rtit_sim_rec *r;
 	char why[64];
 	sim->inj_done[i] = true;
+	/* SDM Vol. 1 16.3.8.2: an interrupt, NMI, SMI or VM exit inside a
+	 * transaction aborts it; the event is then taken at the fallback
+	 * (an interrupt held by IF = 0 does neither) */
+	if (sim->rtm.depth &&
+	    (e->kind == RTIT_EV_NMI || e->kind == RTIT_EV_SMI || e->kind == RTIT_EV_VMEXIT ||
+	     (e->kind == RTIT_EV_EXT_INTERRUPT && (rget(sim, R_FLAGS) & EFL_IF))))
+		ip = tx_abort(sim, ip, RTIT_RTM_ABORT_RETRY);
 	switch (e->kind) {
 	case RTIT_EV_EXT_INTERRUPT:
 		if (!(rget(sim, R_FLAGS) & EFL_IF)) {
@@ -1644,6 +1833,10 @@ static uint64_t inject_now(struct rtit_sim *sim, int i, uint64_t ip)
 		r->vector = e->vector;
 		rec_done(sim);
 		return ip;
+	case RTIT_EV_TSX_ABORT:
+		/* an asynchronous abort (another agent's conflicting access);
+		 * nothing without a transaction */
+		return sim->rtm.depth ? tx_abort(sim, ip, (uint32_t)e->value) : ip;
 	case RTIT_EV_MSR_WRITE_EXTERNAL: {
 		uint64_t v = e->value;
 		r = event_rec(sim, e->kind, ip, ip);
@@ -1789,6 +1982,7 @@ void rtit_sim_free(struct rtit_sim *sim)
 		return;
 	if (sim->ctx)
 		uc_context_free(sim->ctx);
+	sim_rtm_fini(sim);
 	if (sim->uc)
 		uc_close(sim->uc);
 	sim_cache_fini(&sim->cache);
@@ -2043,6 +2237,12 @@ static int sim_run(struct rtit_sim *sim, struct rtit_sim_status *st)
 		case SIM_REQ_EVENT:
 			pending_retire_before(sim, sim->resume_ip);
 			ip = inject_due(sim, sim->resume_ip);
+			break;
+		case SIM_REQ_TX_ABORT:
+			/* the RTM write set overflowed at a store (rtm.c) */
+			pending_retire_before(sim, sim->rtm.overflow_ip);
+			ip = inject_due(sim, tx_abort(sim, sim->rtm.overflow_ip,
+						      RTIT_RTM_ABORT_CAPACITY));
 			break;
 		case SIM_REQ_FAULT: {
 			uint64_t fip = sim->fault_ip == UINT64_MAX ? rip : sim->fault_ip;

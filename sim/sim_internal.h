@@ -19,8 +19,10 @@ enum {
 	SIM_I_REP = 1u << 5,		/* REP string op: one TB per iteration */
 	SIM_I_RISKY = 1u << 6,		/* memory access Unicorn does not keep
 					 * RIP exact for: code hook syncs it */
-	SIM_I_PRIV = 1u << 7		/* #GP at CPL 3 (or CPL > IOPL), else
+	SIM_I_PRIV = 1u << 7,		/* #GP at CPL 3 (or CPL > IOPL), else
 					 * executed by Unicorn */
+	SIM_I_TXABORT = 1u << 8		/* executed by Unicorn, but aborts an
+					 * RTM transaction (CPUID, PAUSE) */
 };
 
 /* One analysed instruction (cached). */
@@ -29,7 +31,7 @@ struct sim_insn {
 	uint64_t target;	/* direct branch target */
 	uint8_t len;
 	uint8_t cls;		/* enum rtit_insn_class */
-	uint8_t flags;		/* SIM_I_* */
+	uint16_t flags;		/* SIM_I_* */
 	uint8_t cpi;
 	uint8_t cc;		/* COND: SIM_CC_* | address-size bits */
 	uint8_t rflags;		/* record flags known statically */
@@ -85,13 +87,37 @@ struct sim_model {
 	int ntmsr;
 };
 
+/* RTM (Intel TSX) state, docs/sim.md "RTM".  The write set is logged
+ * by a UC_HOOK_MEM_WRITE hook that exists only while a transaction is
+ * active: the first write to each 64-byte line saves the line. */
+struct sim_rtm_line {
+	uint64_t addr;		/* 64-byte aligned */
+	uint8_t old[64];
+};
+
+struct sim_rtm {
+	int depth;		/* RTM_NEST_COUNT */
+	uint64_t fallback;	/* of the outermost XBEGIN */
+	uc_context *regs;	/* registers at the outermost XBEGIN */
+	uc_hook h_write;
+	bool hooked;
+	struct sim_rtm_line *lines;
+	uint32_t nlines, lines_cap;
+	uint32_t *slots;	/* line index + 1, open addressing */
+	uint32_t nslots;	/* power of two */
+	uint32_t capacity;	/* lines the write set may hold */
+	bool overflow;		/* a write beyond capacity: abort due */
+	uint64_t overflow_ip;	/* the instruction that made it */
+};
+
 /* Why a uc_emu_start call was stopped from a hook. */
 enum sim_req {
 	SIM_REQ_NONE = 0,
 	SIM_REQ_RESTART,	/* retranslate: resume at resume_ip */
 	SIM_REQ_FAULT,		/* deliver fault_vec at fault_ip */
 	SIM_REQ_EVENT,		/* deliver the next injected event */
-	SIM_REQ_STOP		/* run ends: status already filled */
+	SIM_REQ_STOP,		/* run ends: status already filled */
+	SIM_REQ_TX_ABORT	/* the RTM write set overflowed: abort */
 };
 
 struct sim_symbol {
@@ -161,6 +187,8 @@ struct rtit_sim {
 
 	struct rtit_sim_status st;
 	char errmsg[256];
+
+	struct sim_rtm rtm;
 };
 
 /* analyse.c */
@@ -172,6 +200,16 @@ const struct sim_block *sim_block_get(struct rtit_sim *sim, uint64_t addr,
 /* Classifies one decoded instruction at ip. */
 void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 		  struct sim_insn *out);
+
+/* rtm.c: the write set of an RTM transaction */
+/* Starts logging writes (the outermost XBEGIN); 0 or -RTIT_ERR_x. */
+int sim_rtm_log_start(struct rtit_sim *sim);
+/* Writes the saved lines back and stops logging (an abort). */
+void sim_rtm_log_rollback(struct rtit_sim *sim);
+/* Forgets the saved lines and stops logging (a commit). */
+void sim_rtm_log_stop(struct rtit_sim *sim);
+/* Frees what the log holds. */
+void sim_rtm_fini(struct rtit_sim *sim);
 
 /* load.c */
 int sim_seterr(struct rtit_sim *sim, int err, const char *fmt, ...)

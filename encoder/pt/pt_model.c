@@ -565,6 +565,19 @@ static void emit_vmcs(struct rtit_pt_model *m, const char *why)
 		m->vmcs_sent = true;
 }
 
+/* MODE.TSX (Table 33-27) with @bits (InTX, TXAbort).  Its dependencies:
+ * TriggerEn && ContextEn (Table 33-27) and BranchEn (Table 33-6, 33.3.7);
+ * not FilterEn (33.2.9.2). */
+static bool emit_mode_tsx(struct rtit_pt_model *m, uint8_t bits, const char *why)
+{
+	struct rtit_packet p = { .type = RTIT_PT_MODE_TSX };
+
+	if (!rtit_pt_trigger_en(m) || !rtit_pt_context_en(m) || !ctl(m, RTIT_PT_CTL_BRANCH_EN))
+		return false;
+	p.u.mode.bits = bits;
+	return send(m, &p, 0, why, F_ELIG);
+}
+
 /* ------------------------------------------------------------------- time */
 
 static uint64_t art_of(const struct rtit_pt_model *m, uint64_t tsc)
@@ -679,10 +692,10 @@ static void psb_plus(struct rtit_pt_model *m, bool with_ip, uint64_t ip, const c
 		emit_pip(m, "PIP in PSB+: ContextEn && OS (33.3.7)");
 	if (m->p.vmcs)
 		emit_vmcs(m, "VMCS in PSB+: in VMX operation (33.3.7)");
-	if (m->p.psb_mode_tsx && ctx && ctl(m, RTIT_PT_CTL_BRANCH_EN)) {
-		struct rtit_packet t = { .type = RTIT_PT_MODE_TSX };
-		send(m, &t, 0, "MODE.TSX in PSB+ (33.3.7)", F_ELIG);
-	}
+	/* with InTX=0 only when psb_mode_tsx: a decoder assumes it (D43) */
+	if ((m->p.psb_mode_tsx || m->intx) && ctx && ctl(m, RTIT_PT_CTL_BRANCH_EN))
+		emit_mode_tsx(m, m->intx ? rtit_pt_mode_tsx_intx : 0,
+			      "MODE.TSX in PSB+: ContextEn && BranchEn (33.3.7)");
 	if (with_ip && rtit_pt_packet_en(m)) {
 		emit_mode(m, true, "MODE.Exec in PSB+: PacketEn (33.3.7)");
 		emit_ip(m, RTIT_PT_FUP, ip, "FUP(current IP) in PSB+: PacketEn (33.3.7)");
@@ -799,6 +812,7 @@ struct op {
 	bool insn, cond, taken, call, zero_call, ret, indirect, direct, far;
 	bool fup;		/* an event the binary does not show (2.4) */
 	bool mov_cr3, hlt, mwait, ptwrite, smi, rsm, vmexit, vmentry;
+	bool tsx_abort;		/* an RTM abort: MODE.TSX, FUP, TIP (case 21) */
 	uint8_t cfe;		/* Event Trace type (Table 33-50), 0 = none */
 	uint8_t vector;
 	uint64_t nlip, target, fup_ip;
@@ -868,6 +882,11 @@ static void classify(const struct rtit_sim_rec *r, struct op *o)
 	case RTIT_EV_RSM: o->rsm = true; o->cfe = CFE_RSM; break;
 	case RTIT_EV_VMEXIT: o->vmexit = o->far = o->fup = true; o->cfe = CFE_VMEXIT; break;
 	case RTIT_EV_VMENTRY: o->vmentry = o->far = true; o->cfe = CFE_VMENTRY; break;
+	case RTIT_EV_TSX_ABORT:
+		/* 33.1: a far transfer; FUP(CLIP) (Table 33-23); no CFE type
+		 * in Table 33-50 (D43) */
+		o->tsx_abort = o->far = o->fup = true;
+		break;
 	default: o->taken = false; break;
 	}
 }
@@ -1013,6 +1032,28 @@ static void enter(struct rtit_pt_model *m, uint64_t target)
 	emit_ip(m, RTIT_PT_TIP_PGE, target, "TIP.PGE(BLIP): entered the filter region (Table 33-56 case 5)");
 }
 
+/* XBEGIN that began, XEND that committed the outermost transaction
+ * (the record's TX flag): MODE.TSX(InTX), then FUP(CLIP) when PacketEn
+ * (Table 33-55 cases 19/20, Table 33-10); with FilterEn=0 the MODE.TSX
+ * goes alone (33.2.9.2).  Nested XBEGIN and inner XEND send nothing
+ * (case 18). */
+static void on_tsx_insn(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
+{
+	bool begin = r->cls == RTIT_IC_XBEGIN;
+
+	if (!(r->flags & RTIT_SIM_F_TX))
+		return;
+	m->intx = begin;
+	if (!emit_mode_tsx(m, begin ? rtit_pt_mode_tsx_intx : 0, begin ?
+			   "MODE.TSX(InTX=1): transaction begin (Table 33-55 case 19)" :
+			   "MODE.TSX(InTX=0): transaction commit (Table 33-55 case 20)"))
+		return;
+	if (rtit_pt_packet_en(m))
+		emit_ip(m, RTIT_PT_FUP, r->ip, begin ?
+			"FUP(CLIP) after MODE.TSX: XBEGIN (Table 33-55 case 19, Table 33-23)" :
+			"FUP(CLIP) after MODE.TSX: XEND (Table 33-55 case 20, Table 33-23)");
+}
+
 static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 {
 	struct op o;
@@ -1028,6 +1069,10 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 	/* 33.3.8: the overflow resolves once the buffer has room again. */
 	if (m->ovf && rtit_ibuf_empty(&m->ibuf) && trig0)
 		resolve_overflow(m, r->ip, pe0);
+	/* XBEGIN/XEND: after the OVF and its FUP, if the overflow resolves
+	 * here (their packets are this instruction's) */
+	if (o.insn && (r->cls == RTIT_IC_XBEGIN || r->cls == RTIT_IC_XEND))
+		on_tsx_insn(m, r);
 
 	/* Architectural state after the operation. */
 	if_changed = m->ifl != !!(r->flags & RTIT_SIM_F_IF);
@@ -1116,8 +1161,16 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		/* Table 33-55 cases 8-13, 16; Table 33-53; Table 33-56 cases
 		 * 5-8: [FUP], [PIP], [VMCS], [MODE.Exec], TIP / TIP.PGD /
 		 * TIP.PGE. */
+		if (o.tsx_abort) {
+			/* InTX 1 -> 0 however the packets go (33.2.9.1) */
+			m->intx = false;
+			emit_mode_tsx(m, rtit_pt_mode_tsx_abrt,
+				      "MODE.TSX(TXAbort=1, InTX=0): TSX abort (Table 33-55 case 21)");
+		}
 		if (pe0 && o.fup)
-			emit_ip(m, RTIT_PT_FUP, o.fup_ip, r->kind == RTIT_SIM_INSN ?
+			emit_ip(m, RTIT_PT_FUP, o.fup_ip, o.tsx_abort ?
+				"FUP(CLIP): TSX abort (Table 33-55 case 21, Table 33-23)" :
+				r->kind == RTIT_SIM_INSN ?
 				"FUP(CLIP): software interrupt (Table 33-55 case 13, Table 33-23)" :
 				"FUP: interrupt, exception or VM exit (Table 33-55 cases 11-13, Table 33-23)");
 		if (pip)
@@ -1278,6 +1331,7 @@ static const uint8_t pfp_class[256] = {
 	[RTIT_IC_SYSRET] = PFP_SLOW, [RTIT_IC_SYSENTER] = PFP_SLOW, [RTIT_IC_SYSEXIT] = PFP_SLOW,
 	[RTIT_IC_MOV_CR3] = PFP_SLOW, [RTIT_IC_MOV_CR0] = PFP_SLOW, [RTIT_IC_WRMSR] = PFP_SLOW,
 	[RTIT_IC_HLT] = PFP_SLOW, [RTIT_IC_PTWRITE] = PFP_SLOW, [RTIT_IC_MWAIT] = PFP_SLOW,
+	[RTIT_IC_XBEGIN] = PFP_SLOW, [RTIT_IC_XEND] = PFP_SLOW,
 	[RTIT_IC_COUNT ... 255] = PFP_SLOW,
 };
 
@@ -1392,6 +1446,7 @@ static void rec_slow(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		switch (r->cls) {
 		case RTIT_EV_EXCEPTION: case RTIT_EV_EXT_INTERRUPT: case RTIT_EV_NMI:
 		case RTIT_EV_SMI: case RTIT_EV_RSM: case RTIT_EV_VMEXIT: case RTIT_EV_VMENTRY:
+		case RTIT_EV_TSX_ABORT:
 			on_op(m, r);
 			break;
 		default:

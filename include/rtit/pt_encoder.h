@@ -115,6 +115,8 @@ struct rtit_pt_model {
 	/* TIPs deferred behind the partial TNT (33.4.2.3), in order */
 	uint64_t dtip[RTIT_PT_MAX_DEFERRED];
 	unsigned ndtip;
+	bool intx;			/* InTX: an RTM transaction is active
+					 * (33.2.9.1) */
 	uint64_t next_ip;		/* where execution goes on */
 	/* time */
 	uint64_t last_cycles, last_tsc, cyc_base;

@@ -110,6 +110,13 @@ struct rtit_scenario {
 	struct rtit_scn_text *expect;
 	size_t nexpect;
 	bool has_expect;
+
+	/* RTM (Intel TSX): -1 by the dialect (on for pt, off for rtit:
+	 * Silvermont has none), 0 off, 1 on; the write-set capacity in
+	 * lines (0: the simulator's default) */
+	int rtm;
+	int rtm_line;		/* of the 'rtm' line, for messages */
+	uint32_t rtm_lines;
 };
 
 /* A parse or setup error: "file:line: message" in text. */

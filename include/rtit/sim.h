@@ -46,6 +46,12 @@ enum rtit_insn_class {
 				 * (extensions), vector = the C-state n
 				 * entered (Cn), 0 when none was (a C0
 				 * request, the monitor not armed) */
+	RTIT_IC_XBEGIN,		/* XBEGIN (RTM); flag TX when it began the
+				 * outermost transaction (InTX 0 -> 1);
+				 * vector = the nesting depth after it */
+	RTIT_IC_XEND,		/* XEND inside a transaction; flag TX when it
+				 * committed the outermost one (InTX 1 -> 0);
+				 * vector = the nesting depth after it */
 	RTIT_IC_COUNT
 };
 
@@ -63,6 +69,11 @@ enum rtit_sim_event {
 	RTIT_EV_SLEEP,		/* vector = C-state; value = TSC ticks asleep */
 	RTIT_EV_WAKE,		/* after SLEEP */
 	RTIT_EV_MSR_WRITE_EXTERNAL, /* msr, value (a debugger's write) */
+	RTIT_EV_TSX_ABORT,	/* RTM abort: ip = the aborting point (CLIP:
+				 * the XABORT, the faulting instruction, the
+				 * next one for an interrupt), next_ip = the
+				 * fallback; value = EAX status, vector = the
+				 * nesting depth it aborted from */
 	RTIT_EV_COUNT
 };
 
@@ -78,9 +89,29 @@ enum {
 	RTIT_SIM_F_FAULT = 1u << 2,	/* EXCEPTION: ip is the faulting insn */
 	RTIT_SIM_F_CR0_PG = 1u << 3,	/* CR0.PG after */
 	RTIT_SIM_F_HAS_ERR = 1u << 4,	/* EXCEPTION pushed an error code (msr) */
-	RTIT_SIM_F_IF = 1u << 5		/* RFLAGS.IF after the record (SDM 33.4.2.8:
+	RTIT_SIM_F_IF = 1u << 5,	/* RFLAGS.IF after the record (SDM 33.4.2.8:
 					 * MODE.Exec's IF bit with EventEn) */
+	RTIT_SIM_F_TX = 1u << 6		/* XBEGIN/XEND changed InTX (outermost) */
 };
+
+/* RTM (SDM Vol. 1 chapter 16 "Programming with Intel TSX", Vol. 2
+ * XBEGIN/XABORT): the EAX status of an abort (Table 16-1 "RTM Abort
+ * Status Definition"); XABORT's imm8 goes in bits 31:24. */
+enum {
+	RTIT_RTM_ABORT_XABORT = 1u << 0,	/* XABORT executed */
+	RTIT_RTM_ABORT_RETRY = 1u << 1,		/* may succeed on a retry */
+	RTIT_RTM_ABORT_CONFLICT = 1u << 2,	/* another agent's access */
+	RTIT_RTM_ABORT_CAPACITY = 1u << 3,	/* an internal buffer overflowed */
+	RTIT_RTM_ABORT_DEBUG = 1u << 4,		/* a debug breakpoint was hit */
+	RTIT_RTM_ABORT_NESTED = 1u << 5		/* aborted inside a nested one */
+};
+
+/* MAX_RTM_NEST_COUNT (implementation-specific, XBEGIN pseudocode): an
+ * XBEGIN at this depth aborts.  rtitsim's value, docs/decisions.md. */
+#define RTIT_SIM_RTM_MAX_NEST 7
+/* The write set an RTM transaction may hold: 64-byte lines (the L1D of a
+ * Skylake client, 32 KiB); one more aborts with CAPACITY. */
+#define RTIT_SIM_RTM_LINES 512
 
 /* Execution mode after the record (the value is the operand width). */
 enum rtit_sim_mode {
@@ -163,7 +194,8 @@ struct rtit_sim_inject {
 	uint8_t kind;		/* enum rtit_sim_event (not EXCEPTION) */
 	uint8_t vector;		/* interrupt vector, C-state */
 	uint64_t at;		/* instruction count or IP */
-	uint64_t value;		/* ratio, MSR value, TSC ticks asleep */
+	uint64_t value;		/* ratio, MSR value, TSC ticks asleep,
+				 * TSX_ABORT: the EAX status */
 	uint32_t msr;
 	uint64_t duration;	/* cycles spent in SMM / VMX root */
 };
@@ -210,6 +242,12 @@ struct rtit_sim_config {
 	bool precise_faults;		/* exact #PF IP (sync PC per access) */
 	struct rtit_sim_clock clock;
 	struct rtit_sim_consumer consumer;
+	/* RTM (Intel TSX): off = XBEGIN, XEND, XABORT, XTEST raise #UD (a
+	 * CPU without it: Silvermont, the RTIT dialect); on = emulated
+	 * (docs/sim.md "RTM").  rtm_lines: the write-set capacity in 64-byte
+	 * lines, 0 = RTIT_SIM_RTM_LINES. */
+	bool rtm;
+	uint32_t rtm_lines;
 };
 
 /* Why rtit_sim_run stopped. */

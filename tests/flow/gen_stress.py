@@ -7,7 +7,11 @@ handlers skip the instruction, and a random trace configuration: CPL
 filtering, a filter range, Cycle_Acc, Cmprs_Ret, MTC, PSB frequency, a small
 internal buffer (overflows), injected interrupts, NMI, SMI, VM exits, sleep,
 frequency changes, external RTIT_CTL writes, and the errata the decoder
-tolerates.  Deterministic for a seed."""
+tolerates.  In the pt dialect, some seeds add RTM transactions (XBEGIN ..
+XEND, nested ones, XABORT, stores, calls and faults inside, a small write
+set for capacity aborts, injected tsx-aborts): they are drawn from a
+generator of their own, so the rest of the program is the seed's in both
+dialects.  Deterministic for a seed."""
 import random
 import sys
 
@@ -19,7 +23,10 @@ rnd = random.Random(seed)
 crnd = random.Random(seed * 7919 + 1)
 # RFLAGS.IF changes (CLI, STI, POPF; Intel PT reports them with EventEn)
 # draw from a third one, so the rest of a seed's program is as it was
-irnd = random.Random(seed * 104729 + 3)
+irnd = random.Random(seed * 15485863 + 7)
+# RTM transactions (pt only): their own generator too
+trnd = random.Random(seed * 104729 + 3)
+tsx = pt and seed % 7 != 3 and trnd.random() < 0.6
 
 
 def pt_ctl(user_os):
@@ -69,8 +76,67 @@ def newlab():
     return "L%d" % lab
 
 
+def tsx_block(fidx):
+    """An RTM transaction (SDM Vol. 1 ch. 16): it commits, or aborts on
+    XABORT, a fault, an aborting instruction, a nested XABORT, the write
+    set, or an injected event; the fallback goes on after it."""
+    fb, out = newlab(), newlab()
+    w("    xbegin %s" % fb)
+    for _ in range(trnd.randint(1, 4)):
+        k = trnd.choice(["store", "store", "alu", "cond", "call", "nested", "push",
+                         "xabort", "ud", "cpuid", "lines", "xtest"])
+        if k == "store":
+            w("    mov qword ptr [rsp - %d], rdx" % (8 * trnd.randint(2, 40)))
+        elif k == "alu":
+            w("    add edx, %d" % trnd.randint(1, 9))
+        elif k == "cond":
+            l1 = newlab()
+            w("    rdrand eax")
+            w("    test eax, 1")
+            w("    jz %s" % l1)
+            w("    add edx, 1")
+            w("%s:" % l1)
+        elif k == "call" and fidx:
+            w("    call f%d" % trnd.choice(fidx))   # INT, SYSCALL, faults abort
+        elif k == "nested":
+            w("    xbegin %s" % fb)
+            w("    add edx, 2")
+            if trnd.random() < 0.3:
+                w("    xabort 0x%x" % trnd.randint(0, 255))
+            w("    xend")
+        elif k == "push":
+            w("    push rdx")
+            w("    pop rdx")
+        elif k == "xabort" and trnd.random() < 0.5:
+            w("    xabort 0x%x" % trnd.randint(0, 255))
+        elif k == "ud" and trnd.random() < 0.3:
+            w("    ud2")                 # aborts; the #UD is not delivered
+        elif k == "cpuid" and trnd.random() < 0.3:
+            w("    push rbx")
+            w("    cpuid")               # always aborts (16.3.8.1)
+            w("    pop rbx")
+        elif k == "lines":
+            l1 = newlab()                # stores to many lines: capacity
+            w("    mov ecx, %d" % trnd.randint(2, 12))
+            w("    lea rdi, [rsp - 64]")
+            w("%s:" % l1)
+            w("    mov [rdi], ecx")
+            w("    sub rdi, 64")
+            w("    dec ecx")
+            w("    jnz %s" % l1)
+        elif k == "xtest":
+            w("    xtest")
+    w("    xend")
+    w("    jmp %s" % out)
+    w("%s:" % fb)
+    w("    add edx, 7")                  # EAX has the abort status
+    w("%s:" % out)
+
+
 def block(depth, fidx):
     """Random straight/branchy code; fidx: functions callable from here."""
+    if tsx and trnd.random() < 0.12:
+        tsx_block(fidx)
     kind = rnd.choice(["alu", "cond", "cond", "loop", "call", "icall", "ijmp",
                        "int", "syscall", "ud", "de", "nested", "alu", "far", "farjmp"])
     if kind == "alu":
@@ -391,6 +457,12 @@ for _ in range(rnd.randint(0, 6)):
                     "sleep ticks=%d cstate=%d" % (rnd.randint(10, 500), rnd.choice([1, 4])),
                     "msr %s = 0x%x" % (ctl_name, ctl & ~1), "msr %s = 0x%x" % (ctl_name, ctl)])
     cfg.append("event at insn %d: %s" % (n, k))
+if tsx:
+    if trnd.random() < 0.4:
+        cfg.append("rtm on lines=%d" % trnd.choice([2, 4, 8, 16]))
+    for _ in range(trnd.randint(0, 4)):
+        cfg.append("event at insn %d: tsx-abort%s" % (
+            trnd.randint(10, 3000), trnd.choice(["", " status=0x2", " status=0x4"])))
 cfg.append("end-at done")
 cfg.append("budget 200000")
 

@@ -7,6 +7,9 @@
  *   mutated         the seed with flipped, inserted, deleted and truncated
  *                   bytes, in the image and in the trace
  *   random          random configurations, images and traces
+ *   tsx             an Intel PT trace with MODE.TSX begin, commit and
+ *                   abort decodes to its records; its mutants keep the
+ *                   invariants
  * A broken invariant aborts inside fuzz_flow_one() with its name.
  */
 #include <string.h>
@@ -206,5 +209,111 @@ Test(fuzz_flow, random, .timeout = 240)
 			memset(t + 1, 0, 8);
 		}
 		fuzz_flow_one(buf, n);
+	}
+}
+
+/* TSX (Intel PT): image at 0x401000
+ *   401000 c7 f8 0c 00 00 00  xbegin 0x401012
+ *   401006 0f 01 d5           xend
+ *   401009 c7 f8 03 00 00 00  xbegin 0x401012
+ *   40100f c6 f8 42           xabort 0x42
+ *   401012 f4                 hlt
+ * Trace: PSB, PSBEND, MODE.Exec 64, TIP.PGE 0x401000 (as above); then
+ * MODE.TSX (Table 33-27: 99, 001b << 5 | TXAbort << 1 | InTX) with FUP
+ * IPBytes=001b (0x1d | 1 << 5, IP[15:0]): begin at 401000, commit at
+ * 401006, begin at 401009, abort at 40100f with TIP(0x401012) (0x0d |
+ * 1 << 5): Table 33-55 cases 19, 20, 21.  Flow: xbegin, xend, xbegin,
+ * the abort event. */
+static const uint8_t tsx_img[] = {
+	0xc7, 0xf8, 0x0c, 0x00, 0x00, 0x00, 0x0f, 0x01, 0xd5,
+	0xc7, 0xf8, 0x03, 0x00, 0x00, 0x00, 0xc6, 0xf8, 0x42, 0xf4,
+};
+static const uint8_t tsx_trace[] = {
+	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	0x02, 0x23,
+	0x99, 0x01,
+	0x71, 0x00, 0x10, 0x40, 0x00, 0x00, 0x00,
+	0x99, 0x21, 0x3d, 0x00, 0x10,
+	0x99, 0x20, 0x3d, 0x06, 0x10,
+	0x99, 0x21, 0x3d, 0x09, 0x10,
+	0x99, 0x22, 0x3d, 0x0f, 0x10, 0x2d, 0x12, 0x10,
+};
+
+struct tsx_seen { int n; struct rtit_sim_rec r[8]; uint64_t errors; };
+
+static int tsx_rd(void *o, uint64_t a, uint8_t *b, size_t n)
+{
+	(void)o;
+	if (a < FUZZ_FLOW_BASE || a - FUZZ_FLOW_BASE > sizeof(tsx_img) ||
+	    n > sizeof(tsx_img) - (a - FUZZ_FLOW_BASE))
+		return -1;
+	memcpy(b, tsx_img + (a - FUZZ_FLOW_BASE), n);
+	return 0;
+}
+
+static void tsx_on_rec(void *o, const struct rtit_sim_rec *r, size_t n)
+{
+	struct tsx_seen *s = o;
+	for (size_t i = 0; i < n && s->n < 8; i++)
+		s->r[s->n++] = r[i];
+}
+
+static void tsx_on_note(void *o, const struct rtit_flow_note *nt)
+{
+	if (nt->kind == RTIT_FLOW_N_ERROR)
+		((struct tsx_seen *)o)->errors++;
+}
+
+Test(fuzz_flow, tsx_seed_and_mutants, .timeout = 240)
+{
+	struct rtit_flow_cfg cfg;
+	struct rtit_flow_dec *d;
+	struct tsx_seen s = { 0 };
+
+	rtit_flow_cfg_default(&cfg);
+	cfg.dialect = RTIT_DIALECT_PT;
+	cfg.mem = tsx_trace;
+	cfg.mem_len = sizeof(tsx_trace);
+	cfg.read_mem = tsx_rd;
+	cfg.on_rec = tsx_on_rec;
+	cfg.on_note = tsx_on_note;
+	cfg.opaque = &s;
+	cr_assert_eq(rtit_flow_dec_new(&d, &cfg), 0);
+	rtit_flow_dec_run(d);
+	rtit_flow_dec_free(d);
+	cr_assert_eq(s.errors, 0);
+	cr_assert_geq(s.n, 4);
+	cr_expect(s.r[0].cls == RTIT_IC_XBEGIN && s.r[0].ip == 0x401000 && (s.r[0].flags & RTIT_SIM_F_TX));
+	cr_expect(s.r[1].cls == RTIT_IC_XEND && s.r[1].ip == 0x401006 && (s.r[1].flags & RTIT_SIM_F_TX));
+	cr_expect(s.r[2].cls == RTIT_IC_XBEGIN && s.r[2].ip == 0x401009 && (s.r[2].flags & RTIT_SIM_F_TX));
+	cr_expect(s.r[3].kind == RTIT_SIM_EVENT && s.r[3].cls == RTIT_EV_TSX_ABORT &&
+		  s.r[3].ip == 0x40100f && s.r[3].next_ip == 0x401012);
+
+	/* mutants of it: the invariants of fuzz_flow_one hold */
+	uint8_t base[128], buf[256];
+	size_t n = 0;
+	base[n++] = 0x80;
+	base[n++] = sizeof(tsx_img);
+	base[n++] = 0;
+	memcpy(base + n, tsx_img, sizeof(tsx_img));
+	n += sizeof(tsx_img);
+	memcpy(base + n, tsx_trace, sizeof(tsx_trace));
+	n += sizeof(tsx_trace);
+	fuzz_flow_one(base, n);
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	for (int iter = 0; iter < 30000; iter++) {
+		size_t m = n;
+		memcpy(buf, base, n);
+		for (unsigned j = 0, k = 1 + (unsigned)(rng(&x) % 4); j < k; j++) {
+			size_t at = 3 + (size_t)(rng(&x) % (m - 3));
+			if (rng(&x) % 2)
+				buf[at] ^= (uint8_t)(1u << (rng(&x) % 8));
+			else
+				buf[at] = (uint8_t)rng(&x);
+		}
+		if (rng(&x) % 8 == 0)
+			m = 3 + (size_t)(rng(&x) % (m - 2));
+		fuzz_flow_one(buf, m);
 	}
 }

@@ -9,8 +9,14 @@
  * reads PREFIX.trace and PREFIX.flow.  Between an enable (TIP.PGE, or the
  * FUP of a PSB+/OVF) and the next disable, libipt's instructions must be
  * the flow's instructions one by one; across a disabled stretch the flow
- * is searched forward for the enable IP.  Exit 0 when everything libipt
- * decoded matched, 1 on a mismatch (first one printed), 2 on bad input.
+ * is searched forward for the enable IP.  TSX: each instruction's
+ * speculative flag must be the flow's (inside a transaction: from the
+ * XBEGIN that began it up to, not including, the XEND that committed it,
+ * or up to its abort), except from an overflow to the next MODE.TSX (no
+ * packet says InTX after an OVF, 33.3.8); every abort libipt reports
+ * (ptev_tsx, aborted) must be one of the flow's, at the same IP.  Exit 0 when everything
+ * libipt decoded matched, 1 on a mismatch (first one printed), 2 on bad
+ * input.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -92,15 +98,26 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	/* The flow's instructions (events are not instructions). */
+	/* The flow's instructions (events are not instructions), whether
+	 * each ran inside a transaction, and the IPs of its TSX aborts. */
 	uint64_t *ips = malloc((nrecs + 1) * sizeof(*ips));
-	uint8_t *cls = malloc(nrecs + 1);
-	size_t nips = 0;
-	for (size_t i = 0; i < nrecs; i++)
-		if (recs[i].kind == RTIT_SIM_INSN) {
-			cls[nips] = recs[i].cls;
-			ips[nips++] = recs[i].ip;
+	uint8_t *cls = malloc(nrecs + 1), *spec = malloc(nrecs + 1);
+	uint64_t *aborts = malloc((nrecs + 1) * sizeof(*aborts));
+	size_t nips = 0, naborts = 0;
+	bool intx = false;
+	for (size_t i = 0; i < nrecs; i++) {
+		const struct rtit_sim_rec *r = &recs[i];
+		if (r->kind == RTIT_SIM_INSN) {
+			if (r->flags & RTIT_SIM_F_TX)
+				intx = r->cls == RTIT_IC_XBEGIN;
+			spec[nips] = intx;
+			cls[nips] = r->cls;
+			ips[nips++] = r->ip;
+		} else if (r->cls == RTIT_EV_TSX_ABORT) {
+			intx = false;
+			aborts[naborts++] = r->ip;
 		}
+	}
 
 	struct pt_config config;
 	pt_config_init(&config);
@@ -118,8 +135,9 @@ int main(int argc, char **argv)
 	 * instructions, a new one after each enable, disable or overflow. */
 	size_t cap = 4096, n = 0, events = 0, matched = 0;
 	uint64_t *dip = malloc(cap * sizeof(*dip));
-	uint8_t *seg_start = malloc(cap);
-	bool resync = true, have_async = false;
+	uint8_t *seg_start = malloc(cap), *dspec = malloc(cap);
+	size_t tsx_events = 0;
+	bool resync = true, have_async = false, spec_known = true;
 	uint64_t async_from = 0;
 	int status = pt_insn_sync_forward(dec), rc = 0;
 	uint8_t *skip_int = malloc(cap);	/* an INT n precedes this one */
@@ -137,6 +155,22 @@ int main(int argc, char **argv)
 				have_async = true;
 				async_from = ev.variant.async_branch.from;
 			}
+			if (ev.type == ptev_overflow)
+				spec_known = false;
+			if (ev.type == ptev_tsx) {
+				spec_known = true;
+				tsx_events++;
+				size_t a = 0;
+				while (ev.variant.tsx.aborted && !ev.ip_suppressed && a < naborts &&
+				       aborts[a] != ev.variant.tsx.ip)
+					a++;
+				if (ev.variant.tsx.aborted && !ev.ip_suppressed && a == naborts) {
+					fprintf(stderr, "%s: libipt reports a TSX abort at 0x%" PRIx64
+						", which the flow does not have\n", argv[1],
+						(uint64_t)ev.variant.tsx.ip);
+					rc = 1;
+				}
+			}
 		}
 		/* pts_eos: no more trace, but instructions that need none
 		 * still decode, until pt_insn_next says -pte_eos. */
@@ -151,8 +185,10 @@ int main(int argc, char **argv)
 			dip = realloc(dip, cap * sizeof(*dip));
 			seg_start = realloc(seg_start, cap);
 			skip_int = realloc(skip_int, cap);
+			dspec = realloc(dspec, cap);
 		}
 		dip[n] = insn.ip;
+		dspec[n] = spec_known ? insn.speculative : 2;	/* 2: not known */
 		seg_start[n] = resync;
 		/* INT n: Table 33-23 gives its FUP the CLIP, so libipt takes
 		 * it as an event at the INT and does not list the INT; the
@@ -185,7 +221,8 @@ int main(int argc, char **argv)
 			for (; t < j && q < nips; t++) {
 				if (skip_int[t] && cls[q] == RTIT_IC_INT && ips[q] != dip[t])
 					q++;
-				if (q >= nips || ips[q] != dip[t])
+				if (q >= nips || ips[q] != dip[t] ||
+				    (dspec[t] != 2 && spec[q] != dspec[t]))
 					break;
 				q++;
 			}
@@ -195,7 +232,7 @@ int main(int argc, char **argv)
 				best_len = t - i;
 		}
 		if (best == SIZE_MAX) {
-			fprintf(stderr, "%s: libipt's instructions %zu-%zu (from 0x%" PRIx64 ") are not in the flow"
+			fprintf(stderr, "%s: libipt's instructions %zu-%zu (from 0x%" PRIx64 ") are not in the flow (IP and TSX speculative flag)"
 				" after instruction %zu; the longest partial match is %zu instructions\n",
 				argv[1], i + 1, j, dip[i], k, best_len);
 			rc = 1;
@@ -215,8 +252,9 @@ int main(int argc, char **argv)
 	free(dip);
 	free(seg_start);
 	free(skip_int);
-	printf("%s: libipt decoded %zu of the flow's %zu instructions, all matching (%zu events)%s\n",
-	       argv[1], matched, nips, events, rc ? " -- FAILED" : "");
+	free(dspec);
+	printf("%s: libipt decoded %zu of the flow's %zu instructions, all matching (%zu events,"
+	       " %zu TSX)%s\n", argv[1], matched, nips, events, tsx_events, rc ? " -- FAILED" : "");
 	if (!rc && !matched) {
 		fprintf(stderr, "%s: libipt decoded nothing\n", argv[1]);
 		rc = 1;
@@ -226,6 +264,8 @@ int main(int argc, char **argv)
 	rtit_scenario_fini(&sc);
 	free(ips);
 	free(cls);
+	free(spec);
+	free(aborts);
 	free(recs);
 	free(trace);
 	return rc;

@@ -61,6 +61,11 @@ struct st_opts {
 	struct rtit_sim_consumer *extra;	/* msr hooks */
 	struct rtit_sim_clock *clock;
 	bool imprecise;
+	bool rtm;		/* RTM on; rtm_lines: its write-set capacity */
+	uint32_t rtm_lines;
+	/* called after the run, before the simulator is freed */
+	void (*after)(struct rtit_sim *sim, void *ctx);
+	void *after_ctx;
 };
 
 static inline void st_on_batch(const struct rtit_sim_rec *recs, size_t n,
@@ -162,6 +167,8 @@ static inline int st_run_asm(struct st_run *r, const char *src,
 		cfg.clock = *o->clock;
 	if (o->imprecise)
 		cfg.precise_faults = false;
+	cfg.rtm = o->rtm;
+	cfg.rtm_lines = o->rtm_lines;
 	if (o->extra)
 		cfg.consumer = *o->extra;
 	cfg.consumer.on_batch = st_on_batch;
@@ -181,7 +188,7 @@ static inline int st_run_asm(struct st_run *r, const char *src,
 		"a", "a2", "b", "b2", "c", "c2", "d", "d2", "d3", "e",
 		"e2", "e3", "e4", "f", "f2", "g", "h", "h2", "h3", "i", "j", "j2",
 		"k", "k2", "l", "l2", "m", "n", "p", "q", "x", "y", "z", "end",
-		"kstack", NULL
+		"kstack", "fb", "fb2", NULL
 	};
 	for (int i = 0; names[i] && r->nsyms < ST_MAX_SYMS; i++) {
 		uint64_t v;
@@ -219,6 +226,8 @@ static inline int st_run_asm(struct st_run *r, const char *src,
 		rtit_sim_inject(sim, &ev);
 	}
 	r->rc = rtit_sim_run(sim, &r->st);
+	if (o->after)
+		o->after(sim, o->after_ctx);
 	rtit_sim_free(sim);
 	size_t off = 0;
 	for (size_t i = 0; i < r->n && off + 200 < sizeof(r->text); i++) {
