@@ -235,7 +235,13 @@ int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool
 	 * are only known to follow the packet before it. */
 	bool tnt = it->pkt.type == RTIT_R_TNT || it->pkt.type == RTIT_PT_TNT8 ||
 		   it->pkt.type == RTIT_PT_TNT64;
-	d->la.tsc = tnt ? d->tmpl.tsc : d->t_tsc;
+	/* PT: TIPs right after a TNT may have been deferred behind it
+	 * (33.4.2.3), past the same timing packets: as early as it */
+	bool deferred = d->pt && d->after_tnt && it->pkt.type == RTIT_PT_TIP;
+	d->la.tsc = tnt ? d->tmpl.tsc : deferred ? d->tnt_tsc : d->t_tsc;
+	if (tnt)
+		d->tnt_tsc = d->la.tsc;
+	d->after_tnt = tnt || deferred;
 	d->have_la = true;
 	if (rtit_pkt_has_ip(it->pkt.type) && it->ip_status < 0)
 		return flow_fail(d, RTIT_ERR_NOIP, it->offset,

@@ -72,6 +72,9 @@ struct rtit_flow_dec {
 	uint64_t prev_nlip;	/* NLIP of the instruction just walked */
 	uint64_t tnt_bits;
 	int tnt_n;
+	bool after_tnt;		/* PT: the last packet in view was a TNT, or
+				 * a TIP after one (deferred TIPs) */
+	uint64_t tnt_tsc;	/* ... and that TNT's TSC bound */
 	uint64_t retc;		/* LAST_CALL_NLIP [47:0] */
 	bool retc_valid;
 	/* Intel PT (flow_pt.c) */

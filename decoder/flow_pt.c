@@ -780,6 +780,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			if (r < 0)
 				return r;
 			if (r != TIP_OK) {	/* lost in an overflow, or the end */
+				leave_if(d);	/* RFLAGS.IF after it: only from a MODE.Exec */
 				flow_insn_rec(d, e, 0, fl, RTIT_FLOW_A_NEXT_UNKNOWN);
 				commit(d);
 				if (r == TIP_EOS)
