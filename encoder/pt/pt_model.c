@@ -813,13 +813,11 @@ struct op {
 	bool fup;		/* an event the binary does not show (2.4) */
 	bool mov_cr3, hlt, mwait, ptwrite, smi, rsm, vmexit, vmentry;
 	bool tsx_abort;		/* an RTM abort: MODE.TSX, FUP, TIP (case 21) */
-	uint8_t cfe;		/* Event Trace type (Table 33-50), 0 = none */
+	uint8_t cfe;		/* Event Trace type (Table 33-50, enum rtit_pt_cfe_type), 0 = none */
 	uint8_t vector;
 	uint64_t nlip, target, fup_ip;
 };
 
-/* CFE types (Table 33-50). */
-enum { CFE_INTR = 1, CFE_IRET = 2, CFE_SMI = 3, CFE_RSM = 4, CFE_VMENTRY = 7, CFE_VMEXIT = 8 };
 
 static void classify(const struct rtit_sim_rec *r, struct op *o)
 {
@@ -844,11 +842,11 @@ static void classify(const struct rtit_sim_rec *r, struct op *o)
 		case RTIT_IC_INT:
 			/* Table 33-23: a software interrupt's FUP is its CLIP. */
 			o->taken = o->far = o->fup = true;
-			o->cfe = CFE_INTR;
+			o->cfe = rtit_pt_cfe_intr;
 			break;
 		case RTIT_IC_IRET:
 			o->taken = o->far = true;
-			o->cfe = CFE_IRET;
+			o->cfe = rtit_pt_cfe_iret;
 			break;
 		case RTIT_IC_FAR_JMP: case RTIT_IC_FAR_CALL: case RTIT_IC_FAR_RET:
 		case RTIT_IC_SYSCALL: case RTIT_IC_SYSRET: case RTIT_IC_SYSENTER: case RTIT_IC_SYSEXIT:
@@ -871,17 +869,17 @@ static void classify(const struct rtit_sim_rec *r, struct op *o)
 	switch (r->cls) {
 	case RTIT_EV_EXCEPTION: case RTIT_EV_EXT_INTERRUPT:
 		o->far = o->fup = true;
-		o->cfe = CFE_INTR;
+		o->cfe = rtit_pt_cfe_intr;
 		break;
 	case RTIT_EV_NMI:
 		o->far = o->fup = true;
-		o->cfe = CFE_INTR;
+		o->cfe = rtit_pt_cfe_intr;
 		o->vector = 2;
 		break;
-	case RTIT_EV_SMI: o->smi = true; o->cfe = CFE_SMI; break;
-	case RTIT_EV_RSM: o->rsm = true; o->cfe = CFE_RSM; break;
-	case RTIT_EV_VMEXIT: o->vmexit = o->far = o->fup = true; o->cfe = CFE_VMEXIT; break;
-	case RTIT_EV_VMENTRY: o->vmentry = o->far = true; o->cfe = CFE_VMENTRY; break;
+	case RTIT_EV_SMI: o->smi = true; o->cfe = rtit_pt_cfe_smi; break;
+	case RTIT_EV_RSM: o->rsm = true; o->cfe = rtit_pt_cfe_rsm; break;
+	case RTIT_EV_VMEXIT: o->vmexit = o->far = o->fup = true; o->cfe = rtit_pt_cfe_vmexit; break;
+	case RTIT_EV_VMENTRY: o->vmentry = o->far = true; o->cfe = rtit_pt_cfe_vmentry; break;
 	case RTIT_EV_TSX_ABORT:
 		/* 33.1: a far transfer; FUP(CLIP) (Table 33-23); no CFE type
 		 * in Table 33-50 (D43) */
@@ -925,16 +923,16 @@ static void event_trace(struct rtit_pt_model *m, const struct op *o, const struc
 
 	if (!o->cfe || !ctl(m, RTIT_PT_CTL_EVENT_EN) || !trig0 || (!ctx0 && !ctx1))
 		return;
-	ip_bit = ctx0 && !branch_fup && o->cfe != CFE_RSM;
-	if (o->cfe == CFE_INTR && r->kind == RTIT_SIM_EVENT && r->cls == RTIT_EV_EXCEPTION &&
+	ip_bit = ctx0 && !branch_fup && o->cfe != rtit_pt_cfe_rsm;
+	if (o->cfe == rtit_pt_cfe_intr && r->kind == RTIT_SIM_EVENT && r->cls == RTIT_EV_EXCEPTION &&
 	    r->vector == 14 && ctx0) {
 		struct rtit_packet e = { .type = RTIT_PT_EVD };
-		e.u.evd.type = 0;	/* page-fault linear address; the record's value */
+		e.u.evd.type = rtit_pt_evd_pfa;	/* CR2: the record's value */
 		e.u.evd.payload = r->value;
 		send(m, &e, 0, "EVD.PFA before the #PF CFE (Table 33-59 case 6)", 0);
 	}
 	p.u.cfe.type = o->cfe;
-	p.u.cfe.vector = o->cfe == CFE_INTR ? o->vector : 0;
+	p.u.cfe.vector = o->cfe == rtit_pt_cfe_intr ? o->vector : 0;
 	p.u.cfe.ip = ip_bit;
 	send(m, &p, 0, "CFE: EventEn (Table 33-59)", 0);
 	if (ip_bit)
@@ -1122,7 +1120,7 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 			on_trigger_rise(m, o.target, "TIP.PGE(BLIP): RSM restores TraceEn (Table 33-56 case 10)");
 			if (ctl(m, RTIT_PT_CTL_EVENT_EN) && rtit_pt_trigger_en(m) && rtit_pt_context_en(m)) {
 				struct rtit_packet p = { .type = RTIT_PT_CFE };
-				p.u.cfe.type = CFE_RSM;
+				p.u.cfe.type = rtit_pt_cfe_rsm;
 				send(m, &p, 0, "CFE.RSM(IP=0) (Table 33-59 case 11)", 0);
 			}
 		}

@@ -215,6 +215,13 @@ enum rtit_pt_cfe_type {
 	rtit_pt_cfe_vmexit = 8
 };
 
+/* EVD types (Table 33-51). */
+enum rtit_pt_evd_type {
+	rtit_pt_evd_pfa = 0,		/* page-fault linear address (CR2) */
+	rtit_pt_evd_vmxq = 1,		/* VMX exit qualification */
+	rtit_pt_evd_vmxr = 2		/* VMX exit reason */
+};
+
 /* Width of MTC's CTC payload and of TSC's payload (Tables 33-31, 33-30). */
 enum { rtit_pt_tsc_bits = 56, rtit_pt_tnt64_max_bits = 47 };
 
