@@ -1035,6 +1035,43 @@ static int walk(struct rtit_flow_dec *d)
 	return 0;
 }
 
+/* What both dialects do with the packet in view while tracing is off or
+ * the decoder unsynchronised (RTIT TraceSTOP/TNT/TIP, PT TraceStop/TNT/
+ * TIP): a stop is remembered; TNT bits belong to an unknown flow after a
+ * stop or before the first sync, else they are an error; a TIP
+ * resynchronises an unsynchronised decoder, else it is an error. */
+int flow_idle_stop(struct rtit_flow_dec *d)
+{
+	consume(d);
+	d->after_stop = true;
+	return 0;
+}
+
+int flow_idle_tnt(struct rtit_flow_dec *d)
+{
+	uint64_t off = d->la.offset;
+
+	consume(d);
+	if (d->state == ST_UNSYNCED || d->after_stop)
+		return 0;	/* bits of an unknown flow */
+	return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off, "a TNT while tracing is disabled");
+}
+
+int flow_idle_tip(struct rtit_flow_dec *d)
+{
+	uint64_t off = d->la.offset, ip = d->la.ip;
+
+	consume(d);
+	if (d->state == ST_UNSYNCED) {
+		d->st.resyncs++;
+		flow_note(d, RTIT_FLOW_N_RESYNC, off, ip, 0);
+		flow_enable_at(d, ip);
+		return 0;
+	}
+	return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+			 "a TIP 0x%" PRIx64 " while tracing is disabled", ip);
+}
+
 /* One packet while disabled or unsynchronised. */
 static int idle(struct rtit_flow_dec *d)
 {
@@ -1052,24 +1089,11 @@ static int idle(struct rtit_flow_dec *d)
 	case RTIT_R_FUP_BUFFOVF:
 		return overflow(d);
 	case RTIT_R_TRACESTOP:
-		consume(d);
-		d->after_stop = true;
-		return 0;
+		return flow_idle_stop(d);
 	case RTIT_R_TNT:
-		consume(d);
-		if (unsynced || d->after_stop)
-			return 0;	/* bits of an unknown flow */
-		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off, "a TNT while tracing is disabled");
+		return flow_idle_tnt(d);
 	case RTIT_R_TIP:
-		consume(d);
-		if (unsynced) {
-			d->st.resyncs++;
-			flow_note(d, RTIT_FLOW_N_RESYNC, off, ip, 0);
-			flow_enable_at(d, ip);
-			return 0;
-		}
-		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
-			    "a TIP 0x%" PRIx64 " while tracing is disabled", ip);
+		return flow_idle_tip(d);
 	case RTIT_R_FUP_FAR:
 		consume(d);
 		if (unsynced)

@@ -158,6 +158,10 @@ void flow_enable_at(struct rtit_flow_dec *d, uint64_t ip);
 void flow_disable(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip);
 void flow_enable_la(struct rtit_flow_dec *d, int kind);
 int flow_trace_stop(struct rtit_flow_dec *d);
+/* The packets in view while tracing is off (flow.c), for both dialects. */
+int flow_idle_stop(struct rtit_flow_dec *d);
+int flow_idle_tnt(struct rtit_flow_dec *d);
+int flow_idle_tip(struct rtit_flow_dec *d);
 int flow_walk_end(struct rtit_flow_dec *d);
 void flow_on_call(struct rtit_flow_dec *d, uint64_t nlip, bool zlc);
 bool flow_ret_compressed(struct rtit_flow_dec *d, uint64_t *t);

@@ -857,24 +857,11 @@ int flow_pt_idle(struct rtit_flow_dec *d)
 	case RTIT_PT_OVF:
 		return overflow(d);
 	case RTIT_PT_TRACESTOP:
-		consume(d);
-		d->after_stop = true;
-		return 0;
+		return flow_idle_stop(d);
 	case RTIT_PT_TNT8: case RTIT_PT_TNT64:
-		consume(d);
-		if (unsynced || d->after_stop)
-			return 0;	/* bits of an unknown flow */
-		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off, "a TNT while tracing is disabled");
+		return flow_idle_tnt(d);
 	case RTIT_PT_TIP:
-		consume(d);
-		if (unsynced) {
-			d->st.resyncs++;
-			flow_note(d, RTIT_FLOW_N_RESYNC, off, ip, 0);
-			flow_enable_at(d, ip);
-			return 0;
-		}
-		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
-				 "a TIP 0x%" PRIx64 " while tracing is disabled", ip);
+		return flow_idle_tip(d);
 	case RTIT_PT_TIP_PGD:
 		consume(d);
 		if (unsynced) {
