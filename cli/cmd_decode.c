@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "demo_scenario.h"
+#include "rtit/msr_pt.h"
 #include "rtit/flow.h"
 #include "rtit/msr_rtit.h"
 #include "rtit/print.h"
@@ -373,7 +374,7 @@ static int read_sideband(const char *path, struct sideband *sb)
 			 sscanf(line, "art_den %u", &sb->art_den) == 1)
 			;
 		else if (sscanf(line, "ia32_rtit_ctl %llx", &v) == 1)
-			sb->event_en = (v >> 31) & 1;	/* Table 33-6 */
+			sb->event_en = v & RTIT_PT_CTL_EVENT_EN;	/* Table 33-6 */
 		else if (sscanf(line, "dialect %15s", sb->dialect) == 1)
 			;
 		else if (!strncmp(line, "scenario ", 9))

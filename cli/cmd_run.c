@@ -523,7 +523,7 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		return RTIT_EXIT_INPUT;
 	}
 	if (r.dialect == RTIT_DIALECT_PT)	/* RFLAGS.IF as the scenario set it */
-		rtit_pt_model_set_if(&r.ptm, rtit_sim_rflags(sim) & 0x200);
+		rtit_pt_model_set_if(&r.ptm, rtit_sim_rflags(sim) & RTIT_SIM_RFLAGS_IF);
 	struct rtit_sim_status st;
 	ret = rtit_sim_run(sim, &st);
 	int fin = r.dialect == RTIT_DIALECT_PT ? rtit_pt_model_finish(&r.ptm) :

@@ -32,8 +32,14 @@
 #define USS32 0x23
 
 #define EFL_TF (1u << 8)
-#define EFL_IF (1u << 9)
+#define EFL_IF RTIT_SIM_RFLAGS_IF
 #define EFL_OF (1u << 11)
+#define EFL_IOPL (3u << 12)
+#define EFL_RF (1u << 16)
+#define EFL_FIXED1 (1u << 1)		/* reads as 1 */
+/* What POPF may load (SDM Vol. 2B POPF, protected mode): CF PF AF ZF SF
+ * TF IF DF OF IOPL NT AC ID; not RF (cleared), VM, VIF, VIP (kept). */
+#define EFL_POPF_MASK 0x247fd5u
 
 #define CR0_PE 1ull
 #define CR0_PG (1ull << 31)
@@ -1531,14 +1537,14 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 			 * IF DF OF IOPL NT AC ID; IOPL only at CPL 0, IF only
 			 * at CPL <= IOPL; RF cleared; VM, VIF, VIP kept;
 			 * 16-bit operand: the low 16 bits only */
-			uint64_t mask = 0x247fd5ull;
+			uint64_t mask = EFL_POPF_MASK;
 			if (m->cpl != 0)
-				mask &= ~0x3000ull;
+				mask &= ~(uint64_t)EFL_IOPL;
 			if ((unsigned)m->cpl > iopl)
 				mask &= ~(uint64_t)EFL_IF;
 			if (ow == 2)
 				mask &= 0xffff;
-			fl = ((fl & ~mask) | (nf & mask) | 2) & ~(1ull << 16);
+			fl = ((fl & ~mask) | (nf & mask) | EFL_FIXED1) & ~(uint64_t)EFL_RF;
 			rset(sim, R_FLAGS, fl);
 			tmpl_on_state(sim);
 			special_rec(sim, ip, len, si.cls, next, false);

@@ -330,6 +330,9 @@ int rtit_sim_set_reg(struct rtit_sim *sim, int uc_reg, uint64_t value);
  * or -RTIT_ERR_INVALID (*value = 0). */
 int rtit_sim_get_reg(struct rtit_sim *sim, int uc_reg, uint64_t *value);
 
+/* RFLAGS.IF (SDM Vol. 1 3.4.3.3), as in rtit_sim_rflags(). */
+#define RTIT_SIM_RFLAGS_IF (1u << 9)
+
 /* RFLAGS now (before a run: as the scenario set it). */
 uint64_t rtit_sim_rflags(struct rtit_sim *sim);
 
