@@ -145,6 +145,8 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 	case ZYDIS_MNEMONIC_INT3: case ZYDIS_MNEMONIC_INTO:
 		out->cls = RTIT_IC_INT;
 		out->flags = SIM_I_BRANCH | SIM_I_SPECIAL;
+		if (in->mnemonic == ZYDIS_MNEMONIC_INT3 || in->mnemonic == ZYDIS_MNEMONIC_INT1)
+			out->flags |= SIM_I_TXDEBUG;
 		break;
 	case ZYDIS_MNEMONIC_SYSCALL:
 		out->cls = RTIT_IC_SYSCALL;
@@ -184,8 +186,10 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 	case ZYDIS_MNEMONIC_OUTSW: case ZYDIS_MNEMONIC_OUTSD:
 	case ZYDIS_MNEMONIC_INVLPG: case ZYDIS_MNEMONIC_INVD:
 	case ZYDIS_MNEMONIC_WBINVD: case ZYDIS_MNEMONIC_SWAPGS:
-	case ZYDIS_MNEMONIC_RDPMC:
 		out->flags = SIM_I_PRIV;
+		break;
+	case ZYDIS_MNEMONIC_RDPMC:
+		out->flags = SIM_I_PRIV | SIM_I_TXKEEP;
 		break;
 	case ZYDIS_MNEMONIC_MOV:
 		if (in->opcode_map == ZYDIS_OPCODE_MAP_0F &&
@@ -228,9 +232,11 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 		out->flags = SIM_I_SPECIAL;
 		break;
 	case ZYDIS_MNEMONIC_RDTSC: case ZYDIS_MNEMONIC_RDTSCP:
-	case ZYDIS_MNEMONIC_RSM: case ZYDIS_MNEMONIC_RDRAND:
-	case ZYDIS_MNEMONIC_RDSEED:
+	case ZYDIS_MNEMONIC_RDRAND: case ZYDIS_MNEMONIC_RDSEED:
 		/* the model's TSC, not the host's: determinism */
+		out->flags = SIM_I_SPECIAL | SIM_I_TXKEEP;
+		break;
+	case ZYDIS_MNEMONIC_RSM:
 		out->flags = SIM_I_SPECIAL;
 		break;
 	case ZYDIS_MNEMONIC_STI:
@@ -251,7 +257,7 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 	case ZYDIS_MNEMONIC_XABORT: case ZYDIS_MNEMONIC_XTEST:
 		/* class OTHER: XABORT outside a transaction is a NOP, inside
 		 * it never retires (an abort event); XTEST sets ZF */
-		out->flags = SIM_I_SPECIAL;
+		out->flags = SIM_I_SPECIAL | SIM_I_TXKEEP;
 		break;
 	case ZYDIS_MNEMONIC_CPUID: case ZYDIS_MNEMONIC_PAUSE:
 		/* SDM Vol. 1 16.3.8.1: always abort a transaction */

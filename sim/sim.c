@@ -1013,33 +1013,19 @@ static void stack_fault(struct rtit_sim *sim, uint64_t ip, uint64_t addr,
  * RDMSR, WRMSR, XSETBV, RSM: rtitsim aborts on all of them (D42).  RDTSC,
  * RDTSCP, RDRAND, RDSEED, PTWRITE, RDPMC and the RTM instructions
  * themselves do not abort. */
-static bool tx_aborts(struct rtit_sim *sim, uint64_t ip, const struct sim_insn *si,
-		      uint32_t *status)
+static bool tx_aborts(const struct sim_insn *si, uint32_t *status)
 {
-	uint8_t buf[16] = {0};
-	ZydisDecodedInstruction in;
-
 	*status = 0;
 	if (!(si->flags & (SIM_I_SPECIAL | SIM_I_PRIV | SIM_I_TXABORT)))
 		return false;	/* hooked for an event or the end address */
 	if (si->flags & SIM_I_TXABORT)
 		return true;
-	if (si->cls == RTIT_IC_XBEGIN || si->cls == RTIT_IC_XEND || si->cls == RTIT_IC_PTWRITE)
+	if (si->cls == RTIT_IC_XBEGIN || si->cls == RTIT_IC_XEND || si->cls == RTIT_IC_PTWRITE ||
+	    (si->flags & SIM_I_TXKEEP))
 		return false;
-	uc_mem_read(sim->uc, ip, buf, sizeof(buf));
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&sim->dec, NULL, buf, sizeof(buf), &in)))
-		return true;
-	switch (in.mnemonic) {
-	case ZYDIS_MNEMONIC_XABORT: case ZYDIS_MNEMONIC_XTEST: case ZYDIS_MNEMONIC_RDTSC:
-	case ZYDIS_MNEMONIC_RDTSCP: case ZYDIS_MNEMONIC_RDRAND: case ZYDIS_MNEMONIC_RDSEED:
-	case ZYDIS_MNEMONIC_RDPMC:
-		return false;
-	case ZYDIS_MNEMONIC_INT3: case ZYDIS_MNEMONIC_INT1:
+	if (si->flags & SIM_I_TXDEBUG)
 		*status = RTIT_RTM_ABORT_DEBUG;	/* Table 16-1 bit 4 */
-		return true;
-	default:
-		return true;
-	}
+	return true;
 }
 
 /* XBEGIN, XEND, XABORT, XTEST (SDM Vol. 2; Vol. 1 16.3) at @ip, class
@@ -1736,7 +1722,7 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 	}
 	const struct sim_insn *si = &sim->cache.insns[b->first + (uint32_t)k];
 	uint32_t txs;
-	if (sim->rtm.depth && tx_aborts(sim, addr, si, &txs)) {
+	if (sim->rtm.depth && tx_aborts(si, &txs)) {
 		pending_retire_before(sim, addr);
 		tx_abort(sim, addr, txs);
 		if (sim->cfg.deliver == RTIT_SIM_PER_BLOCK)

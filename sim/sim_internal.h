@@ -21,8 +21,13 @@ enum {
 					 * RIP exact for: code hook syncs it */
 	SIM_I_PRIV = 1u << 7,		/* #GP at CPL 3 (or CPL > IOPL), else
 					 * executed by Unicorn */
-	SIM_I_TXABORT = 1u << 8		/* executed by Unicorn, but aborts an
+	SIM_I_TXABORT = 1u << 8,	/* executed by Unicorn, but aborts an
 					 * RTM transaction (CPUID, PAUSE) */
+	SIM_I_TXKEEP = 1u << 9,		/* intercepted, but no RTM abort
+					 * (XABORT, XTEST, RDTSC(P), RDRAND,
+					 * RDSEED, RDPMC) */
+	SIM_I_TXDEBUG = 1u << 10	/* an RTM abort with status DEBUG
+					 * (INT3, INT1: Table 16-1 bit 4) */
 };
 
 /* One analysed instruction (cached). */
