@@ -1005,7 +1005,7 @@ static void stack_fault(struct rtit_sim *sim, uint64_t ip, uint64_t addr,
 			  addr, why);
 }
 
-/* Whether the hooked instruction at @ip (analysed as @si) aborts an
+/* Whether the hooked instruction analysed as @si aborts an
  * active transaction, and with which status in *status: SDM Vol. 1
  * 16.3.8.1 lists CPUID and PAUSE (always), and as "may abort" the
  * privileged and ring-changing instructions, far transfers, INT n, IRET,
