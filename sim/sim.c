@@ -106,7 +106,7 @@ const char *rtit_insn_class_name(int cls)
 		"other", "cond", "jmp", "call", "jmp-ind", "call-ind", "ret",
 		"far-jmp", "far-call", "far-ret", "iret", "int", "syscall",
 		"sysret", "sysenter", "sysexit", "mov-cr3", "mov-cr0", "wrmsr",
-		"rdmsr", "hlt", "ptwrite", "mwait", "xbegin", "xend"
+		"rdmsr", "hlt", "ptwrite", "mwait", "xbegin", "xend", "enclu", "uiret"
 	};
 	if (cls < 0 || cls >= RTIT_IC_COUNT)
 		return "?";
@@ -118,7 +118,7 @@ const char *rtit_sim_event_name(int ev)
 	static const char *const n[RTIT_EV_COUNT] = {
 		"none", "exception", "interrupt", "nmi", "smi", "rsm",
 		"vmexit", "vmentry", "freq", "sleep", "wake", "msr-write",
-		"tsx-abort"
+		"tsx-abort", "aex", "init", "sipi", "uintr", "pebs"
 	};
 	if (ev < 0 || ev >= RTIT_EV_COUNT)
 		return "?";

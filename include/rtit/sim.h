@@ -52,6 +52,9 @@ enum rtit_insn_class {
 	RTIT_IC_XEND,		/* XEND inside a transaction; flag TX when it
 				 * committed the outermost one (InTX 1 -> 0);
 				 * vector = the nesting depth after it */
+	RTIT_IC_ENCLU,		/* ENCLU leaf EENTER/ERESUME/EEXIT (SGX);
+				 * value = the leaf (EAX) */
+	RTIT_IC_UIRET,		/* UIRET (user interrupts) */
 	RTIT_IC_COUNT
 };
 
@@ -74,6 +77,11 @@ enum rtit_sim_event {
 				 * next one for an interrupt), next_ip = the
 				 * fallback; value = EAX status, vector = the
 				 * nesting depth it aborted from */
+	RTIT_EV_AEX,		/* SGX asynchronous enclave exit */
+	RTIT_EV_INIT,		/* INIT signal */
+	RTIT_EV_SIPI,		/* start-up IPI; vector = SIPI vector */
+	RTIT_EV_UINTR,		/* user-interrupt delivery; vector = UIV */
+	RTIT_EV_PEBS,		/* a PEBS record written (PEBS via PT) */
 	RTIT_EV_COUNT
 };
 
