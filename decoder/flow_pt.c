@@ -246,8 +246,19 @@ static int pt_peek(struct rtit_flow_dec *d)
 		case RTIT_PT_TNT8: case RTIT_PT_TNT64: case RTIT_PT_TIP: case RTIT_PT_TIP_PGE:
 		case RTIT_PT_TIP_PGD: case RTIT_PT_TRACESTOP:
 			break;
+		case RTIT_PT_EVD:
+			/* a VM exit's reason and qualification: the exit's
+			 * record takes them (either order, A-P22) */
+			if (p->u.evd.type == rtit_pt_evd_vmxq) {
+				d->evd_vmxq = p->u.evd.payload;
+				d->evd_seen |= 1;
+			} else if (p->u.evd.type == rtit_pt_evd_vmxr) {
+				d->evd_vmxr = p->u.evd.payload;
+				d->evd_seen |= 2;
+			}
+			continue;
 		default:
-			continue;	/* timing, power, VMCS, PAD, blocks, EVD */
+			continue;	/* timing, power, VMCS, PAD, blocks */
 		}
 		r = flow_set_la(d, &it, false);
 		/* 33.3.6: a CYC right before a packet is that packet's time
@@ -396,9 +407,18 @@ static void async_event(struct rtit_flow_dec *d, uint64_t at, uint64_t to)
 	 * that resumes where it happened: the simulator's VM exit, whose VMM
 	 * is not simulated (docs/sim.md), enters the guest again there */
 	if (d->vmx_change == RTIT_EV_VMEXIT || (to == at && !d->vmx_change)) {
-		d->batch[d->nbatch - 1].cls = RTIT_EV_VMEXIT;
+		struct rtit_sim_rec *x = &d->batch[d->nbatch - 1];
+		x->cls = RTIT_EV_VMEXIT;
 		d->in_vmm = true;
+		if (d->evd_seen == 3) {
+			/* the exit-information fields, as the truth has them */
+			x->msr = (uint32_t)d->evd_vmxr;
+			x->value = d->evd_vmxq;
+			x->vector = rtit_vmx_exit_has_vector(x->msr) ? d->cfe_vec : 0;
+			x->pad0 |= RTIT_FLOW_A_VMX_INFO;
+		}
 	}
+	d->evd_seen = 0;
 	d->ip = to;
 }
 

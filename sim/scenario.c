@@ -380,17 +380,29 @@ static int parse_event(struct parser *p, char *rest)
 	bool need_vec = e->ev.kind == RTIT_EV_EXT_INTERRUPT;
 	bool need_ratio = e->ev.kind == RTIT_EV_FREQ_CHANGE;
 	bool need_ticks = e->ev.kind == RTIT_EV_SLEEP;
+	bool has_vec = false;
+	if (e->ev.kind == RTIT_EV_VMEXIT)	/* VMX-preemption timer expired (D48) */
+		e->ev.msr = RTIT_VMX_EXIT_PREEMPTION_TIMER;
 	char *w;
 	while ((w = word(&args)) != NULL) {
 		char *key, *val;
 		uint64_t n;
 		if (kv(w, &key, &val) < 0 || parse_u64(val, &n) < 0)
 			return perr(p, "event %s: expected key=NUMBER, got '%s'", kw, w);
-		if (!strcmp(key, "vector") && e->ev.kind == RTIT_EV_EXT_INTERRUPT) {
+		if (!strcmp(key, "vector") && (e->ev.kind == RTIT_EV_EXT_INTERRUPT ||
+						e->ev.kind == RTIT_EV_VMEXIT)) {
 			if (n > 255)
-				return perr(p, "event interrupt: vector %" PRIu64 " > 255", n);
+				return perr(p, "event %s: vector %" PRIu64 " > 255", kw, n);
 			e->ev.vector = (uint8_t)n;
 			need_vec = false;
+			has_vec = true;
+		} else if (!strcmp(key, "reason") && e->ev.kind == RTIT_EV_VMEXIT) {
+			if (n > 0xffffffffull)
+				return perr(p, "event vmexit: reason 0x%" PRIx64 " is wider than"
+					    " the 32-bit exit-reason field", n);
+			e->ev.msr = (uint32_t)n;
+		} else if (!strcmp(key, "qual") && e->ev.kind == RTIT_EV_VMEXIT) {
+			e->ev.value = n;
 		} else if (!strcmp(key, "cycles") && (e->ev.kind == RTIT_EV_SMI ||
 						      e->ev.kind == RTIT_EV_VMEXIT)) {
 			e->ev.duration = n;
@@ -417,6 +429,11 @@ static int parse_event(struct parser *p, char *rest)
 	}
 	if (need_vec)
 		return perr(p, "event interrupt: missing vector=N");
+	if (e->ev.kind == RTIT_EV_VMEXIT && rtit_vmx_exit_has_vector(e->ev.msr) != has_vec)
+		return perr(p, has_vec ? "event vmexit: vector=N is only for basic exit reasons"
+				       " 0 (exception or NMI) and 1 (external interrupt)" :
+				       "event vmexit: basic exit reason %u needs vector=N",
+			    e->ev.msr & 0xffffu);
 	if (need_ratio)
 		return perr(p, "event freq: missing ratio=N");
 	if (need_ticks)

@@ -1801,8 +1801,15 @@ static uint64_t inject_now(struct rtit_sim *sim, int i, uint64_t ip)
 	}
 	case RTIT_EV_SMI:
 	case RTIT_EV_VMEXIT:
-		/* state changes only: no SMM or VMX root code runs */
-		event_rec(sim, e->kind, ip, ip);
+		/* state changes only: no SMM or VMX root code runs; a VM
+		 * exit's reason, qualification and event vector are what the
+		 * VMCS's exit-information fields would hold (D48) */
+		r = event_rec(sim, e->kind, ip, ip);
+		if (e->kind == RTIT_EV_VMEXIT) {
+			r->msr = e->msr;
+			r->value = e->value;
+			r->vector = e->vector;
+		}
 		rec_done(sim);
 		clock_on_cycles(sim, e->duration);
 		event_rec(sim, e->kind == RTIT_EV_SMI ? RTIT_EV_RSM : RTIT_EV_VMENTRY,

@@ -38,6 +38,10 @@ int rtit_pt_param_set(struct rtit_pt_params *p, const char *key, const char *val
 		{ "single_range", &c->single_range }, { "fabric", &c->fabric },
 		{ "long_tnt", &p->long_tnt }, { "pgd_stop_suppressed", &p->pgd_stop_suppressed },
 		{ "filter_sequential", &p->filter_sequential }, { "psb_mode_tsx", &p->psb_mode_tsx },
+		{ "vmx_conceal_nonroot", &p->vmx_conceal_nonroot },
+		{ "vmx_conceal_exit", &p->vmx_conceal_exit },
+		{ "vmx_conceal_entry", &p->vmx_conceal_entry },
+		{ "vmx_guest_only", &p->vmx_guest_only }, { "vmx_nonroot", &p->vmx_nonroot },
 	};
 	uint64_t v, w;
 

@@ -66,7 +66,12 @@ enum rtit_sim_event {
 	RTIT_EV_NMI,		/* ip = NLIP */
 	RTIT_EV_SMI,		/* ip = NLIP; followed by RSM */
 	RTIT_EV_RSM,		/* next_ip = resumed IP */
-	RTIT_EV_VMEXIT,		/* ip = NLIP of the guest */
+	RTIT_EV_VMEXIT,		/* ip = NLIP of the guest; msr = exit reason
+				 * (SDM Vol. 3 Appendix C; bits 15:0 the basic
+				 * reason), value = exit qualification, vector
+				 * = the event's vector when the basic reason
+				 * is 0 (exception or NMI) or 1 (external
+				 * interrupt) */
 	RTIT_EV_VMENTRY,	/* next_ip = resumed guest IP */
 	RTIT_EV_FREQ_CHANGE,	/* value = new core:bus ratio */
 	RTIT_EV_SLEEP,		/* vector = C-state; value = TSC ticks asleep */
@@ -113,6 +118,30 @@ enum {
 	RTIT_RTM_ABORT_DEBUG = 1u << 4,		/* a debug breakpoint was hit */
 	RTIT_RTM_ABORT_NESTED = 1u << 5		/* aborted inside a nested one */
 };
+
+/* VM exits (SDM Vol. 3 Appendix C "VMX Basic Exit Reasons"): the basic
+ * reasons the trace treats apart.  0 and 1 carry the event's vector, and
+ * with SMIs (5, 6) are the exits "caused by interrupt, fault, or SMI" of
+ * Table 33-59 case 13 (CFE.VMEXIT_INTR). */
+enum {
+	RTIT_VMX_EXIT_EXCEPTION_NMI = 0,
+	RTIT_VMX_EXIT_EXT_INTERRUPT = 1,
+	RTIT_VMX_EXIT_IO_SMI = 5,
+	RTIT_VMX_EXIT_OTHER_SMI = 6,
+	RTIT_VMX_EXIT_PREEMPTION_TIMER = 52	/* a scenario's default */
+};
+
+static inline bool rtit_vmx_exit_has_vector(uint32_t reason)
+{
+	return (reason & 0xffffu) <= RTIT_VMX_EXIT_EXT_INTERRUPT;
+}
+
+static inline bool rtit_vmx_exit_is_intr(uint32_t reason)
+{
+	uint32_t basic = reason & 0xffffu;
+	return basic <= RTIT_VMX_EXIT_EXT_INTERRUPT || basic == RTIT_VMX_EXIT_IO_SMI ||
+	       basic == RTIT_VMX_EXIT_OTHER_SMI;
+}
 
 /* MAX_RTM_NEST_COUNT (implementation-specific, XBEGIN pseudocode): an
  * XBEGIN at this depth aborts.  rtitsim's value, docs/decisions.md. */
@@ -206,6 +235,8 @@ struct rtit_sim_inject {
 				 * TSX_ABORT: the EAX status */
 	uint32_t msr;
 	uint64_t duration;	/* cycles spent in SMM / VMX root */
+	/* VMEXIT: msr = exit reason, value = exit qualification, vector =
+	 * the vector of the event that caused it (basic reason 0 or 1) */
 };
 
 #define RTIT_SIM_MAX_INJECT 64

@@ -127,6 +127,13 @@ static const struct bad bad_cases[] = {
 	  "t.scn:4: event tsx-abort: status 0x100000000 is wider than EAX" },
 	{ CODE "event at insn 5: tsx-abort code=1\n",
 	  "t.scn:4: event tsx-abort: unknown argument 'code'" },
+	{ CODE "event at insn 5: vmexit reason=0\n",
+	  "t.scn:4: event vmexit: basic exit reason 0 needs vector=N" },
+	{ CODE "event at insn 5: vmexit reason=48 vector=14\n",
+	  "t.scn:4: event vmexit: vector=N is only for basic exit reasons 0 (exception or NMI)"
+	  " and 1 (external interrupt)" },
+	{ CODE "event at insn 5: vmexit reason=0x100000000\n",
+	  "t.scn:4: event vmexit: reason 0x100000000 is wider than the 32-bit exit-reason field" },
 	{ CODE "rtm maybe\n", "t.scn:4: rtm: expected on or off, then optionally lines=N" },
 	{ "dialect pt\n" CODE "rtm on lines=0\n", "t.scn:5: rtm: lines must be 1..65536" },
 	{ "dialect pt\n" CODE "rtm on size=3\n", "t.scn:5: rtm: unknown argument 'size'" },
