@@ -613,9 +613,14 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 					return r;
 				continue;
 			case RTIT_PT_PIP:
-				if (!p->pkt.u.pip.nr || (!d->in_vmm && d->nonroot) ||
-				    e->cls == RTIT_IC_MOV_CR3)
-					break;	/* a MOV CR3's, here or ahead */
+				/* PIP(NR=1), no bits pending: a VM entry here
+				 * from VMX root operation; in non-root one only
+				 * when a CFE.VMENTRY says so (its VM exit was
+				 * lost in an overflow), else a MOV CR3's, here
+				 * or ahead */
+				if (!p->pkt.u.pip.nr || e->cls == RTIT_IC_MOV_CR3 ||
+				    (!d->in_vmm && d->nonroot && d->cfe_type != rtit_pt_cfe_vmentry))
+					break;
 				if ((r = vm_entry_here(d)) <= 0 || r == 2)
 					return r;
 				continue;
