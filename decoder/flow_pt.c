@@ -136,6 +136,21 @@ static void pt_mtc(struct rtit_flow_dec *d, uint8_t ctc)
 		d->t_tsc = tsc;
 }
 
+/* The CYC-eligible packets (33.3.6): a CYC right before one gives its
+ * time. */
+static bool cyc_eligible(enum rtit_pkt_type t)
+{
+	switch (t) {
+	case RTIT_PT_TNT8: case RTIT_PT_TNT64: case RTIT_PT_TIP: case RTIT_PT_TIP_PGE:
+	case RTIT_PT_TIP_PGD: case RTIT_PT_MODE_EXEC: case RTIT_PT_MODE_TSX: case RTIT_PT_PIP:
+	case RTIT_PT_VMCS: case RTIT_PT_OVF: case RTIT_PT_MTC: case RTIT_PT_TSC: case RTIT_PT_PTW:
+	case RTIT_PT_EXSTOP:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Brings the next significant packet into view: TNT, TIP, TIP.PGE,
  * TIP.PGD, a FUP that is not status, OVF, TraceStop, and PIP and MODE.Exec
  * while tracing (they belong to a MOV CR3 or a far transfer ahead).  1: in view,
@@ -149,7 +164,10 @@ static int pt_peek(struct rtit_flow_dec *d)
 		if (r <= 0)
 			return r;
 		const struct rtit_packet *p = &it.pkt;
-		bool adj = d->cyc_adj;
+		/* a CYC gives the time of the CYC-eligible packet right
+		 * after it (33.3.6); one before a CYC or another packet is
+		 * stand-alone (D49) */
+		bool adj = d->cyc_adj && cyc_eligible(p->type);
 		if (p->type != RTIT_PT_CYC)
 			d->cyc_adj = false;
 		switch (p->type) {

@@ -413,6 +413,30 @@ static void cyc_due(struct rtit_pt_model *m)
 		m->cyc_base = now_cycles(m);
 }
 
+/* 33.3.6: "Additional CYC packets may be sent stand-alone ... before the
+ * internal hardware counter wraps" (Example 33-1: CYC(4095) with no
+ * packet).  With cyc_standalone = N, a CYC(N) whenever the count reaches
+ * N + CYCThresh: what is left stays at or above the threshold, so the
+ * next CYC-eligible packet still has its own CYC, and a decoder never
+ * takes a stand-alone CYC for a packet's.  Not while a TNT is open: its
+ * CYC, already sent, must stay the last before it (33.3.6.2; D49). */
+static void cyc_standalone(struct rtit_pt_model *m)
+{
+	uint64_t n = m->p.cyc_standalone, thr;
+	struct rtit_packet p = { .type = RTIT_PT_CYC };
+
+	if (!n || !ctl(m, RTIT_PT_CTL_CYC_EN) || m->ovf || !rtit_pt_trigger_en(m) ||
+	    !rtit_pt_tnt_empty(&m->tnt))
+		return;
+	thr = rtit_pt_cyc_threshold((unsigned)((m->ctl & RTIT_PT_CTL_CYC_THRESH_MASK) >> RTIT_PT_CTL_CYC_THRESH_SHIFT));
+	while (now_cycles(m) - m->cyc_base >= n + thr) {
+		p.u.cyc.value = n;
+		if (!put(m, &p, 0, "CYC: stand-alone, before the cycle counter wraps (33.3.6, cyc_standalone)"))
+			return;
+		m->cyc_base += n;
+	}
+}
+
 /* The IP packet of type @t for @ip, with the IPBytes the hardware
  * chooses (Table 33-18). */
 static void ip_packet(const struct rtit_pt_model *m, struct rtit_packet *p, enum rtit_pkt_type t,
@@ -652,6 +676,7 @@ void rtit_pt_time_to(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 	m->last_cycles = r->cycles;
 	m->last_tsc = r->tsc;
 	drain_bytes(m, rtit_ibuf_on_cycles(&m->ibuf, dc));
+	cyc_standalone(m);
 	v = art_of(m, r->tsc) >> mtc_freq(m);
 	if (v > m->mtc_last && ctl(m, RTIT_PT_CTL_MTC_EN) && rtit_pt_trigger_en(m) && !m->asleep) {
 		/* One MTC per toggle of ART bit MTCFreq (33.4.2.12); beyond
@@ -1366,7 +1391,8 @@ void rtit_pt_fast_refresh(struct rtit_pt_model *m)
 			ranges = true;
 	m->fp_ok = !m->p.slow_path_only && m->have_time && !m->deferred_enable && !m->ovf &&
 		   !m->psb_due && !m->ibuf.cap && !m->asleep && !m->halted &&
-		   rtit_pt_trigger_en(m);
+		   rtit_pt_trigger_en(m) &&
+		   !(m->p.cyc_standalone && ctl(m, RTIT_PT_CTL_CYC_EN));	/* D49 */
 	m->fp_pe = rtit_pt_packet_en(m);
 	m->fp_ranges = ranges;
 	m->fp_retc = !ctl(m, RTIT_PT_CTL_DIS_RETC);

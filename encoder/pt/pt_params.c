@@ -86,6 +86,10 @@ int rtit_pt_param_set(struct rtit_pt_params *p, const char *key, const char *val
 		if (rtit_param_u64(value, &v) || v > RTIT_PT_MAX_DEFERRED)
 			return rtit_param_bad(err, errlen, key, value, "0 (off) to 16 TIPs");
 		p->deferred_tips = (uint8_t)v;
+	} else if (!strcmp(key, "cyc_standalone")) {
+		if (rtit_param_u64(value, &v) || v > (1u << 20))
+			return rtit_param_bad(err, errlen, key, value, "0 (off) or cycles up to 2^20");
+		p->cyc_standalone = (uint32_t)v;
 	} else if (!strcmp(key, "ranges")) {
 		if (rtit_param_u64(value, &v) || v > RTIT_PT_MAX_RANGES)
 			return rtit_param_bad(err, errlen, key, value, "0 to 4 address ranges");

@@ -48,6 +48,10 @@ struct rtit_pt_params {
 	 * waits while a partial TNT accumulates, up to this many (at most
 	 * RTIT_PT_MAX_DEFERRED), and goes out after the TNT (D47) */
 	uint8_t deferred_tips;
+	/* Stand-alone CYCs (33.3.6 "before the internal hardware counter
+	 * wraps"), 0 = off: a CYC(N) each time N more cycles than CYCThresh
+	 * asks passed since the last CYC with no CYC sent (D49) */
+	uint32_t cyc_standalone;
 	/* VMX controls for Intel PT (33.5.1, Table 33-52): the three "conceal
 	 * VMX from PT" controls (secondary processor-based execution control
 	 * bit 19, VM-exit control bit 24, VM-entry control bit 17); and
@@ -69,7 +73,7 @@ void rtit_pt_params_default(struct rtit_pt_params *p);
  * ART * NUM / DEN), cbr, vmcs, long_tnt, pgd_stop_suppressed,
  * filter_sequential, psb_mode_tsx, pad_align (PADs aligning each PSB),
  * mnt (an MNT with this payload after each PSBEND), deferred_tips (0-16),
- * vmx_nonroot, vmx_conceal_nonroot, vmx_conceal_exit, vmx_conceal_entry,
+ * cyc_standalone (cycles, 0 = off), vmx_nonroot, vmx_conceal_nonroot, vmx_conceal_exit, vmx_conceal_entry,
  * vmx_guest_only,
  * ranges (0-4), mtc_periods,
  * cyc_thresholds, psb_freqs (16-bit bitmaps), and each capability by its

@@ -70,6 +70,8 @@ def pt_tail(c, cfg):
                    ("vmx_guest_only", 0.2)):
         if vrnd.random() < p:
             cfg.append("param %s = 1" % key)                # D48
+    if vrnd.random() < 0.25:
+        cfg.append("param cyc_standalone = %d" % vrnd.choice([16, 64, 300, 4095]))  # D49
 
 
 def vmexit_args():
