@@ -1590,6 +1590,7 @@ int rtit_pt_model_init(struct rtit_pt_model *m, const struct rtit_pt_params *p,
 	m->sink = *sink;
 	rtit_pkt_ctx_init(&m->ctx, RTIT_DIALECT_PT, false);
 	rtit_last_ip_init(&m->lastip, RTIT_DIALECT_PT);
+	m->lastip.pt_choice = p->ip_choice;
 	rtit_pt_tnt_init(&m->tnt, p->long_tnt);
 	rtit_pt_calls_clear(&m->calls);
 	m->out_mask = RTIT_PT_MASK_LOWER;	/* Table 33-9 reset value */

@@ -52,6 +52,9 @@ struct rtit_pt_params {
 	 * wraps"), 0 = off: a CYC(N) each time N more cycles than CYCThresh
 	 * asks passed since the last CYC with no CYC sent (D49) */
 	uint32_t cyc_standalone;
+	/* Which legal IPBytes (Table 33-18): enum rtit_pt_ip_choice, the
+	 * shortest with 011b first by default (D59) */
+	uint8_t ip_choice;
 	/* VMX controls for Intel PT (33.5.1, Table 33-52): the three "conceal
 	 * VMX from PT" controls (secondary processor-based execution control
 	 * bit 19, VM-exit control bit 24, VM-entry control bit 17); and
@@ -73,7 +76,7 @@ void rtit_pt_params_default(struct rtit_pt_params *p);
  * ART * NUM / DEN), cbr, vmcs, long_tnt, pgd_stop_suppressed,
  * filter_sequential, psb_mode_tsx, pad_align (PADs aligning each PSB),
  * mnt (an MNT with this payload after each PSBEND), deferred_tips (0-16),
- * cyc_standalone (cycles, 0 = off), vmx_nonroot, vmx_conceal_nonroot, vmx_conceal_exit, vmx_conceal_entry,
+ * cyc_standalone (cycles, 0 = off), ip_compression (shortest|update48|full), vmx_nonroot, vmx_conceal_nonroot, vmx_conceal_exit, vmx_conceal_entry,
  * vmx_guest_only,
  * ranges (0-4), mtc_periods,
  * cyc_thresholds, psb_freqs (16-bit bitmaps), and each capability by its

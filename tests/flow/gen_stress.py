@@ -72,6 +72,8 @@ def pt_tail(c, cfg):
             cfg.append("param %s = 1" % key)                # D48
     if vrnd.random() < 0.25:
         cfg.append("param cyc_standalone = %d" % vrnd.choice([16, 64, 300, 4095]))  # D49
+    if vrnd.random() < 0.25:
+        cfg.append("param ip_compression = %s" % vrnd.choice(["update48", "full"]))  # D59
 
 
 def vmexit_args():
