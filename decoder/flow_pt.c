@@ -115,6 +115,7 @@ static void apply_pip(struct rtit_flow_dec *d, const struct rtit_packet *p)
 {
 	d->tmpl.cr3 = p->u.pip.cr3;	/* Table 33-24: CR3[51:5] */
 	d->nonroot = p->u.pip.nr;	/* Table 33-53 */
+	d->vmx_known = true;
 }
 
 /* An MTC (33.4.2.12, 33.8.3.2): ART[f+7:f], f = MTCFreq, had just changed:
@@ -494,6 +495,7 @@ static int vm_entry_here(struct rtit_flow_dec *d)
 	flow_emit_event(d, at, to);
 	d->batch[d->nbatch - 1].cls = RTIT_EV_VMENTRY;
 	d->in_vmm = false;
+	d->nonroot = d->vmx_known = true;	/* also with no PIP (concealed) */
 	d->ip = to;
 	return 1;
 }
@@ -632,12 +634,14 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 				continue;
 			case RTIT_PT_PIP:
 				/* PIP(NR=1), no bits pending: a VM entry here
-				 * from VMX root operation; in non-root one only
-				 * when a CFE.VMENTRY says so (its VM exit was
-				 * lost in an overflow), else a MOV CR3's, here
-				 * or ahead */
+				 * from VMX root operation, when a PIP said root;
+				 * else one only when a CFE.VMENTRY says so (its
+				 * VM exit was lost in an overflow), or a MOV
+				 * CR3's, here or ahead (the PSB+'s PIP may have
+				 * been lost too) */
 				if (!p->pkt.u.pip.nr || e->cls == RTIT_IC_MOV_CR3 ||
-				    (!d->in_vmm && d->nonroot && d->cfe_type != rtit_pt_cfe_vmentry))
+				    (!d->in_vmm && (d->nonroot || !d->vmx_known) &&
+				     d->cfe_type != rtit_pt_cfe_vmentry))
 					break;
 				if ((r = vm_entry_here(d)) <= 0 || r == 2)
 					return r;
