@@ -609,17 +609,63 @@ static int parse_line(struct parser *p, char *s, bool *in_asm, bool *in_expect)
 	} else if (!strcmp(dir, "handler")) {
 		char *vw = word(&rest), *eq = word(&rest), *aw = word(&rest);
 		uint64_t vec;
-		if (!vw || !eq || strcmp(eq, "=") || !aw || word(&rest))
+		if (!vw || !eq || strcmp(eq, "=") || !aw)
 			return perr(p, "handler: expected 'handler VECTOR = ADDRESS|LABEL'");
 		if (parse_u64(vw, &vec) < 0 || vec > 255)
 			return perr(p, "handler: bad vector '%s' (0..255)", vw);
 		GROW(sc->handlers, sc->nhandlers);
 		struct rtit_scn_handler *h = &sc->handlers[sc->nhandlers];
+		memset(h, 0, sizeof(*h));
 		h->vector = (unsigned)vec;
 		h->line = p->line;
-		if ((r = parse_addr(p, aw, &h->ip, "handler")) < 0)
-			return r;
+		if (!strcmp(aw, "task")) {
+			/* handler N = task SEL: a task gate (SDM 6.12.2) */
+			char *sw = word(&rest);
+			uint64_t sel;
+			if (!sw || word(&rest) || parse_u64(sw, &sel) < 0 || !sel || sel > 0xffff)
+				return perr(p, "handler: expected 'handler VECTOR = task SELECTOR'");
+			h->task = (uint16_t)sel;
+		} else {
+			if (word(&rest))
+				return perr(p, "handler: expected 'handler VECTOR = ADDRESS|LABEL'");
+			if ((r = parse_addr(p, aw, &h->ip, "handler")) < 0)
+				return r;
+		}
 		sc->nhandlers++;
+	} else if (!strcmp(dir, "task") || !strcmp(dir, "tr")) {
+		bool is_tr = dir[1] == 'r';
+		char *sw = word(&rest), *w;
+		uint64_t sel, n;
+		if (!sw || parse_u64(sw, &sel) < 0 || !sel || sel > 0xffff)
+			return perr(p, is_tr ? "tr: expected 'tr SELECTOR'" :
+				    "task: expected 'task SELECTOR tss=ADDRESS [mode=16|32]'");
+		GROW(sc->tasks, sc->ntasks);
+		struct rtit_scn_task *t = &sc->tasks[sc->ntasks];
+		memset(t, 0, sizeof(*t));
+		t->sel = (uint16_t)sel;
+		t->mode = 32;
+		t->tr = is_tr;
+		t->line = p->line;
+		bool has_tss = false;
+		while (!is_tr && (w = word(&rest)) != NULL) {
+			char *key, *val;
+			if (kv(w, &key, &val) < 0 || parse_u64(val, &n) < 0)
+				return perr(p, "task: expected key=NUMBER, got '%s'", w);
+			if (!strcmp(key, "tss")) {
+				t->tss = n;
+				has_tss = true;
+			} else if (!strcmp(key, "mode") && (n == 16 || n == 32)) {
+				t->mode = (int)n;
+			} else {
+				return perr(p, "task: unknown or bad argument '%s=%s' (tss=ADDRESS,"
+					    " mode=16|32)", key, val);
+			}
+		}
+		if (is_tr && word(&rest))
+			return perr(p, "tr: expected 'tr SELECTOR'");
+		if (!is_tr && !has_tss)
+			return perr(p, "task: missing tss=ADDRESS");
+		sc->ntasks++;
 	} else if (!strcmp(dir, "mem")) {
 		char *aw = word(&rest), *sw = word(&rest);
 		uint64_t a, n;
@@ -868,6 +914,7 @@ void rtit_scenario_fini(struct rtit_scenario *sc)
 	free(sc->params);
 	free(sc->events);
 	free(sc->handlers);
+	free(sc->tasks);
 	free(sc->mems);
 	free(sc->regs);
 	for (size_t i = 0; i < sc->nexpect; i++)
@@ -991,8 +1038,27 @@ int rtit_scenario_setup(const struct rtit_scenario *sc, struct rtit_sim *sim,
 		if ((r = rtit_sim_set_entry(sim, e)) < 0)
 			return serr(err, sc, sc->asm_line, r, "%s", rtit_sim_errmsg(sim));
 	}
+	for (int pass = 0; pass < 2; pass++) {	/* the tasks, then TR */
+		for (size_t i = 0; i < sc->ntasks; i++) {
+			const struct rtit_scn_task *t = &sc->tasks[i];
+			if (t->tr != (pass == 1))
+				continue;
+			r = t->tr ? rtit_sim_set_tr(sim, t->sel) :
+				    rtit_sim_add_task(sim, t->sel, t->tss, t->mode);
+			if (r < 0)
+				return serr(err, sc, t->line, r, "%s: %s", t->tr ? "tr" : "task",
+					    rtit_sim_errmsg(sim));
+		}
+	}
 	for (size_t i = 0; i < sc->nhandlers; i++) {
 		uint64_t a;
+		if (sc->handlers[i].task) {
+			if ((r = rtit_sim_set_task_gate(sim, sc->handlers[i].vector,
+							sc->handlers[i].task)) < 0)
+				return serr(err, sc, sc->handlers[i].line, r, "handler: %s",
+					    rtit_sim_errmsg(sim));
+			continue;
+		}
 		if ((r = resolve(sc, sim, &sc->handlers[i].ip, sc->handlers[i].line,
 				 &a, err)) < 0)
 			return r;

@@ -361,6 +361,25 @@ int rtit_sim_symbol(const struct rtit_sim *sim, const char *name,
 /* Sets the handler of an interrupt vector (the interrupt table). */
 int rtit_sim_set_handler(struct rtit_sim *sim, unsigned vector, uint64_t ip);
 
+/*
+ * Tasks (mode 32 only: IA-32e mode has no task switching, SDM Vol. 3
+ * 7.7).  rtit_sim_add_task declares a 32-bit TSS descriptor at GDT
+ * selector @sel for the TSS at linear @tss (104 bytes of mapped memory,
+ * Figure 7-2), whose code runs with operand size @mode (32, or 16: CS.D =
+ * 0, which the simulator records but does not execute: the run must end
+ * at such a task's first instruction).  rtit_sim_set_tr names the current
+ * task (TR), rtit_sim_set_task_gate makes @vector's IDT entry a task gate.
+ * A far JMP or CALL to a task's selector, or an interrupt through a task
+ * gate, switches tasks (SDM 7.3): the state goes to the current TSS, CR3,
+ * EIP, EFLAGS, the general registers and CS/SS come from the new one (CALL
+ * and interrupts: back link and EFLAGS.NT).  At most RTIT_SIM_MAX_TASKS.
+ * Returns 0 or -RTIT_ERR_INVALID (bad selector, mode, or not mode 32).
+ */
+#define RTIT_SIM_MAX_TASKS 8
+int rtit_sim_add_task(struct rtit_sim *sim, uint16_t sel, uint64_t tss, int mode);
+int rtit_sim_set_tr(struct rtit_sim *sim, uint16_t sel);
+int rtit_sim_set_task_gate(struct rtit_sim *sim, unsigned vector, uint16_t sel);
+
 /* Sets a guest register by Unicorn id (UC_X86_REG_*), e.g. RSP, before
  * the run.  Returns 0 or -RTIT_ERR_INVALID. */
 int rtit_sim_set_reg(struct rtit_sim *sim, int uc_reg, uint64_t value);
