@@ -496,6 +496,16 @@ static void emit_ip(struct rtit_pt_model *m, enum rtit_pkt_type t, uint64_t ip, 
 	send(m, &p, ip, why, t == RTIT_PT_FUP ? 0 : F_ELIG);
 }
 
+bool rtit_pt_send_plain(struct rtit_pt_model *m, struct rtit_packet *p, const char *why)
+{
+	return send(m, p, 0, why, 0);
+}
+
+void rtit_pt_send_fup(struct rtit_pt_model *m, uint64_t ip, const char *why)
+{
+	emit_ip(m, RTIT_PT_FUP, ip, why);
+}
+
 /* The TIP of a near indirect JMP or CALL (Table 33-55 case 4), deferred
  * while a partial TNT accumulates when deferred_tips allows (33.4.2.3;
  * not with CYCEn, whose CYC belongs right before its packet: D47). */
@@ -1272,6 +1282,9 @@ static void on_event_other(struct rtit_pt_model *m, const struct rtit_sim_rec *r
 		m->asleep = false;
 		m->mtc_last = art_of(m, r->tsc) >> mtc_freq(m);
 		power_exit(m);
+		break;
+	case RTIT_EV_PEBS:
+		rtit_pt_on_pebs(m, r);	/* pt_pebs.c */
 		break;
 	default:
 		break;
