@@ -164,6 +164,10 @@ static const int gpr_reg64[16] = {
 	UC_X86_REG_R8, UC_X86_REG_R9, UC_X86_REG_R10, UC_X86_REG_R11,
 	UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15,
 };
+static const int gpr_reg32[8] = {
+	UC_X86_REG_EAX, UC_X86_REG_ECX, UC_X86_REG_EDX, UC_X86_REG_EBX,
+	UC_X86_REG_ESP, UC_X86_REG_EBP, UC_X86_REG_ESI, UC_X86_REG_EDI,
+};
 
 /* Memory Info (20.9.2.2.2): the linear address of the eventing
  * instruction's memory operand, from the registers after it (the state
@@ -225,7 +229,7 @@ void sim_pmu_assist(struct rtit_sim *sim, uint64_t ip)
 	r->gpr[0] &= 0xffffffffull;
 	r->gpr[1] = ip;	/* Unicorn's RIP may lag at a stop */
 	for (unsigned i = 0; i < (m64 ? 16u : 8u); i++)
-		uc_reg_read(sim->uc, gpr_reg64[i], &r->gpr[2 + i]);
+		uc_reg_read(sim->uc, m64 ? gpr_reg64[i] : gpr_reg32[i], &r->gpr[2 + i]);
 	if (!m64)
 		for (unsigned i = 0; i < 18; i++)
 			r->gpr[i] &= 0xffffffffull;
