@@ -10,6 +10,9 @@
  *   tsx             an Intel PT trace with MODE.TSX begin, commit and
  *                   abort decodes to its records; its mutants keep the
  *                   invariants
+ *   pebs            an Intel PT trace with a PEBS record (BBP, BIPs, BEP,
+ *                   FUP) decodes to its records; its mutants keep the
+ *                   invariants (the walk's block handling, D55)
  * A broken invariant aborts inside fuzz_flow_one() with its name.
  */
 #include <string.h>
@@ -17,6 +20,7 @@
 #include <criterion/criterion.h>
 
 #include "fuzz_flow.h"
+#include "rtit/pebs.h"
 
 /* Image at 0x401000:
  *   401000 b9 03 00 00 00  mov ecx, 3
@@ -302,6 +306,90 @@ Test(fuzz_flow, tsx_seed_and_mutants, .timeout = 240)
 	n += sizeof(tsx_trace);
 	fuzz_flow_one(base, n);
 	uint64_t x = 0x2545f4914f6cdd1dull;
+	for (int iter = 0; iter < 30000; iter++) {
+		size_t m = n;
+		memcpy(buf, base, n);
+		for (unsigned j = 0, k = 1 + (unsigned)(rng(&x) % 4); j < k; j++) {
+			size_t at = 3 + (size_t)(rng(&x) % (m - 3));
+			if (rng(&x) % 2)
+				buf[at] ^= (uint8_t)(1u << (rng(&x) % 8));
+			else
+				buf[at] = (uint8_t)rng(&x);
+		}
+		if (rng(&x) % 8 == 0)
+			m = 3 + (size_t)(rng(&x) % (m - 2));
+		fuzz_flow_one(buf, m);
+	}
+}
+
+/* Image at 0x401000: nop, nop, hlt.  Trace: PSB, PSBEND, MODE.Exec 64,
+ * TIP.PGE(0x401000) (IPBytes 011b), then a PEBS record after the first
+ * NOP: BBP(Basic, SZ=0) 02 63 04, BIP ID 0 (IP 0x401000), ID 1 (PMC0),
+ * ID 2 (TSC 5), BEP(IP=1) 02 B3, FUP(0x401001) 3D 01 10 (Tables 33-45 to
+ * 33-48).  Flow: the NOP, then the PEBS record at 0x401001. */
+static const uint8_t pebs_img[] = { 0x90, 0x90, 0xf4 };
+static const uint8_t pebs_trace[] = {
+	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	0x02, 0x23,
+	0x99, 0x01,
+	0x71, 0x00, 0x10, 0x40, 0x00, 0x00, 0x00,
+	0x02, 0x63, 0x04,
+	0x04, 0x00, 0x10, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x0c, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x14, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x02, 0xb3,
+	0x3d, 0x01, 0x10,
+};
+
+static int pebs_rd(void *o, uint64_t a, uint8_t *b, size_t n)
+{
+	(void)o;
+	if (a < FUZZ_FLOW_BASE || a - FUZZ_FLOW_BASE > sizeof(pebs_img) ||
+	    n > sizeof(pebs_img) - (a - FUZZ_FLOW_BASE))
+		return -1;
+	memcpy(b, pebs_img + (a - FUZZ_FLOW_BASE), n);
+	return 0;
+}
+
+Test(fuzz_flow, pebs_seed_and_mutants, .timeout = 240)
+{
+	struct rtit_flow_cfg cfg;
+	struct rtit_flow_dec *d;
+	struct tsx_seen s = { 0 };
+	static const struct rtit_pebs_item items[3] = {
+		{ 0x04, 0, 0, 0x401000 }, { 0x04, 1, 0, 1 }, { 0x04, 2, 0, 5 },
+	};
+
+	rtit_flow_cfg_default(&cfg);
+	cfg.dialect = RTIT_DIALECT_PT;
+	cfg.mem = pebs_trace;
+	cfg.mem_len = sizeof(pebs_trace);
+	cfg.read_mem = pebs_rd;
+	cfg.on_rec = tsx_on_rec;
+	cfg.on_note = tsx_on_note;
+	cfg.opaque = &s;
+	cr_assert_eq(rtit_flow_dec_new(&d, &cfg), 0);
+	rtit_flow_dec_run(d);
+	rtit_flow_dec_free(d);
+	cr_assert_eq(s.errors, 0);
+	cr_assert_geq(s.n, 2);
+	cr_expect(s.r[0].kind == RTIT_SIM_INSN && s.r[0].ip == 0x401000);
+	cr_expect(s.r[1].kind == RTIT_SIM_EVENT && s.r[1].cls == RTIT_EV_PEBS &&
+		  s.r[1].ip == 0x401001 && s.r[1].value == 0x401000 && s.r[1].vector == 0);
+	cr_expect_eq(s.r[1].msr, rtit_pebs_digest(items, 3));
+
+	uint8_t base[128], buf[256];
+	size_t n = 0;
+	base[n++] = 0x80;
+	base[n++] = sizeof(pebs_img);
+	base[n++] = 0;
+	memcpy(base + n, pebs_img, sizeof(pebs_img));
+	n += sizeof(pebs_img);
+	memcpy(base + n, pebs_trace, sizeof(pebs_trace));
+	n += sizeof(pebs_trace);
+	fuzz_flow_one(base, n);
+	uint64_t x = 0x9e3779b97f4a7c15ull;
 	for (int iter = 0; iter < 30000; iter++) {
 		size_t m = n;
 		memcpy(buf, base, n);
