@@ -269,6 +269,39 @@ static void tsx_on_note(void *o, const struct rtit_flow_note *nt)
 		((struct tsx_seen *)o)->errors++;
 }
 
+/* An Intel PT input (byte 0 = 0x80) of @img and @trace, then 30000
+ * mutants of it (1-4 bytes changed, sometimes cut short) through
+ * fuzz_flow_one, whose invariants must hold. */
+static void pt_mutants(const uint8_t *img, size_t ni, const uint8_t *trace, size_t nt, uint64_t x)
+{
+	uint8_t base[128], buf[256];
+	size_t n = 0;
+
+	cr_assert_leq(3 + ni + nt, sizeof(base));
+	base[n++] = 0x80;
+	base[n++] = (uint8_t)ni;
+	base[n++] = 0;
+	memcpy(base + n, img, ni);
+	n += ni;
+	memcpy(base + n, trace, nt);
+	n += nt;
+	fuzz_flow_one(base, n);
+	for (int iter = 0; iter < 30000; iter++) {
+		size_t m = n;
+		memcpy(buf, base, n);
+		for (unsigned j = 0, k = 1 + (unsigned)(rng(&x) % 4); j < k; j++) {
+			size_t at = 3 + (size_t)(rng(&x) % (m - 3));
+			if (rng(&x) % 2)
+				buf[at] ^= (uint8_t)(1u << (rng(&x) % 8));
+			else
+				buf[at] = (uint8_t)rng(&x);
+		}
+		if (rng(&x) % 8 == 0)
+			m = 3 + (size_t)(rng(&x) % (m - 2));
+		fuzz_flow_one(buf, m);
+	}
+}
+
 Test(fuzz_flow, tsx_seed_and_mutants, .timeout = 240)
 {
 	struct rtit_flow_cfg cfg;
@@ -295,31 +328,7 @@ Test(fuzz_flow, tsx_seed_and_mutants, .timeout = 240)
 		  s.r[3].ip == 0x40100f && s.r[3].next_ip == 0x401012);
 
 	/* mutants of it: the invariants of fuzz_flow_one hold */
-	uint8_t base[128], buf[256];
-	size_t n = 0;
-	base[n++] = 0x80;
-	base[n++] = sizeof(tsx_img);
-	base[n++] = 0;
-	memcpy(base + n, tsx_img, sizeof(tsx_img));
-	n += sizeof(tsx_img);
-	memcpy(base + n, tsx_trace, sizeof(tsx_trace));
-	n += sizeof(tsx_trace);
-	fuzz_flow_one(base, n);
-	uint64_t x = 0x2545f4914f6cdd1dull;
-	for (int iter = 0; iter < 30000; iter++) {
-		size_t m = n;
-		memcpy(buf, base, n);
-		for (unsigned j = 0, k = 1 + (unsigned)(rng(&x) % 4); j < k; j++) {
-			size_t at = 3 + (size_t)(rng(&x) % (m - 3));
-			if (rng(&x) % 2)
-				buf[at] ^= (uint8_t)(1u << (rng(&x) % 8));
-			else
-				buf[at] = (uint8_t)rng(&x);
-		}
-		if (rng(&x) % 8 == 0)
-			m = 3 + (size_t)(rng(&x) % (m - 2));
-		fuzz_flow_one(buf, m);
-	}
+	pt_mutants(tsx_img, sizeof(tsx_img), tsx_trace, sizeof(tsx_trace), 0x2545f4914f6cdd1dull);
 }
 
 /* Image at 0x401000: nop, nop, hlt.  Trace: PSB, PSBEND, MODE.Exec 64,
@@ -379,29 +388,5 @@ Test(fuzz_flow, pebs_seed_and_mutants, .timeout = 240)
 		  s.r[1].ip == 0x401001 && s.r[1].value == 0x401000 && s.r[1].vector == 0);
 	cr_expect_eq(s.r[1].msr, rtit_pebs_digest(items, 3));
 
-	uint8_t base[128], buf[256];
-	size_t n = 0;
-	base[n++] = 0x80;
-	base[n++] = sizeof(pebs_img);
-	base[n++] = 0;
-	memcpy(base + n, pebs_img, sizeof(pebs_img));
-	n += sizeof(pebs_img);
-	memcpy(base + n, pebs_trace, sizeof(pebs_trace));
-	n += sizeof(pebs_trace);
-	fuzz_flow_one(base, n);
-	uint64_t x = 0x9e3779b97f4a7c15ull;
-	for (int iter = 0; iter < 30000; iter++) {
-		size_t m = n;
-		memcpy(buf, base, n);
-		for (unsigned j = 0, k = 1 + (unsigned)(rng(&x) % 4); j < k; j++) {
-			size_t at = 3 + (size_t)(rng(&x) % (m - 3));
-			if (rng(&x) % 2)
-				buf[at] ^= (uint8_t)(1u << (rng(&x) % 8));
-			else
-				buf[at] = (uint8_t)rng(&x);
-		}
-		if (rng(&x) % 8 == 0)
-			m = 3 + (size_t)(rng(&x) % (m - 2));
-		fuzz_flow_one(buf, m);
-	}
+	pt_mutants(pebs_img, sizeof(pebs_img), pebs_trace, sizeof(pebs_trace), 0x9e3779b97f4a7c15ull);
 }
