@@ -1447,9 +1447,11 @@ static void rec_slow(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 	}
 	/* A HLT or MWAIT ends at the next record that is not its own
 	 * SLEEP/WAKE: the interrupt or NMI that woke it, or the next
-	 * instruction after a masked interrupt (Table 33-57 case 7). */
+	 * instruction after a masked interrupt (Table 33-57 case 7).  Not
+	 * at the PEBS record of the HLT itself: the assist follows the HLT's
+	 * retirement, it does not wake it (D54). */
 	if (m->halted && (r->kind == RTIT_SIM_INSN ||
-			  (r->cls != RTIT_EV_SLEEP && r->cls != RTIT_EV_WAKE)))
+			  (r->cls != RTIT_EV_SLEEP && r->cls != RTIT_EV_WAKE && r->cls != RTIT_EV_PEBS)))
 		power_exit(m);
 	if (r->kind == RTIT_SIM_INSN) {
 		on_op(m, r);

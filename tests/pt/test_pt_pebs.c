@@ -285,3 +285,26 @@ Test(pebs, decoded_bips_carry_their_block_type)
 	cr_expect_str_eq(rtit_pebs_item_name(RTIT_BBP_LBR2, 0x1f, nm, sizeof(nm)), "LBR[TOS-31]_INFO");
 	cr_expect_str_eq(rtit_pebs_item_name(RTIT_BBP_XMM, 0x1d, nm, sizeof(nm)), "XMM14_Q1");
 }
+
+/* The PEBS record of a HLT (the counter overflowed on it) comes with the
+ * HLT, before the wake: PWRE, EXSTOP, FUP (Table 33-57 case 5), the
+ * block, and only the interrupt that wakes it brings CBR and PWRX (case
+ * 7, D54). */
+Test(pebs, record_of_a_hlt_comes_before_the_wake)
+{
+	size_t t0;
+	static const enum rtit_pkt_type want[] = {
+		RTIT_PT_PWRE, RTIT_PT_EXSTOP, RTIT_PT_FUP, RTIT_PT_BBP, RTIT_PT_BIP, RTIT_PT_BIP,
+		RTIT_PT_BIP, RTIT_PT_BEP, RTIT_PT_FUP, RTIT_PT_CBR, RTIT_PT_PWRX, RTIT_PT_FUP,
+		RTIT_PT_TIP,
+	};
+
+	start(PT_CTL_ON | RTIT_PT_CTL_PWR_EVT_EN, 0x1000);
+	t0 = h.ntypes;
+	px_insn(&h, RTIT_IC_HLT, 0x1002, 1, 0x1003, false);
+	pebs(0x1003, &(struct rtit_sim_pebs){ .ip = 0x1002, .counters = 1, .tsc = 3, .mode = 64 });
+	px_event(&h, RTIT_EV_EXT_INTERRUPT, 0x1003, 0x1080, 0x20);
+	cr_assert_eq(h.ntypes - t0, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		cr_expect_eq(h.types[t0 + i], want[i], "packet %zu", i);
+}
