@@ -341,6 +341,14 @@ static int overflow(struct rtit_flow_dec *d)
 		flow_enable_at(d, ip);
 		if ((r = pt_peek(d)) < 0)
 			return r;
+		if (r && is_type(d, RTIT_PT_PIP) && d->la.pkt.u.pip.nr && d->nonroot && !d->in_vmm) {
+			/* PIP(NR=1) right after the OVF's FUP, not at a MOV
+			 * CR3: the overflow resolved at a VM entry whose VM
+			 * exit it lost (Table 33-53: PIP(NR=1), TIP follow) */
+			const struct ic_ent *e;
+			if (ic_get(d, ip, &e) >= 0 && e->cls != RTIT_IC_MOV_CR3)
+				d->in_vmm = true;
+		}
 		if (r && is_type(d, RTIT_PT_TIP_PGD)) {
 			/* TraceEn cleared during the overflow: OVF, FUP,
 			 * TIP.PGD() (Table 33-56 case 3) */
