@@ -246,13 +246,16 @@ static const uint8_t tsx_trace[] = {
 
 struct tsx_seen { int n; struct rtit_sim_rec r[8]; uint64_t errors; };
 
-static int tsx_rd(void *o, uint64_t a, uint8_t *b, size_t n)
+/* The image of the seed being decoded (pt_decode). */
+static const uint8_t *rd_img;
+static size_t rd_len;
+
+static int img_rd(void *o, uint64_t a, uint8_t *b, size_t n)
 {
 	(void)o;
-	if (a < FUZZ_FLOW_BASE || a - FUZZ_FLOW_BASE > sizeof(tsx_img) ||
-	    n > sizeof(tsx_img) - (a - FUZZ_FLOW_BASE))
+	if (a < FUZZ_FLOW_BASE || a - FUZZ_FLOW_BASE > rd_len || n > rd_len - (a - FUZZ_FLOW_BASE))
 		return -1;
-	memcpy(b, tsx_img + (a - FUZZ_FLOW_BASE), n);
+	memcpy(b, rd_img + (a - FUZZ_FLOW_BASE), n);
 	return 0;
 }
 
@@ -267,6 +270,29 @@ static void tsx_on_note(void *o, const struct rtit_flow_note *nt)
 {
 	if (nt->kind == RTIT_FLOW_N_ERROR)
 		((struct tsx_seen *)o)->errors++;
+}
+
+/* Decodes an Intel PT @trace over @img into @s, with no error. */
+static void pt_decode(const uint8_t *img, size_t ni, const uint8_t *trace, size_t nt,
+		      struct tsx_seen *s)
+{
+	struct rtit_flow_cfg cfg;
+	struct rtit_flow_dec *d;
+
+	rd_img = img;
+	rd_len = ni;
+	rtit_flow_cfg_default(&cfg);
+	cfg.dialect = RTIT_DIALECT_PT;
+	cfg.mem = trace;
+	cfg.mem_len = nt;
+	cfg.read_mem = img_rd;
+	cfg.on_rec = tsx_on_rec;
+	cfg.on_note = tsx_on_note;
+	cfg.opaque = s;
+	cr_assert_eq(rtit_flow_dec_new(&d, &cfg), 0);
+	rtit_flow_dec_run(d);
+	rtit_flow_dec_free(d);
+	cr_assert_eq(s->errors, 0);
 }
 
 /* An Intel PT input (byte 0 = 0x80) of @img and @trace, then 30000
@@ -304,22 +330,9 @@ static void pt_mutants(const uint8_t *img, size_t ni, const uint8_t *trace, size
 
 Test(fuzz_flow, tsx_seed_and_mutants, .timeout = 240)
 {
-	struct rtit_flow_cfg cfg;
-	struct rtit_flow_dec *d;
 	struct tsx_seen s = { 0 };
 
-	rtit_flow_cfg_default(&cfg);
-	cfg.dialect = RTIT_DIALECT_PT;
-	cfg.mem = tsx_trace;
-	cfg.mem_len = sizeof(tsx_trace);
-	cfg.read_mem = tsx_rd;
-	cfg.on_rec = tsx_on_rec;
-	cfg.on_note = tsx_on_note;
-	cfg.opaque = &s;
-	cr_assert_eq(rtit_flow_dec_new(&d, &cfg), 0);
-	rtit_flow_dec_run(d);
-	rtit_flow_dec_free(d);
-	cr_assert_eq(s.errors, 0);
+	pt_decode(tsx_img, sizeof(tsx_img), tsx_trace, sizeof(tsx_trace), &s);
 	cr_assert_geq(s.n, 4);
 	cr_expect(s.r[0].cls == RTIT_IC_XBEGIN && s.r[0].ip == 0x401000 && (s.r[0].flags & RTIT_SIM_F_TX));
 	cr_expect(s.r[1].cls == RTIT_IC_XEND && s.r[1].ip == 0x401006 && (s.r[1].flags & RTIT_SIM_F_TX));
@@ -351,37 +364,14 @@ static const uint8_t pebs_trace[] = {
 	0x3d, 0x01, 0x10,
 };
 
-static int pebs_rd(void *o, uint64_t a, uint8_t *b, size_t n)
-{
-	(void)o;
-	if (a < FUZZ_FLOW_BASE || a - FUZZ_FLOW_BASE > sizeof(pebs_img) ||
-	    n > sizeof(pebs_img) - (a - FUZZ_FLOW_BASE))
-		return -1;
-	memcpy(b, pebs_img + (a - FUZZ_FLOW_BASE), n);
-	return 0;
-}
-
 Test(fuzz_flow, pebs_seed_and_mutants, .timeout = 240)
 {
-	struct rtit_flow_cfg cfg;
-	struct rtit_flow_dec *d;
 	struct tsx_seen s = { 0 };
 	static const struct rtit_pebs_item items[3] = {
 		{ 0x04, 0, 0, 0x401000 }, { 0x04, 1, 0, 1 }, { 0x04, 2, 0, 5 },
 	};
 
-	rtit_flow_cfg_default(&cfg);
-	cfg.dialect = RTIT_DIALECT_PT;
-	cfg.mem = pebs_trace;
-	cfg.mem_len = sizeof(pebs_trace);
-	cfg.read_mem = pebs_rd;
-	cfg.on_rec = tsx_on_rec;
-	cfg.on_note = tsx_on_note;
-	cfg.opaque = &s;
-	cr_assert_eq(rtit_flow_dec_new(&d, &cfg), 0);
-	rtit_flow_dec_run(d);
-	rtit_flow_dec_free(d);
-	cr_assert_eq(s.errors, 0);
+	pt_decode(pebs_img, sizeof(pebs_img), pebs_trace, sizeof(pebs_trace), &s);
 	cr_assert_geq(s.n, 2);
 	cr_expect(s.r[0].kind == RTIT_SIM_INSN && s.r[0].ip == 0x401000);
 	cr_expect(s.r[1].kind == RTIT_SIM_EVENT && s.r[1].cls == RTIT_EV_PEBS &&
