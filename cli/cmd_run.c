@@ -446,6 +446,11 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	/* Encoder parameters from the scenario's param lines. */
 	rtit_r_params_default(&r.params);
 	rtit_pt_params_default(&r.ptp);
+	/* a program that takes VM exits is a guest: it starts in VMX
+	 * non-root operation unless a param line says otherwise (D48) */
+	for (size_t i = 0; i < r.sc.nevents; i++)
+		if (r.sc.events[i].ev.kind == RTIT_EV_VMEXIT)
+			r.ptp.vmx_nonroot = true;
 	for (size_t i = 0; i < r.sc.nparams; i++) {
 		char e[256];
 		int pr = r.dialect == RTIT_DIALECT_PT ?

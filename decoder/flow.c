@@ -1220,6 +1220,10 @@ int rtit_flow_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 			 (r->flags & RTIT_SIM_F_FAULT) ? "fault" : "trap");
 	else if (r->cls == RTIT_EV_EXT_INTERRUPT || r->cls == RTIT_EV_NMI)
 		snprintf(extra, sizeof(extra), " vec=%u", r->vector);
+	else if (r->cls == RTIT_EV_VMEXIT && (r->pad0 & RTIT_FLOW_A_VMX_INFO))
+		snprintf(extra, sizeof(extra), rtit_vmx_exit_has_vector(r->msr) ?
+			 " reason=%u qual=0x%" PRIx64 " vec=%u" : " reason=%u qual=0x%" PRIx64,
+			 r->msr, r->value, r->vector);
 	return snprintf(buf, size, "E %016" PRIx64 " %-8s%s -> %016" PRIx64 "%s", r->ip,
 			r->cls ? rtit_sim_event_name(r->cls) : "event", extra, r->next_ip, t);
 }

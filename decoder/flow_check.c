@@ -198,6 +198,29 @@ static void mismatch(struct rtit_flow_cmp *c, const struct rtit_sim_rec *d, size
 	snprintf(m->what, sizeof(m->what), "%s", what);
 }
 
+/* A decoded VM exit with its exit information (RTIT_FLOW_A_VMX_INFO): the
+ * truth's VM exit between the last record matched and the next visible
+ * one, at the same IP, must have the same reason, qualification and
+ * vector.  Not checked at the start of a segment. */
+static bool vmexit_agrees(struct rtit_flow_cmp *c, const struct rtit_sim_rec *d, uint64_t off)
+{
+	if (!c->in_seg || !c->ncand)
+		return true;
+	for (size_t i = c->cand[0].next; i-- > 0 && !visible(&c->t[i]);) {
+		const struct rtit_sim_rec *t = &c->t[i];
+		if (t->cls != RTIT_EV_VMEXIT || t->ip != d->ip)
+			continue;
+		if (t->msr == d->msr && t->value == d->value &&
+		    (!rtit_vmx_exit_has_vector(t->msr) || t->vector == d->vector))
+			return true;
+		mismatch(c, d, i, off, t->msr != d->msr ? "VM exit reason (EVD.VMXR) differs" :
+				       t->value != d->value ? "VM exit qualification (EVD.VMXQ) differs" :
+				       "VM exit vector (CFE.VMEXIT_INTR) differs");
+		return false;
+	}
+	return true;
+}
+
 bool rtit_flow_cmp_feed(struct rtit_flow_cmp *c, const struct rtit_sim_rec *recs,
 			const uint64_t *offs, size_t n)
 {
@@ -206,8 +229,15 @@ bool rtit_flow_cmp_feed(struct rtit_flow_cmp *c, const struct rtit_sim_rec *recs
 	for (size_t i = 0; i < n && !c->failed; i++, c->dec_index++) {
 		const struct rtit_sim_rec *d = &recs[i];
 		uint64_t off = offs ? offs[i] : 0;
-		if (d->kind == RTIT_SIM_EVENT && d->cls && !visible(d))
-			continue;	/* named, and ignored in the truth: VM exit/entry */
+		if (d->kind == RTIT_SIM_EVENT && d->cls && !visible(d)) {
+			/* named, and ignored in the truth (VM exit/entry) but
+			 * for what EVD/CFE said of a VM exit: the truth's
+			 * next VM exit at that IP must agree */
+			if (d->cls == RTIT_EV_VMEXIT && (d->pad0 & RTIT_FLOW_A_VMX_INFO) &&
+			    !vmexit_agrees(c, d, off))
+				return false;
+			continue;
+		}
 		if (!c->in_seg) {
 			/* a new segment: every matching truth record after pos */
 			c->ncand = 0;

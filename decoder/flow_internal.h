@@ -88,6 +88,10 @@ struct rtit_flow_dec {
 	bool in_vmm;		/* after a VM exit, until the VM entry */
 	uint8_t cfe_type;	/* the last CFE's type, until an INT n ... */
 	uint8_t cfe_vec;	/* ... and its vector (Table 33-59) */
+	bool vmx_known;		/* a PIP said root or non-root (NR) */
+	uint8_t evd_seen;	/* EVD.VMXQ (bit 0), EVD.VMXR (bit 1) since
+				 * the last VM exit (Table 33-59 cases 13/14) */
+	uint64_t evd_vmxq, evd_vmxr;
 	/* RFLAGS.IF from a MODE.Exec that kept the CS bits, until the
 	 * instruction or transfer it belongs to: -1 none, 0 or 1; mode_fup:
 	 * no FUP or TIP has come since (a FUP now is CLI/STI/POPF's) */

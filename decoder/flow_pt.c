@@ -118,6 +118,7 @@ static void apply_pip(struct rtit_flow_dec *d, const struct rtit_packet *p)
 {
 	d->tmpl.cr3 = p->u.pip.cr3;	/* Table 33-24: CR3[51:5] */
 	d->nonroot = p->u.pip.nr;	/* Table 33-53 */
+	d->vmx_known = true;
 }
 
 /* An MTC (33.4.2.12, 33.8.3.2): ART[f+7:f], f = MTCFreq, had just changed:
@@ -139,6 +140,21 @@ static void pt_mtc(struct rtit_flow_dec *d, uint8_t ctc)
 		d->t_tsc = tsc;
 }
 
+/* The CYC-eligible packets (33.3.6): a CYC right before one gives its
+ * time. */
+static bool cyc_eligible(enum rtit_pkt_type t)
+{
+	switch (t) {
+	case RTIT_PT_TNT8: case RTIT_PT_TNT64: case RTIT_PT_TIP: case RTIT_PT_TIP_PGE:
+	case RTIT_PT_TIP_PGD: case RTIT_PT_MODE_EXEC: case RTIT_PT_MODE_TSX: case RTIT_PT_PIP:
+	case RTIT_PT_VMCS: case RTIT_PT_OVF: case RTIT_PT_MTC: case RTIT_PT_TSC: case RTIT_PT_PTW:
+	case RTIT_PT_EXSTOP:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Brings the next significant packet into view: TNT, TIP, TIP.PGE,
  * TIP.PGD, a FUP that is not status, OVF, TraceStop, and PIP and MODE.Exec
  * while tracing (they belong to a MOV CR3 or a far transfer ahead).  1: in view,
@@ -152,7 +168,10 @@ static int pt_peek(struct rtit_flow_dec *d)
 		if (r <= 0)
 			return r;
 		const struct rtit_packet *p = &it.pkt;
-		bool adj = d->cyc_adj;
+		/* a CYC gives the time of the CYC-eligible packet right
+		 * after it (33.3.6); one before a CYC or another packet is
+		 * stand-alone (D49) */
+		bool adj = d->cyc_adj && cyc_eligible(p->type);
 		if (p->type != RTIT_PT_CYC)
 			d->cyc_adj = false;
 		switch (p->type) {
@@ -292,8 +311,19 @@ static int pt_peek(struct rtit_flow_dec *d)
 		case RTIT_PT_TNT8: case RTIT_PT_TNT64: case RTIT_PT_TIP: case RTIT_PT_TIP_PGE:
 		case RTIT_PT_TIP_PGD: case RTIT_PT_TRACESTOP:
 			break;
+		case RTIT_PT_EVD:
+			/* a VM exit's reason and qualification: the exit's
+			 * record takes them (either order, A-P22) */
+			if (p->u.evd.type == rtit_pt_evd_vmxq) {
+				d->evd_vmxq = p->u.evd.payload;
+				d->evd_seen |= 1;
+			} else if (p->u.evd.type == rtit_pt_evd_vmxr) {
+				d->evd_vmxr = p->u.evd.payload;
+				d->evd_seen |= 2;
+			}
+			continue;
 		default:
-			continue;	/* timing, power, VMCS, PAD, blocks, EVD */
+			continue;	/* timing, power, VMCS, PAD, blocks */
 		}
 		r = flow_set_la(d, &it, false);
 		/* 33.3.6: a CYC right before a packet is that packet's time
@@ -341,14 +371,6 @@ static int overflow(struct rtit_flow_dec *d)
 		flow_enable_at(d, ip);
 		if ((r = pt_peek(d)) < 0)
 			return r;
-		if (r && is_type(d, RTIT_PT_PIP) && d->la.pkt.u.pip.nr && d->nonroot && !d->in_vmm) {
-			/* PIP(NR=1) right after the OVF's FUP, not at a MOV
-			 * CR3: the overflow resolved at a VM entry whose VM
-			 * exit it lost (Table 33-53: PIP(NR=1), TIP follow) */
-			const struct ic_ent *e;
-			if (ic_get(d, ip, &e) >= 0 && e->cls != RTIT_IC_MOV_CR3)
-				d->in_vmm = true;
-		}
 		if (r && is_type(d, RTIT_PT_TIP_PGD)) {
 			/* TraceEn cleared during the overflow: OVF, FUP,
 			 * TIP.PGD() (Table 33-56 case 3) */
@@ -450,9 +472,18 @@ static void async_event(struct rtit_flow_dec *d, uint64_t at, uint64_t to)
 	 * that resumes where it happened: the simulator's VM exit, whose VMM
 	 * is not simulated (docs/sim.md), enters the guest again there */
 	if (d->vmx_change == RTIT_EV_VMEXIT || (to == at && !d->vmx_change)) {
-		d->batch[d->nbatch - 1].cls = RTIT_EV_VMEXIT;
+		struct rtit_sim_rec *x = &d->batch[d->nbatch - 1];
+		x->cls = RTIT_EV_VMEXIT;
 		d->in_vmm = true;
+		if (d->evd_seen == 3) {
+			/* the exit-information fields, as the truth has them */
+			x->msr = (uint32_t)d->evd_vmxr;
+			x->value = d->evd_vmxq;
+			x->vector = rtit_vmx_exit_has_vector(x->msr) ? d->cfe_vec : 0;
+			x->pad0 |= RTIT_FLOW_A_VMX_INFO;
+		}
 	}
+	d->evd_seen = 0;
 	d->ip = to;
 }
 
@@ -510,6 +541,7 @@ static int vm_entry_here(struct rtit_flow_dec *d)
 	flow_emit_event(d, at, to);
 	d->batch[d->nbatch - 1].cls = RTIT_EV_VMENTRY;
 	d->in_vmm = false;
+	d->nonroot = d->vmx_known = true;	/* also with no PIP (concealed) */
 	d->ip = to;
 	return 1;
 }
@@ -674,9 +706,16 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 					return r;
 				continue;
 			case RTIT_PT_PIP:
-				if (!p->pkt.u.pip.nr || (!d->in_vmm && d->nonroot) ||
-				    e->cls == RTIT_IC_MOV_CR3)
-					break;	/* a MOV CR3's, here or ahead */
+				/* PIP(NR=1), no bits pending: a VM entry here
+				 * from VMX root operation, when a PIP said root;
+				 * else one only when a CFE.VMENTRY says so (its
+				 * VM exit was lost in an overflow), or a MOV
+				 * CR3's, here or ahead (the PSB+'s PIP may have
+				 * been lost too) */
+				if (!p->pkt.u.pip.nr || e->cls == RTIT_IC_MOV_CR3 ||
+				    (!d->in_vmm && (d->nonroot || !d->vmx_known) &&
+				     d->cfe_type != rtit_pt_cfe_vmentry))
+					break;
 				if ((r = vm_entry_here(d)) <= 0 || r == 2)
 					return r;
 				continue;

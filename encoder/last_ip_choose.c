@@ -36,20 +36,26 @@ static void rtit_r_choose(const struct rtit_last_ip *lip, uint64_t ip,
 	out->payload = ip & rtit_mask(8u * (unsigned)rtit_ipc_payload_size(RTIT_DIALECT_RTIT, out->ipc));
 }
 
-/* PT: shortest of Table 33-18, 011b before 100b (PACKETS.md 2.7, A-P9). */
+/* PT: shortest of Table 33-18, 011b before 100b (PACKETS.md 2.7, A-P9);
+ * or 100b before 011b, or always 110b (pt_choice, D59). */
 static void pt_choose(const struct rtit_last_ip *lip, uint64_t ip,
 		      struct rtit_pkt_ip *out)
 {
 	uint64_t last = lip->ip;
+	bool u48 = lip->valid && (ip >> 48) == (last >> 48);
 
 	out->zext = false;
-	if (lip->valid && (ip >> 16) == (last >> 16))
+	if (lip->pt_choice == RTIT_PT_IP_FULL)
+		out->ipc = rtit_pt_ipc_full;
+	else if (lip->valid && (ip >> 16) == (last >> 16))
 		out->ipc = rtit_pt_ipc_update_16;
 	else if (lip->valid && (ip >> 32) == (last >> 32))
 		out->ipc = rtit_pt_ipc_update_32;
+	else if (u48 && lip->pt_choice == RTIT_PT_IP_UPDATE48)
+		out->ipc = rtit_pt_ipc_update_48;
 	else if (rtit_sext(ip, 48) == ip)
 		out->ipc = rtit_pt_ipc_sext_48;
-	else if (lip->valid && (ip >> 48) == (last >> 48))
+	else if (u48)
 		out->ipc = rtit_pt_ipc_update_48;
 	else
 		out->ipc = rtit_pt_ipc_full;

@@ -146,6 +146,14 @@ int rtit_sim_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 			snprintf(extra, sizeof(extra), " eip=0x%" PRIx64 " groups=0x%x items=0x%08x",
 				 r->value, r->vector, r->msr);
 			break;
+		case RTIT_EV_VMEXIT:
+			if (rtit_vmx_exit_has_vector(r->msr))
+				snprintf(extra, sizeof(extra), " reason=%u qual=0x%" PRIx64 " vec=%u",
+					 r->msr, r->value, r->vector);
+			else
+				snprintf(extra, sizeof(extra), " reason=%u qual=0x%" PRIx64,
+					 r->msr, r->value);
+			break;
 		default:
 			break;
 		}

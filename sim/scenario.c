@@ -389,17 +389,29 @@ static int parse_event(struct parser *p, char *rest)
 	bool need_vec = e->ev.kind == RTIT_EV_EXT_INTERRUPT;
 	bool need_ratio = e->ev.kind == RTIT_EV_FREQ_CHANGE;
 	bool need_ticks = e->ev.kind == RTIT_EV_SLEEP;
+	bool has_vec = false;
+	if (e->ev.kind == RTIT_EV_VMEXIT)	/* VMX-preemption timer expired (D48) */
+		e->ev.msr = RTIT_VMX_EXIT_PREEMPTION_TIMER;
 	char *w;
 	while ((w = word(&args)) != NULL) {
 		char *key, *val;
 		uint64_t n;
 		if (kv(w, &key, &val) < 0 || parse_u64(val, &n) < 0)
 			return perr(p, "event %s: expected key=NUMBER, got '%s'", kw, w);
-		if (!strcmp(key, "vector") && e->ev.kind == RTIT_EV_EXT_INTERRUPT) {
+		if (!strcmp(key, "vector") && (e->ev.kind == RTIT_EV_EXT_INTERRUPT ||
+						e->ev.kind == RTIT_EV_VMEXIT)) {
 			if (n > 255)
-				return perr(p, "event interrupt: vector %" PRIu64 " > 255", n);
+				return perr(p, "event %s: vector %" PRIu64 " > 255", kw, n);
 			e->ev.vector = (uint8_t)n;
 			need_vec = false;
+			has_vec = true;
+		} else if (!strcmp(key, "reason") && e->ev.kind == RTIT_EV_VMEXIT) {
+			if (n > 0xffffffffull)
+				return perr(p, "event vmexit: reason 0x%" PRIx64 " is wider than"
+					    " the 32-bit exit-reason field", n);
+			e->ev.msr = (uint32_t)n;
+		} else if (!strcmp(key, "qual") && e->ev.kind == RTIT_EV_VMEXIT) {
+			e->ev.value = n;
 		} else if (!strcmp(key, "cycles") && (e->ev.kind == RTIT_EV_SMI ||
 						      e->ev.kind == RTIT_EV_VMEXIT)) {
 			e->ev.duration = n;
@@ -426,6 +438,11 @@ static int parse_event(struct parser *p, char *rest)
 	}
 	if (need_vec)
 		return perr(p, "event interrupt: missing vector=N");
+	if (e->ev.kind == RTIT_EV_VMEXIT && rtit_vmx_exit_has_vector(e->ev.msr) != has_vec)
+		return perr(p, has_vec ? "event vmexit: vector=N is only for basic exit reasons"
+				       " 0 (exception or NMI) and 1 (external interrupt)" :
+				       "event vmexit: basic exit reason %u needs vector=N",
+			    e->ev.msr & 0xffffu);
 	if (need_ratio)
 		return perr(p, "event freq: missing ratio=N");
 	if (need_ticks)
@@ -601,17 +618,63 @@ static int parse_line(struct parser *p, char *s, bool *in_asm, bool *in_expect)
 	} else if (!strcmp(dir, "handler")) {
 		char *vw = word(&rest), *eq = word(&rest), *aw = word(&rest);
 		uint64_t vec;
-		if (!vw || !eq || strcmp(eq, "=") || !aw || word(&rest))
+		if (!vw || !eq || strcmp(eq, "=") || !aw)
 			return perr(p, "handler: expected 'handler VECTOR = ADDRESS|LABEL'");
 		if (parse_u64(vw, &vec) < 0 || vec > 255)
 			return perr(p, "handler: bad vector '%s' (0..255)", vw);
 		GROW(sc->handlers, sc->nhandlers);
 		struct rtit_scn_handler *h = &sc->handlers[sc->nhandlers];
+		memset(h, 0, sizeof(*h));
 		h->vector = (unsigned)vec;
 		h->line = p->line;
-		if ((r = parse_addr(p, aw, &h->ip, "handler")) < 0)
-			return r;
+		if (!strcmp(aw, "task")) {
+			/* handler N = task SEL: a task gate (SDM 6.12.2) */
+			char *sw = word(&rest);
+			uint64_t sel;
+			if (!sw || word(&rest) || parse_u64(sw, &sel) < 0 || !sel || sel > 0xffff)
+				return perr(p, "handler: expected 'handler VECTOR = task SELECTOR'");
+			h->task = (uint16_t)sel;
+		} else {
+			if (word(&rest))
+				return perr(p, "handler: expected 'handler VECTOR = ADDRESS|LABEL'");
+			if ((r = parse_addr(p, aw, &h->ip, "handler")) < 0)
+				return r;
+		}
 		sc->nhandlers++;
+	} else if (!strcmp(dir, "task") || !strcmp(dir, "tr")) {
+		bool is_tr = dir[1] == 'r';
+		char *sw = word(&rest), *w;
+		uint64_t sel, n;
+		if (!sw || parse_u64(sw, &sel) < 0 || !sel || sel > 0xffff)
+			return perr(p, is_tr ? "tr: expected 'tr SELECTOR'" :
+				    "task: expected 'task SELECTOR tss=ADDRESS [mode=16|32]'");
+		GROW(sc->tasks, sc->ntasks);
+		struct rtit_scn_task *t = &sc->tasks[sc->ntasks];
+		memset(t, 0, sizeof(*t));
+		t->sel = (uint16_t)sel;
+		t->mode = 32;
+		t->tr = is_tr;
+		t->line = p->line;
+		bool has_tss = false;
+		while (!is_tr && (w = word(&rest)) != NULL) {
+			char *key, *val;
+			if (kv(w, &key, &val) < 0 || parse_u64(val, &n) < 0)
+				return perr(p, "task: expected key=NUMBER, got '%s'", w);
+			if (!strcmp(key, "tss")) {
+				t->tss = n;
+				has_tss = true;
+			} else if (!strcmp(key, "mode") && (n == 16 || n == 32)) {
+				t->mode = (int)n;
+			} else {
+				return perr(p, "task: unknown or bad argument '%s=%s' (tss=ADDRESS,"
+					    " mode=16|32)", key, val);
+			}
+		}
+		if (is_tr && word(&rest))
+			return perr(p, "tr: expected 'tr SELECTOR'");
+		if (!is_tr && !has_tss)
+			return perr(p, "task: missing tss=ADDRESS");
+		sc->ntasks++;
 	} else if (!strcmp(dir, "mem")) {
 		char *aw = word(&rest), *sw = word(&rest);
 		uint64_t a, n;
@@ -860,6 +923,7 @@ void rtit_scenario_fini(struct rtit_scenario *sc)
 	free(sc->params);
 	free(sc->events);
 	free(sc->handlers);
+	free(sc->tasks);
 	free(sc->mems);
 	free(sc->regs);
 	for (size_t i = 0; i < sc->nexpect; i++)
@@ -985,8 +1049,27 @@ int rtit_scenario_setup(const struct rtit_scenario *sc, struct rtit_sim *sim,
 		if ((r = rtit_sim_set_entry(sim, e)) < 0)
 			return serr(err, sc, sc->asm_line, r, "%s", rtit_sim_errmsg(sim));
 	}
+	for (int pass = 0; pass < 2; pass++) {	/* the tasks, then TR */
+		for (size_t i = 0; i < sc->ntasks; i++) {
+			const struct rtit_scn_task *t = &sc->tasks[i];
+			if (t->tr != (pass == 1))
+				continue;
+			r = t->tr ? rtit_sim_set_tr(sim, t->sel) :
+				    rtit_sim_add_task(sim, t->sel, t->tss, t->mode);
+			if (r < 0)
+				return serr(err, sc, t->line, r, "%s: %s", t->tr ? "tr" : "task",
+					    rtit_sim_errmsg(sim));
+		}
+	}
 	for (size_t i = 0; i < sc->nhandlers; i++) {
 		uint64_t a;
+		if (sc->handlers[i].task) {
+			if ((r = rtit_sim_set_task_gate(sim, sc->handlers[i].vector,
+							sc->handlers[i].task)) < 0)
+				return serr(err, sc, sc->handlers[i].line, r, "handler: %s",
+					    rtit_sim_errmsg(sim));
+			continue;
+		}
 		if ((r = resolve(sc, sim, &sc->handlers[i].ip, sc->handlers[i].line,
 				 &a, err)) < 0)
 			return r;

@@ -42,6 +42,8 @@
  * TF IF DF OF IOPL NT AC ID; not RF (cleared), VM, VIF, VIP (kept). */
 #define EFL_POPF_MASK 0x247fd5u
 
+#define EFL_NT (1u << 14)
+#define CR0_TS (1ull << 3)
 #define CR0_PE 1ull
 #define CR0_PG (1ull << 31)
 
@@ -718,6 +720,110 @@ static bool vec_has_err(int v)
 	return v == 8 || (v >= 10 && v <= 14) || v == 17 || v == 21;
 }
 
+/* ------------------------------------------------------- model: tasks */
+
+static int exception(struct rtit_sim *sim, int vec, uint64_t ip, uint32_t err,
+		     uint64_t cr2, const char *what);
+
+static int task_of(const struct sim_model *m, uint16_t sel)
+{
+	for (int i = 0; i < m->ntasks; i++)
+		if (m->tasks[i].sel == (sel & 0xfff8))
+			return i;
+	return -1;
+}
+
+/* 32-bit TSS fields (SDM Vol. 3 Figure 7-2). */
+enum { TSS_LINK = 0x00, TSS_CR3 = 0x1c, TSS_EIP = 0x20, TSS_EFLAGS = 0x24, TSS_EAX = 0x28,
+       TSS_ES = 0x48, TSS_CS = 0x4c, TSS_SS = 0x50, TSS_SIZE = 104 };
+
+/*
+ * Switches from the current task to task @to (SDM Vol. 3 7.3, steps 8-14):
+ * the outgoing state, with EIP = @ret, into the current TSS (EFLAGS.NT
+ * cleared in that image for a JMP); with @nest (CALL, interrupt) the new
+ * TSS's back link = the old selector and NT set; the old task stays busy
+ * unless @jmp.  Then CR3, EIP, EFLAGS, EAX-EDI and the CS/SS selectors
+ * from the new TSS, CPL = CS.RPL, CR0.TS set, TR = @to.  Segment bases
+ * stay flat (docs/sim.md).  The caller checked TR and the busy bit.
+ * Returns the new EIP, or UINT64_MAX with the run stopped.
+ */
+static uint64_t task_switch(struct rtit_sim *sim, int to, uint64_t ret, bool nest, bool jmp)
+{
+	struct sim_model *m = &sim->m;
+	struct sim_task *o = &m->tasks[m->tr], *n = &m->tasks[to];
+	uint32_t old[TSS_SIZE / 4], nw[TSS_SIZE / 4];
+	static const int segs[6] = { UC_X86_REG_ES, UC_X86_REG_CS, UC_X86_REG_SS,
+				     UC_X86_REG_DS, UC_X86_REG_FS, UC_X86_REG_GS };
+
+	if (uc_mem_read(sim->uc, o->tss, old, sizeof(old)) != UC_ERR_OK ||
+	    uc_mem_read(sim->uc, n->tss, nw, sizeof(nw)) != UC_ERR_OK) {
+		stop_with(sim, RTIT_SIM_STOP_FAULT, ret, "task switch to 0x%x: a TSS is not"
+			  " mapped", n->sel);
+		return UINT64_MAX;
+	}
+	uint32_t fl = (uint32_t)rget(sim, R_FLAGS);
+	old[TSS_EIP / 4] = (uint32_t)ret;
+	old[TSS_EFLAGS / 4] = jmp ? fl & ~EFL_NT : fl;
+	for (int r = R_AX; r <= R_DI; r++)
+		old[TSS_EAX / 4 + r] = (uint32_t)rget(sim, r);
+	for (int i = 0; i < 6; i++) {
+		uint64_t v = 0;
+		uc_reg_read(sim->uc, segs[i], &v);
+		old[TSS_ES / 4 + i] = i == 1 ? m->cs : i == 2 ? m->ss : (uint32_t)(v & 0xffff);
+	}
+	if (nest)
+		nw[TSS_LINK / 4] = o->sel;
+	if (uc_mem_write(sim->uc, o->tss, old, sizeof(old)) != UC_ERR_OK ||
+	    (nest && uc_mem_write(sim->uc, n->tss, nw, 4) != UC_ERR_OK)) {
+		stop_with(sim, RTIT_SIM_STOP_FAULT, ret, "task switch to 0x%x: a TSS is not"
+			  " writable", n->sel);
+		return UINT64_MAX;
+	}
+	if (jmp)
+		o->busy = false;
+	n->busy = true;
+	m->tr = to;
+	m->cr3 = nw[TSS_CR3 / 4];
+	m->cr0 |= CR0_TS;
+	m->cs = (uint16_t)nw[TSS_CS / 4];
+	m->ss = (uint16_t)nw[TSS_SS / 4];
+	m->cpl = m->cs & 3;
+	m->mode = n->mode;
+	for (int r = R_AX; r <= R_DI; r++)
+		rset(sim, r, nw[TSS_EAX / 4 + r]);
+	rset(sim, R_FLAGS, (nw[TSS_EFLAGS / 4] | EFL_FIXED1 | (nest ? EFL_NT : 0)));
+	tmpl_on_state(sim);
+	uint64_t eip = nw[TSS_EIP / 4];
+	if (n->mode != 32 && !(sim->cfg.has_end && sim->cfg.end_ip == eip)) {
+		stop_with(sim, RTIT_SIM_STOP_FAULT, eip, "task 0x%x runs 16-bit code at 0x%" PRIx64
+			  ", which the simulator does not execute: end the run there (end-at)",
+			  n->sel, eip);
+		return UINT64_MAX;
+	}
+	return eip;
+}
+
+/* A far JMP/CALL or task gate to task @to: #GP(selector) when it is busy
+ * (SDM 7.3 step 3; a JMP or CALL to the current task too). */
+static bool task_ok(struct rtit_sim *sim, int to, uint64_t ip, bool insn)
+{
+	struct sim_model *m = &sim->m;
+	char why[96];
+	if (m->tr < 0) {
+		stop_with(sim, RTIT_SIM_STOP_FAULT, ip, "task switch to 0x%x at 0x%" PRIx64
+			  ": no current task (scenario 'tr')", m->tasks[to].sel, ip);
+		return false;
+	}
+	if (!m->tasks[to].busy)
+		return true;
+	snprintf(why, sizeof(why), "task switch to busy task 0x%x", m->tasks[to].sel);
+	if (insn)
+		exception(sim, 13, ip, m->tasks[to].sel, 0, why);
+	else
+		stop_with(sim, RTIT_SIM_STOP_FAULT, ip, "%s through a task gate", why);
+	return false;
+}
+
 /* Delivers an interrupt or exception through the interrupt table with a
  * real stack frame (SDM 6.14.2: SS, RSP, RFLAGS, CS, RIP, error code in
  * 64-bit mode; 6.12.1: EFLAGS, CS, EIP after SS, ESP on a privilege change
@@ -731,6 +837,25 @@ static int deliver(struct rtit_sim *sim, int vec, uint64_t ret_ip,
 			  "unhandled %s (vector %d) at 0x%" PRIx64 ": %s", vn, vec,
 			  ret_ip, what);
 		return -1;
+	}
+	if (sim->m.idt_task[vec]) {
+		/* a task gate (SDM 6.12.2): a task switch, nested; the error
+		 * code goes on the new task's stack */
+		int to = task_of(&sim->m, sim->m.idt_task[vec]);
+		uint64_t eip, tsp;
+		if (!task_ok(sim, to, ret_ip, false) ||
+		    (eip = task_switch(sim, to, ret_ip, true, false)) == UINT64_MAX)
+			return -1;
+		tsp = rget(sim, R_SP);
+		if (has_err && !push(sim, &tsp, err, 4)) {
+			stop_with(sim, RTIT_SIM_STOP_FAULT, ret_ip, "double fault: the stack of"
+				  " task 0x%x at 0x%" PRIx64 " is not writable", sim->m.idt_task[vec], tsp);
+			return -1;
+		}
+		rset(sim, R_SP, tsp);
+		rset(sim, R_IP, eip);
+		sim->delivered_to = eip;
+		return 0;
 	}
 	int w = sim->m.mode == 64 ? 8 : 4;
 	uint64_t rsp = rget(sim, R_SP), fl = rget(sim, R_FLAGS);
@@ -764,6 +889,7 @@ static int deliver(struct rtit_sim *sim, int vec, uint64_t ret_ip,
 	sim->m.ss = sim->m.mode == 64 ? 0 : KSS;
 	tmpl_on_state(sim);
 	rset(sim, R_IP, sim->m.idt[vec]);
+	sim->delivered_to = sim->m.idt[vec];
 	return 0;
 }
 
@@ -837,7 +963,7 @@ static int exception_at(struct rtit_sim *sim, int vec, uint64_t ip,
 	r->kind = RTIT_SIM_EVENT;
 	r->cls = RTIT_EV_EXCEPTION;
 	r->ip = ip;
-	r->next_ip = sim->m.idt[vec];
+	r->next_ip = sim->delivered_to;
 	r->vector = (uint8_t)vec;
 	r->flags |= (fault ? RTIT_SIM_F_FAULT : 0) | (he ? RTIT_SIM_F_HAS_ERR : 0);
 	r->msr = err;
@@ -1195,7 +1321,7 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 		/* traps: the saved IP is the next instruction */
 		if (deliver(sim, vec, next, false, 0, why) < 0)
 			return;
-		r = special_rec(sim, ip, len, si.cls, m->idt[vec], true);
+		r = special_rec(sim, ip, len, si.cls, sim->delivered_to, true);
 		r->vector = (uint8_t)vec;
 		rec_done(sim);
 		return;
@@ -1308,6 +1434,20 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 				exception(sim, 14, ip, 0, ea, why);
 				goto fault_restart;
 			}
+		}
+		int task = m->ntasks ? task_of(m, (uint16_t)sel) : -1;
+		if (task >= 0) {
+			/* to a TSS descriptor: a task switch (SDM 7.3) */
+			if (!task_ok(sim, task, ip, true))
+				return;
+			uint64_t to = task_switch(sim, task, next, si.cls == RTIT_IC_FAR_CALL,
+						  si.cls == RTIT_IC_FAR_JMP);
+			if (to == UINT64_MAX)
+				return;
+			special_rec(sim, ip, len, si.cls, to, true);
+			rec_done(sim);
+			rset(sim, R_IP, to);
+			return;
 		}
 		if (si.cls == RTIT_IC_FAR_CALL) {
 			sp = rget(sim, R_SP);
@@ -1803,15 +1943,22 @@ static uint64_t inject_now(struct rtit_sim *sim, int i, uint64_t ip)
 			 rtit_sim_event_name(e->kind), vec);
 		if (deliver(sim, vec, ip, false, 0, why) < 0)
 			return UINT64_MAX;
-		r = event_rec(sim, e->kind, ip, sim->m.idt[vec]);
+		r = event_rec(sim, e->kind, ip, sim->delivered_to);
 		r->vector = (uint8_t)vec;
 		rec_done(sim);
-		return sim->m.idt[vec];
+		return sim->delivered_to;
 	}
 	case RTIT_EV_SMI:
 	case RTIT_EV_VMEXIT:
-		/* state changes only: no SMM or VMX root code runs */
-		event_rec(sim, e->kind, ip, ip);
+		/* state changes only: no SMM or VMX root code runs; a VM
+		 * exit's reason, qualification and event vector are what the
+		 * VMCS's exit-information fields would hold (D48) */
+		r = event_rec(sim, e->kind, ip, ip);
+		if (e->kind == RTIT_EV_VMEXIT) {
+			r->msr = e->msr;
+			r->value = e->value;
+			r->vector = e->vector;
+		}
 		rec_done(sim);
 		clock_on_cycles(sim, e->duration);
 		event_rec(sim, e->kind == RTIT_EV_SMI ? RTIT_EV_RSM : RTIT_EV_VMENTRY,
@@ -1952,6 +2099,7 @@ int rtit_sim_new(struct rtit_sim **simp, const struct rtit_sim_config *cfg)
 				 ZYDIS_STACK_WIDTH_32);
 	struct sim_model *m = &sim->m;
 	m->mode = cfg->mode;
+	m->tr = -1;
 	m->cpl = cfg->cpl;
 	m->cr0 = cfg->cr0;
 	m->cr3 = cfg->cr3;
@@ -2023,6 +2171,56 @@ int rtit_sim_set_handler(struct rtit_sim *sim, unsigned vector, uint64_t ip)
 	if (!sim || vector > 255)
 		return -RTIT_ERR_INVALID;
 	sim->m.idt[vector] = ip;
+	sim->m.idt_present[vector] = 1;
+	return 0;
+}
+
+int rtit_sim_add_task(struct rtit_sim *sim, uint16_t sel, uint64_t tss, int mode)
+{
+	if (!sim)
+		return -RTIT_ERR_INVALID;
+	struct sim_model *m = &sim->m;
+	if (m->mode != 32)
+		return sim_seterr(sim, -RTIT_ERR_INVALID, "tasks need mode 32: IA-32e mode has no"
+			       " task switching (SDM Vol. 3 7.7)");
+	if (!(sel & 0xfff8) || (sel & 4))
+		return sim_seterr(sim, -RTIT_ERR_INVALID, "task selector 0x%x: not a GDT"
+			       " selector other than the null one", sel);
+	if (mode != 16 && mode != 32)
+		return sim_seterr(sim, -RTIT_ERR_INVALID, "task 0x%x: mode must be 16 or 32", sel);
+	if (task_of(m, sel) >= 0 || m->ntasks == RTIT_SIM_MAX_TASKS)
+		return sim_seterr(sim, -RTIT_ERR_INVALID, "task 0x%x: declared twice, or more than"
+			       " %d tasks", sel, RTIT_SIM_MAX_TASKS);
+	uint8_t probe[104];
+	if (tss > 0xffffffffull - 103 || uc_mem_read(sim->uc, tss, probe, sizeof(probe)) != UC_ERR_OK)
+		return sim_seterr(sim, -RTIT_ERR_INVALID, "task 0x%x: its TSS at 0x%" PRIx64
+			       " is not 104 bytes of mapped memory", sel, tss);
+	m->tasks[m->ntasks++] = (struct sim_task){ (uint16_t)(sel & 0xfff8), (uint8_t)mode, false, tss };
+	return 0;
+}
+
+int rtit_sim_set_tr(struct rtit_sim *sim, uint16_t sel)
+{
+	if (!sim)
+		return -RTIT_ERR_INVALID;
+	int t = task_of(&sim->m, sel);
+	if (t < 0)
+		return sim_seterr(sim, -RTIT_ERR_INVALID, "tr 0x%x: no such task", sel);
+	if (sim->m.tr >= 0)
+		sim->m.tasks[sim->m.tr].busy = false;
+	sim->m.tr = t;
+	sim->m.tasks[t].busy = true;	/* LTR marks it busy (SDM 7.2.4) */
+	return 0;
+}
+
+int rtit_sim_set_task_gate(struct rtit_sim *sim, unsigned vector, uint16_t sel)
+{
+	if (!sim || vector > 255)
+		return -RTIT_ERR_INVALID;
+	if (task_of(&sim->m, sel) < 0)
+		return sim_seterr(sim, -RTIT_ERR_INVALID, "task gate for vector %u: no task 0x%x",
+			       vector, sel);
+	sim->m.idt_task[vector] = (uint16_t)(sel & 0xfff8);
 	sim->m.idt_present[vector] = 1;
 	return 0;
 }

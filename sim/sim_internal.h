@@ -86,6 +86,15 @@ struct sim_model {
 	bool monitor_armed;	/* MONITOR done, no MWAIT since */
 	uint64_t idt[256];
 	uint8_t idt_present[256];
+	uint16_t idt_task[256];	/* task gate: the TSS selector, 0 = none */
+	struct sim_task {
+		uint16_t sel;
+		uint8_t mode;	/* 32 or 16 */
+		bool busy;
+		uint64_t tss;
+	} tasks[RTIT_SIM_MAX_TASKS];
+	int ntasks;
+	int tr;			/* index into tasks, -1 = none */
 	/* trace MSRs when no consumer answers them */
 	uint32_t tmsr[64];
 	uint64_t tmsr_val[64];
@@ -145,6 +154,7 @@ struct sim_symbol {
 };
 
 struct rtit_sim {
+	uint64_t delivered_to;	/* where deliver() sent the flow (handler or task) */
 	struct rtit_sim_config cfg;
 	uc_engine *uc;
 	uc_context *ctx;	/* scratch, to reset Unicorn's old_exception */

@@ -38,6 +38,10 @@ int rtit_pt_param_set(struct rtit_pt_params *p, const char *key, const char *val
 		{ "single_range", &c->single_range }, { "fabric", &c->fabric },
 		{ "long_tnt", &p->long_tnt }, { "pgd_stop_suppressed", &p->pgd_stop_suppressed },
 		{ "filter_sequential", &p->filter_sequential }, { "psb_mode_tsx", &p->psb_mode_tsx },
+		{ "vmx_conceal_nonroot", &p->vmx_conceal_nonroot },
+		{ "vmx_conceal_exit", &p->vmx_conceal_exit },
+		{ "vmx_conceal_entry", &p->vmx_conceal_entry },
+		{ "vmx_guest_only", &p->vmx_guest_only }, { "vmx_nonroot", &p->vmx_nonroot },
 	};
 	uint64_t v, w;
 
@@ -82,6 +86,19 @@ int rtit_pt_param_set(struct rtit_pt_params *p, const char *key, const char *val
 		if (rtit_param_u64(value, &v) || v > RTIT_PT_MAX_DEFERRED)
 			return rtit_param_bad(err, errlen, key, value, "0 (off) to 16 TIPs");
 		p->deferred_tips = (uint8_t)v;
+	} else if (!strcmp(key, "cyc_standalone")) {
+		if (rtit_param_u64(value, &v) || v > (1u << 20))
+			return rtit_param_bad(err, errlen, key, value, "0 (off) or cycles up to 2^20");
+		p->cyc_standalone = (uint32_t)v;
+	} else if (!strcmp(key, "ip_compression")) {
+		if (!strcmp(value, "shortest"))
+			p->ip_choice = RTIT_PT_IP_SHORTEST;
+		else if (!strcmp(value, "update48"))
+			p->ip_choice = RTIT_PT_IP_UPDATE48;
+		else if (!strcmp(value, "full"))
+			p->ip_choice = RTIT_PT_IP_FULL;
+		else
+			return rtit_param_bad(err, errlen, key, value, "shortest, update48 or full");
 	} else if (!strcmp(key, "ranges")) {
 		if (rtit_param_u64(value, &v) || v > RTIT_PT_MAX_RANGES)
 			return rtit_param_bad(err, errlen, key, value, "0 to 4 address ranges");

@@ -54,6 +54,10 @@ enum {
 	 * RFLAGS.IF as MODE.Exec packets gave it (33.4.2.8); not set before
 	 * the first MODE.Exec, nor after an overflow until the next one */
 	RTIT_FLOW_A_IF_KNOWN = 1u << 2,
+	/* a VM exit with its reason (msr), qualification (value) and, for
+	 * basic reasons 0/1, vector, as EVD.VMXR/VMXQ and the CFE gave them
+	 * (Intel PT Event Trace, Table 33-59 cases 13/14) */
+	RTIT_FLOW_A_VMX_INFO = 1u << 3,
 };
 
 /*

@@ -24,6 +24,15 @@ struct rtit_last_ip {
 	enum rtit_dialect dialect;
 	uint64_t ip;		/* RTIT: LIP[47:0]; PT: IP[63:0] */
 	bool valid;		/* RTIT: CMPRS_LIP_Valid; PT: a known LastIP */
+	uint8_t pt_choice;	/* encoder, PT: enum rtit_pt_ip_choice */
+};
+
+/* PT encoder: which of the legal IPBytes the model chooses (Table 33-18;
+ * compression is optional, A-P9; D59). */
+enum rtit_pt_ip_choice {
+	RTIT_PT_IP_SHORTEST = 0,	/* the shortest, 011b before 100b */
+	RTIT_PT_IP_UPDATE48 = 1,	/* the shortest, 100b before 011b */
+	RTIT_PT_IP_FULL = 2		/* always 110b: IP[63:0], no compression */
 };
 
 /* Reset state: RTIT LAST_LIP = 0 (invalid, 3.3.7); PT LastIP = 0, known
@@ -45,7 +54,8 @@ void rtit_last_ip_on_ip(struct rtit_last_ip *lip, uint64_t ip);
  * Encoder side: the compression the hardware chooses for @ip.
  * RTIT: Table 18 as a priority function (Zext preferred over match, match
  * only while valid, PACKETS.md A-R6).  PT: the shortest encoding,
- * 011b preferred over 100b at equal size (PACKETS.md 2.7, A-P9).
+ * 011b preferred over 100b at equal size (PACKETS.md 2.7, A-P9), unless
+ * @lip's pt_choice says otherwise.
  * Fills @out (ipc, zext, payload).
  */
 void rtit_last_ip_choose(const struct rtit_last_ip *lip, uint64_t ip,

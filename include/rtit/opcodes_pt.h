@@ -205,14 +205,20 @@ enum rtit_pt_fields {
 	rtit_pt_mwait_ext_mask = 0x3
 };
 
-/* CFE types (Table 33-50) the encoder sends. */
+/* CFE types (Table 33-50). */
 enum rtit_pt_cfe_type {
 	rtit_pt_cfe_intr = 1,		/* interrupt, exception, INT n */
 	rtit_pt_cfe_iret = 2,
 	rtit_pt_cfe_smi = 3,
 	rtit_pt_cfe_rsm = 4,
+	rtit_pt_cfe_sipi = 5,		/* vector: the SIPI vector */
+	rtit_pt_cfe_init = 6,
 	rtit_pt_cfe_vmentry = 7,
-	rtit_pt_cfe_vmexit = 8
+	rtit_pt_cfe_vmexit = 8,
+	rtit_pt_cfe_vmexit_intr = 9,	/* vector: the event's */
+	rtit_pt_cfe_shutdown = 0xa,
+	rtit_pt_cfe_uintr = 0xc,	/* vector: the user-interrupt vector */
+	rtit_pt_cfe_uiret = 0xd
 };
 
 /* EVD types (Table 33-51). */

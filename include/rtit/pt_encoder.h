@@ -48,6 +48,21 @@ struct rtit_pt_params {
 	 * waits while a partial TNT accumulates, up to this many (at most
 	 * RTIT_PT_MAX_DEFERRED), and goes out after the TNT (D47) */
 	uint8_t deferred_tips;
+	/* Stand-alone CYCs (33.3.6 "before the internal hardware counter
+	 * wraps"), 0 = off: a CYC(N) each time N more cycles than CYCThresh
+	 * asks passed since the last CYC with no CYC sent (D49) */
+	uint32_t cyc_standalone;
+	/* Which legal IPBytes (Table 33-18): enum rtit_pt_ip_choice, the
+	 * shortest with 011b first by default (D59) */
+	uint8_t ip_choice;
+	/* VMX controls for Intel PT (33.5.1, Table 33-52): the three "conceal
+	 * VMX from PT" controls (secondary processor-based execution control
+	 * bit 19, VM-exit control bit 24, VM-entry control bit 17); and
+	 * guest-only tracing (33.5.2.2): the "clear IA32_RTIT_CTL" exit
+	 * control and the "load IA32_RTIT_CTL" entry control (D48) */
+	bool vmx_conceal_nonroot, vmx_conceal_exit, vmx_conceal_entry;
+	bool vmx_guest_only;
+	bool vmx_nonroot;		/* the run starts in VMX non-root operation */
 	uint64_t psb_period_nocfg;	/* PSB period when EBX[1]=0 */
 	bool slow_path_only;		/* testing: never take the fast path */
 };
@@ -61,6 +76,8 @@ void rtit_pt_params_default(struct rtit_pt_params *p);
  * ART * NUM / DEN), cbr, vmcs, long_tnt, pgd_stop_suppressed,
  * filter_sequential, psb_mode_tsx, pad_align (PADs aligning each PSB),
  * mnt (an MNT with this payload after each PSBEND), deferred_tips (0-16),
+ * cyc_standalone (cycles, 0 = off), ip_compression (shortest|update48|full), vmx_nonroot, vmx_conceal_nonroot, vmx_conceal_exit, vmx_conceal_entry,
+ * vmx_guest_only,
  * ranges (0-4), mtc_periods,
  * cyc_thresholds, psb_freqs (16-bit bitmaps), and each capability by its
  * field name (cr3_filter, psb_cyc, ip_filter, mtc, ptwrite, power_events,
@@ -107,6 +124,8 @@ struct rtit_pt_model {
 	uint64_t cr3;
 	bool ifl;			/* RFLAGS.IF after the last record */
 	bool nonroot, smm_saved_te, asleep, pwre_sent;
+	bool vmx_ctl_saved;		/* guest-only: a VM exit cleared the CTL */
+	uint64_t vmx_saved_ctl;		/* ... which the VM entry loads again */
 	bool halted;		/* after a HLT or an MWAIT that entered a C-state,
 				 * until the record that wakes it */
 	uint8_t sleep_state;

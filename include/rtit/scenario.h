@@ -51,6 +51,16 @@ struct rtit_scn_event {
 struct rtit_scn_handler {
 	unsigned vector;
 	struct rtit_scn_addr ip;
+	uint16_t task;		/* a task gate: the TSS selector (ip unused) */
+	int line;
+};
+
+/* task SEL tss=ADDR [mode=16|32], tr SEL (rtit_sim_add_task). */
+struct rtit_scn_task {
+	uint16_t sel;
+	uint64_t tss;
+	int mode;
+	bool tr;		/* the current task */
 	int line;
 };
 
@@ -103,6 +113,8 @@ struct rtit_scenario {
 	size_t nevents;
 	struct rtit_scn_handler *handlers;
 	size_t nhandlers;
+	struct rtit_scn_task *tasks;
+	size_t ntasks;
 	struct rtit_scn_mem *mems;
 	size_t nmems;
 	struct rtit_scn_reg *regs;

@@ -66,7 +66,12 @@ enum rtit_sim_event {
 	RTIT_EV_NMI,		/* ip = NLIP */
 	RTIT_EV_SMI,		/* ip = NLIP; followed by RSM */
 	RTIT_EV_RSM,		/* next_ip = resumed IP */
-	RTIT_EV_VMEXIT,		/* ip = NLIP of the guest */
+	RTIT_EV_VMEXIT,		/* ip = NLIP of the guest; msr = exit reason
+				 * (SDM Vol. 3 Appendix C; bits 15:0 the basic
+				 * reason), value = exit qualification, vector
+				 * = the event's vector when the basic reason
+				 * is 0 (exception or NMI) or 1 (external
+				 * interrupt) */
 	RTIT_EV_VMENTRY,	/* next_ip = resumed guest IP */
 	RTIT_EV_FREQ_CHANGE,	/* value = new core:bus ratio */
 	RTIT_EV_SLEEP,		/* vector = C-state; value = TSC ticks asleep */
@@ -118,6 +123,30 @@ enum {
 	RTIT_RTM_ABORT_DEBUG = 1u << 4,		/* a debug breakpoint was hit */
 	RTIT_RTM_ABORT_NESTED = 1u << 5		/* aborted inside a nested one */
 };
+
+/* VM exits (SDM Vol. 3 Appendix C "VMX Basic Exit Reasons"): the basic
+ * reasons the trace treats apart.  0 and 1 carry the event's vector, and
+ * with SMIs (5, 6) are the exits "caused by interrupt, fault, or SMI" of
+ * Table 33-59 case 13 (CFE.VMEXIT_INTR). */
+enum {
+	RTIT_VMX_EXIT_EXCEPTION_NMI = 0,
+	RTIT_VMX_EXIT_EXT_INTERRUPT = 1,
+	RTIT_VMX_EXIT_IO_SMI = 5,
+	RTIT_VMX_EXIT_OTHER_SMI = 6,
+	RTIT_VMX_EXIT_PREEMPTION_TIMER = 52	/* a scenario's default */
+};
+
+static inline bool rtit_vmx_exit_has_vector(uint32_t reason)
+{
+	return (reason & 0xffffu) <= RTIT_VMX_EXIT_EXT_INTERRUPT;
+}
+
+static inline bool rtit_vmx_exit_is_intr(uint32_t reason)
+{
+	uint32_t basic = reason & 0xffffu;
+	return basic <= RTIT_VMX_EXIT_EXT_INTERRUPT || basic == RTIT_VMX_EXIT_IO_SMI ||
+	       basic == RTIT_VMX_EXIT_OTHER_SMI;
+}
 
 /* MAX_RTM_NEST_COUNT (implementation-specific, XBEGIN pseudocode): an
  * XBEGIN at this depth aborts.  rtitsim's value, docs/decisions.md. */
@@ -219,6 +248,8 @@ struct rtit_sim_inject {
 				 * TSX_ABORT: the EAX status */
 	uint32_t msr;
 	uint64_t duration;	/* cycles spent in SMM / VMX root */
+	/* VMEXIT: msr = exit reason, value = exit qualification, vector =
+	 * the vector of the event that caused it (basic reason 0 or 1) */
 };
 
 #define RTIT_SIM_MAX_INJECT 64
@@ -379,6 +410,25 @@ int rtit_sim_symbol(const struct rtit_sim *sim, const char *name,
 
 /* Sets the handler of an interrupt vector (the interrupt table). */
 int rtit_sim_set_handler(struct rtit_sim *sim, unsigned vector, uint64_t ip);
+
+/*
+ * Tasks (mode 32 only: IA-32e mode has no task switching, SDM Vol. 3
+ * 7.7).  rtit_sim_add_task declares a 32-bit TSS descriptor at GDT
+ * selector @sel for the TSS at linear @tss (104 bytes of mapped memory,
+ * Figure 7-2), whose code runs with operand size @mode (32, or 16: CS.D =
+ * 0, which the simulator records but does not execute: the run must end
+ * at such a task's first instruction).  rtit_sim_set_tr names the current
+ * task (TR), rtit_sim_set_task_gate makes @vector's IDT entry a task gate.
+ * A far JMP or CALL to a task's selector, or an interrupt through a task
+ * gate, switches tasks (SDM 7.3): the state goes to the current TSS, CR3,
+ * EIP, EFLAGS, the general registers and CS/SS come from the new one (CALL
+ * and interrupts: back link and EFLAGS.NT).  At most RTIT_SIM_MAX_TASKS.
+ * Returns 0 or -RTIT_ERR_INVALID (bad selector, mode, or not mode 32).
+ */
+#define RTIT_SIM_MAX_TASKS 8
+int rtit_sim_add_task(struct rtit_sim *sim, uint16_t sel, uint64_t tss, int mode);
+int rtit_sim_set_tr(struct rtit_sim *sim, uint16_t sel);
+int rtit_sim_set_task_gate(struct rtit_sim *sim, unsigned vector, uint16_t sel);
 
 /* Sets a guest register by Unicorn id (UC_X86_REG_*), e.g. RSP, before
  * the run.  Returns 0 or -RTIT_ERR_INVALID. */

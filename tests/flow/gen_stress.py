@@ -28,6 +28,8 @@ irnd = random.Random(seed * 15485863 + 7)
 # RTM transactions (pt only): their own generator too
 trnd = random.Random(seed * 104729 + 3)
 tsx = pt and seed % 7 != 3 and trnd.random() < 0.6
+# VMX (pt only): exit reasons and the VMX controls for Intel PT (D48)
+vrnd = random.Random(seed * 2654435761 + 11)
 # PEBS output to Intel PT (pt only, D53-D55): its own generator as well
 prnd = random.Random(seed * 1299709 + 11)
 pebs = pt and prnd.random() < 0.5
@@ -67,6 +69,24 @@ def pt_tail(c, cfg):
         cfg.append("param mnt = 0x%x" % irnd.getrandbits(64))
     if irnd.random() < 0.3:
         cfg.append("param deferred_tips = %d" % irnd.choice([1, 4, 16]))   # D47
+    for key, p in (("vmx_conceal_nonroot", 0.2),
+                   ("vmx_conceal_exit", 0.2), ("vmx_conceal_entry", 0.2),
+                   ("vmx_guest_only", 0.2)):
+        if vrnd.random() < p:
+            cfg.append("param %s = 1" % key)                # D48
+    if vrnd.random() < 0.25:
+        cfg.append("param cyc_standalone = %d" % vrnd.choice([16, 64, 300, 4095]))  # D49
+    if vrnd.random() < 0.25:
+        cfg.append("param ip_compression = %s" % vrnd.choice(["update48", "full"]))  # D59
+
+
+def vmexit_args():
+    """A VM exit's reason, qualification and vector (D48)."""
+    reason = vrnd.choice([0, 1, 6, 10, 12, 48, 52])
+    a = " reason=%d qual=0x%x" % (reason, vrnd.getrandbits(vrnd.choice([1, 12, 64])))
+    if reason <= 1:
+        a += " vector=%d" % (vrnd.choice([2, 6, 14]) if reason == 0 else 0x20)
+    return a
 out = []
 w = out.append
 
@@ -460,6 +480,8 @@ for _ in range(rnd.randint(0, 6)):
                     "vmexit cycles=40", "freq ratio=%d" % rnd.randint(8, 30),
                     "sleep ticks=%d cstate=%d" % (rnd.randint(10, 500), rnd.choice([1, 4])),
                     "msr %s = 0x%x" % (ctl_name, ctl & ~1), "msr %s = 0x%x" % (ctl_name, ctl)])
+    if pt and k.startswith("vmexit"):
+        k += vmexit_args()
     cfg.append("event at insn %d: %s" % (n, k))
 if tsx:
     if trnd.random() < 0.4:

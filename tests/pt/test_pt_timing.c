@@ -61,6 +61,92 @@ Test(timing, example_33_1)
 	px_expect(&h, n, 0xff, 0xfe, PIP0, 0x17, 0x01, 0x04, PIP0, 0xdf, 0xfa, PIP0);
 }
 
+Test(timing, example_33_1_standalone)
+{
+	const uint64_t x = 100;
+
+	px_init(&h);
+	h.p.cyc_standalone = 4095;
+	px_start(&h);
+	px_single_range(&h);
+	px_msr(&h, RTIT_PT_MSR_CTL, PT_CTL_ON | RTIT_PT_CTL_CYC_EN);
+	px_at(&h, x + 14);
+	px_op(&h, 0x1000, 2);
+	px_at(&h, x + 16);
+	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1002, 2, 0x1500, true);	/* CYC(2), TIP */
+	size_t n = h.n;
+	/* Example 33-1 row x + 4111: CYC(4095) with no packet, 4095 cycles
+	 * after the last CYC (D49: cyc_standalone = 4095, CYCThresh 0). */
+	px_at(&h, x + 4111);
+	px_op(&h, 0x1500, 2);
+	px_expect(&h, n, 0xff, 0xfe);
+	/* The example's next one is CYC(8194), 8194 cycles later: its
+	 * intervals are illustrative ("no guarantee at what intervals");
+	 * with N = 4095 the model sends two CYC(4095) by x + 12305 ... */
+	n = h.n;
+	px_at(&h, x + 12305);
+	px_op(&h, 0x1502, 2);
+	px_expect(&h, n, 0xff, 0xfe, 0xff, 0xfe);
+	/* ... and the MOV CR3 at x + 16332 gets CYC(16332 - 12301 = 4031):
+	 * 4031 & 31 = 31 -> FF, 4031 >> 5 = 125 -> FA (Table 33-33). */
+	n = h.n;
+	px_at(&h, x + 16332);
+	px_insn(&h, RTIT_IC_MOV_CR3, 0x1504, 3, 0x1507, false);
+	px_expect(&h, n, 0xff, 0xfa, PIP0);
+}
+
+Test(timing, standalone_cyc_leaves_the_threshold)
+{
+	px_init(&h);
+	h.p.cyc_standalone = 100;
+	px_start(&h);
+	px_single_range(&h);
+	/* CycThresh 5: N = 16 (Table 33-13) */
+	px_msr(&h, RTIT_PT_MSR_CTL, PT_CTL_ON | RTIT_PT_CTL_CYC_EN |
+	       (5ull << RTIT_PT_CTL_CYC_THRESH_SHIFT));
+	px_at(&h, 1000);
+	px_op(&h, 0x1000, 2);
+	size_t n = h.n;
+	/* 115 cycles: below 100 + 16, nothing */
+	px_at(&h, 1115);
+	px_op(&h, 0x1002, 2);
+	px_expect(&h, n);
+	/* 130: CYC(100) (100 & 31 = 4 -> 27, 100 >> 5 = 3 -> 06); 30 left,
+	 * at or above the threshold, so the TIP at 131 has CYC(31) FB */
+	px_at(&h, 1130);
+	px_op(&h, 0x1004, 2);
+	px_at(&h, 1131);
+	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1006, 2, 0x1500, true);
+	px_expect(&h, n, 0x27, 0x06, 0xfb, 0x2d, 0x00, 0x15);
+}
+
+Test(timing, standalone_cyc_waits_for_an_open_tnt)
+{
+	px_init(&h);
+	h.p.cyc_standalone = 100;
+	px_start(&h);
+	px_single_range(&h);
+	px_msr(&h, RTIT_PT_MSR_CTL, PT_CTL_ON | RTIT_PT_CTL_CYC_EN);
+	px_at(&h, 1000);
+	px_op(&h, 0x1000, 2);
+	size_t n = h.n;
+	/* a branch at 1010: its CYC(10) 53 goes out with the first bit */
+	px_at(&h, 1010);
+	px_insn(&h, RTIT_IC_COND, 0x1002, 2, 0x1004, false);
+	px_expect(&h, n, 0x53);
+	/* 300 cycles on with the TNT open: no stand-alone CYC (its CYC must
+	 * stay the last before it, 33.3.6.2) */
+	n = h.n;
+	px_at(&h, 1310);
+	px_op(&h, 0x1004, 2);
+	px_expect(&h, n);
+	/* the TIP forces out TNT(N) 04, then CYC(1311 - 1010 = 301) and the
+	 * TIP; 301 & 31 = 13 -> 6F, 301 >> 5 = 9 -> 12 */
+	px_at(&h, 1311);
+	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1006, 2, 0x1500, true);
+	px_expect(&h, n, 0x04, 0x6f, 0x12, 0x2d, 0x00, 0x15);
+}
+
 Test(timing, example_33_2_ordering)
 {
 	size_t n = start(PT_CTL_ON | RTIT_PT_CTL_CYC_EN, 90);

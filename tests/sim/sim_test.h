@@ -64,6 +64,7 @@ struct st_opts {
 	bool rtm;		/* RTM on; rtm_lines: its write-set capacity */
 	uint32_t rtm_lines;
 	/* called after the run, before the simulator is freed */
+	void (*before)(struct rtit_sim *sim, void *ctx);	/* after loading */
 	void (*after)(struct rtit_sim *sim, void *ctx);
 	void *after_ctx;
 };
@@ -225,6 +226,8 @@ static inline int st_run_asm(struct st_run *r, const char *src,
 		ev.duration = o->ev[i].duration;
 		rtit_sim_inject(sim, &ev);
 	}
+	if (o->before)
+		o->before(sim, o->after_ctx);
 	r->rc = rtit_sim_run(sim, &r->st);
 	if (o->after)
 		o->after(sim, o->after_ctx);

@@ -28,7 +28,8 @@ Test(sim_events, every_kind)
 			{ RTIT_SIM_AT_INSN, RTIT_EV_EXT_INTERRUPT, 32, 2, NULL, 0, 0, 0 },
 			{ RTIT_SIM_AT_IP, RTIT_EV_NMI, 0, 0, "d", 0, 0, 0 },
 			{ RTIT_SIM_AT_INSN, RTIT_EV_SMI, 0, 6, NULL, 0, 0, 100 },
-			{ RTIT_SIM_AT_INSN, RTIT_EV_VMEXIT, 0, 7, NULL, 0, 0, 50 },
+			/* a #PF exit: vector 14, qualification the address */
+			{ RTIT_SIM_AT_INSN, RTIT_EV_VMEXIT, 14, 7, NULL, 0x7fff0000, 0, 50 },
 			{ RTIT_SIM_AT_INSN, RTIT_EV_FREQ_CHANGE, 0, 8, NULL, 4, 0, 0 },
 			{ RTIT_SIM_AT_INSN, RTIT_EV_SLEEP, 6, 8, NULL, 1000, 0, 0 },
 			{ RTIT_SIM_AT_INSN, RTIT_EV_MSR_WRITE_EXTERNAL, 0, 8, NULL, 0x2001, 0x570, 0 },
@@ -69,6 +70,12 @@ Test(sim_events, every_kind)
 	cr_expect_eq(r.recs[r.n - 2].value, 0x2001);
 	cr_expect_eq(r.recs[r.n - 2].msr, 0x570);
 	cr_expect_eq(r.recs[r.n - 5].value, 4);
+	/* the VM exit's record carries its exit information */
+	const struct rtit_sim_rec *x = &r.recs[r.n - 8];
+	cr_expect_eq(x->cls, RTIT_EV_VMEXIT);
+	cr_expect_eq(x->msr, 0);
+	cr_expect_eq(x->value, 0x7fff0000);
+	cr_expect_eq(x->vector, 14);
 	/* tsc before the change: 158; HLT adds 1 cycle = 1/4 tick */
 	cr_expect_eq(last->tsc, 158 + 1000, "tsc %" PRIu64, last->tsc);
 	st_free(&r);

@@ -203,6 +203,30 @@ Test(last_ip, pt_choose)
 	cr_expect(pl.ipc == 1 && pl.payload == 0x1234);
 }
 
+/* The switchable choices (D59): 100b before 011b where both are legal
+ * (Table 33-18: both 6 bytes for a canonical IP whose IP[63:48] equal
+ * LastIP's), and 110b for every IP. */
+Test(last_ip, pt_choose_update48_and_full)
+{
+	struct rtit_last_ip lip;
+	struct rtit_pkt_ip pl;
+
+	rtit_last_ip_init(&lip, RTIT_DIALECT_PT);
+	lip.pt_choice = RTIT_PT_IP_UPDATE48;
+	rtit_last_ip_on_ip(&lip, 0x00007f0000000000ull);
+	rtit_last_ip_choose(&lip, 0x00007fff12340000ull, &pl);
+	cr_expect(pl.ipc == 4 && pl.payload == 0x7fff12340000ull, "100b: IP[47:0]");
+	/* shorter forms still win */
+	rtit_last_ip_choose(&lip, 0x00007f0000001234ull, &pl);
+	cr_expect(pl.ipc == 1);
+	/* IP[63:48] differ: 011b for a canonical IP */
+	rtit_last_ip_choose(&lip, 0xffffffff81000000ull, &pl);
+	cr_expect(pl.ipc == 3);
+	lip.pt_choice = RTIT_PT_IP_FULL;
+	rtit_last_ip_choose(&lip, 0x00007f0000001234ull, &pl);
+	cr_expect(pl.ipc == 6 && pl.payload == 0x00007f0000001234ull, "110b: IP[63:0]");
+}
+
 /* Randomised: whatever the chooser picks, the expansion gives the IP back,
  * in both dialects, and never a longer form than needed. */
 Test(last_ip, choose_expand_roundtrip)
