@@ -165,7 +165,10 @@ static void json_rec(FILE *o, const struct rtit_sim_rec *r)
 		fprintf(o, "{\"kind\":\"event\",\"ip\":\"0x%" PRIx64 "\",\"event\":\"%s\","
 			"\"next\":\"0x%" PRIx64 "\"", r->ip,
 			r->cls ? rtit_sim_event_name(r->cls) : "unknown", r->next_ip);
-		if (r->cls)
+		if (r->cls == RTIT_EV_PEBS)	/* D55 */
+			fprintf(o, ",\"eventing_ip\":\"0x%" PRIx64 "\",\"groups\":%u,"
+				"\"items_digest\":\"0x%08x\"", r->value, r->vector, r->msr);
+		else if (r->cls)
 			fprintf(o, ",\"vector\":%u", r->vector);
 	}
 	json_time(o, r);

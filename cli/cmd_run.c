@@ -125,6 +125,13 @@ static int msr_write(void *opaque, uint32_t msr, uint64_t v, const struct rtit_s
 	return rtit_r_model_msr_write(&r->model, msr, v, ctx);
 }
 
+static void on_pebs(void *opaque, const struct rtit_sim_pebs *p, const struct rtit_sim_rec *ctx)
+{
+	struct run *r = opaque;
+	if (r->dialect == RTIT_DIALECT_PT)
+		rtit_pt_model_on_pebs(&r->ptm, p, ctx);
+}
+
 static int msr_read(void *opaque, uint32_t msr, uint64_t *v, const struct rtit_sim_rec *ctx)
 {
 	struct run *r = opaque;
@@ -501,6 +508,7 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	cfg.consumer.on_batch = on_batch;
 	cfg.consumer.msr_write = msr_write;
 	cfg.consumer.msr_read = msr_read;
+	cfg.consumer.on_pebs = on_pebs;
 	cfg.consumer.opaque = &r;
 	if (r.dialect == RTIT_DIALECT_PT) {
 		rtit_pt_model_set_platform(&r.ptm, (uint8_t)cfg.cpl, cfg.cr3, (uint8_t)cfg.mode);

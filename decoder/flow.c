@@ -228,6 +228,7 @@ int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool
 	d->la.ip_status = it->ip_status;
 	d->la.psb = psb;
 	d->la.if_fup = false;
+	d->la.pebs_fup = false;
 	d->la.exact = false;
 	d->la.cyc = d->t_cyc;
 	/* A TNT goes out after the timing packets sent while its bits
@@ -1210,8 +1211,11 @@ int rtit_flow_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 				(r->flags & RTIT_SIM_F_ZERO_LEN_CALL) ? "ZLC " : "",
 				(r->flags & RTIT_SIM_F_TX) ? "TX " : "", r->next_ip, t);
 	}
-	char extra[48] = "";
-	if (r->cls == RTIT_EV_EXCEPTION)
+	char extra[64] = "";
+	if (r->cls == RTIT_EV_PEBS)	/* as sim/flow.c writes it */
+		snprintf(extra, sizeof(extra), " eip=0x%" PRIx64 " groups=0x%x items=0x%08x",
+			 r->value, r->vector, r->msr);
+	else if (r->cls == RTIT_EV_EXCEPTION)
 		snprintf(extra, sizeof(extra), " vec=%u %s", r->vector,
 			 (r->flags & RTIT_SIM_F_FAULT) ? "fault" : "trap");
 	else if (r->cls == RTIT_EV_EXT_INTERRUPT || r->cls == RTIT_EV_NMI)

@@ -66,7 +66,7 @@ static inline bool visible(const struct rtit_sim_rec *r)
 	return r->kind == RTIT_SIM_INSN ||
 	       (r->kind == RTIT_SIM_EVENT &&
 		(r->cls == RTIT_EV_EXCEPTION || r->cls == RTIT_EV_EXT_INTERRUPT ||
-		 r->cls == RTIT_EV_NMI || r->cls == RTIT_EV_TSX_ABORT));
+		 r->cls == RTIT_EV_NMI || r->cls == RTIT_EV_TSX_ABORT || r->cls == RTIT_EV_PEBS));
 }
 
 static inline size_t next_visible(const struct rtit_flow_cmp *c, size_t i)
@@ -112,6 +112,12 @@ static bool rec_match(const struct rtit_sim_rec *d, const struct rtit_sim_rec *t
 			w = "next IP (handler)";
 		else if (d->cls && d->cls != t->cls)
 			w = "event kind";
+		else if (t->cls == RTIT_EV_PEBS && d->value != t->value)
+			w = "PEBS eventing IP (Basic block, Table 33-47)";
+		else if (t->cls == RTIT_EV_PEBS && d->vector != t->vector)
+			w = "PEBS groups (the BBP types)";
+		else if (t->cls == RTIT_EV_PEBS && d->msr != t->msr)
+			w = "PEBS record items (their digest)";
 		else if ((d->pad0 & RTIT_FLOW_A_IF_KNOWN) && ((d->flags ^ t->flags) & RTIT_SIM_F_IF))
 			w = "RFLAGS.IF (MODE.Exec, 33.4.2.8)";
 		else if (d->tsc > t->tsc)

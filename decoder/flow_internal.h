@@ -35,6 +35,8 @@ struct la {
 	bool psb;		/* PT: a FUP inside PSB+ (status) */
 	bool if_fup;		/* PT: the FUP after an RFLAGS.IF MODE.Exec
 				 * (CLI/STI/POPF at its IP) */
+	bool pebs_fup;		/* PT: the FUP after a BEP(IP=1): where the
+				 * PEBS record binds (Table 33-45) */
 	/* Timing: the cycle count once this packet is consumed, and whether
 	 * a cycle packet gave it for this very packet (RTIT: the CCP after
 	 * it, 4.2.15; PT: a CYC right before it, 33.3.6) */
@@ -104,6 +106,13 @@ struct rtit_flow_dec {
 				 * to an XBEGIN, XEND or abort (Table 33-27) */
 	uint8_t tsx_bits;	/* its TXAbort|InTX */
 	bool intx;		/* InTX as the last MODE.TSX said */
+	/* PEBS records in packet blocks (33.4.1.1, Table 33-47, D55):
+	 * in a block since its first BBP, the current block's type, the
+	 * digest of the items so far (rtit/pebs.h), the Basic block's IP,
+	 * the groups seen; pebs_fup: a BEP(IP=1) came, its FUP is next */
+	bool pebs_in, pebs_fup;
+	uint8_t pebs_blk, pebs_groups;
+	uint64_t pebs_h, pebs_eip;
 	uint64_t walked;	/* instructions since the last packet */
 	uint64_t last_off;	/* offset of the last packet consumed */
 

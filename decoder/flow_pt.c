@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "flow_internal.h"
+#include "rtit/pebs.h"
 
 /* The pending RFLAGS.IF reaches the instruction or transfer it belongs
  * to (the walk's record after this has it). */
@@ -78,6 +79,8 @@ void flow_pt_reset(struct rtit_flow_dec *d)
 	forget_if(d);
 	d->tsx_pending = false;
 	d->intx = false;
+	d->pebs_in = false;
+	d->pebs_fup = false;
 }
 
 /* A transfer leaves tracing (TIP.PGD): the encoder sends no MODE.Exec
@@ -189,6 +192,8 @@ static int pt_peek(struct rtit_flow_dec *d)
 		case RTIT_PT_PSB:
 			d->in_psb = true;
 			d->bound_fup = false;
+			d->pebs_in = false;
+			d->pebs_fup = false;
 			d->last_off = it.offset;
 			continue;
 		case RTIT_PT_PSBEND:
@@ -226,6 +231,33 @@ static int pt_peek(struct rtit_flow_dec *d)
 			if (p->u.ptw.ip)	/* FUPonPTW, Table 33-58 */
 				d->bound_fup = true;
 			continue;
+		case RTIT_PT_BBP:
+			/* a PEBS record: its blocks run from the first BBP
+			 * to the BEP (33.4.1.1, D55) */
+			if (!d->pebs_in) {
+				d->pebs_in = true;
+				d->pebs_h = RTIT_PEBS_DIGEST_INIT;
+				d->pebs_eip = 0;
+				d->pebs_groups = 0;
+			}
+			d->pebs_blk = p->u.bbp.type;
+			d->pebs_groups |= rtit_pebs_group_of(p->u.bbp.type);
+			continue;
+		case RTIT_PT_BIP:
+			if (d->pebs_in) {
+				d->pebs_h = rtit_pebs_digest_step(d->pebs_h, d->pebs_blk, p->u.bip.id,
+								  p->u.bip.value);
+				if (d->pebs_blk == RTIT_BBP_PEBS_BASIC && p->u.bip.id == 0)
+					d->pebs_eip = p->u.bip.value;
+			}
+			continue;
+		case RTIT_PT_BEP:
+			/* IP=1: the FUP that follows binds the record (Table
+			 * 33-48); IP=0 (ContextEn=0): nothing traced here to
+			 * bind it to, it is not reported */
+			d->pebs_fup = d->pebs_in && p->u.ip_bit;
+			d->pebs_in = false;
+			continue;
 		case RTIT_PT_CFE:
 			if (p->u.cfe.ip)	/* Table 33-59 */
 				d->bound_fup = true;
@@ -243,6 +275,17 @@ static int pt_peek(struct rtit_flow_dec *d)
 					continue;	/* status (33.3.7) */
 				return flow_set_la(d, &it, true);
 			}
+			if (d->pebs_fup) {
+				/* a BEP's: the walk takes the record where the
+				 * FUP says; while it is not walking there is no
+				 * flow to put it in (D55) */
+				d->pebs_fup = false;
+				if (d->state != ST_ENABLED)
+					continue;
+				r = flow_set_la(d, &it, false);
+				d->la.pebs_fup = true;
+				return r;
+			}
 			if (d->bound_fup) {
 				d->bound_fup = false;
 				continue;
@@ -256,9 +299,12 @@ static int pt_peek(struct rtit_flow_dec *d)
 			}
 			break;
 		case RTIT_PT_OVF:
-			/* packets were lost: a PSBEND, an IP bit's FUP */
+			/* packets were lost: a PSBEND, an IP bit's FUP; it
+			 * ends a block (33.4.1.1) */
 			d->in_psb = false;
 			d->bound_fup = false;
+			d->pebs_in = false;
+			d->pebs_fup = false;
 			forget_if(d);
 			d->tsx_pending = false;
 			break;
@@ -575,6 +621,24 @@ static bool int_is_event(struct rtit_flow_dec *d, const struct ic_ent *e, uint64
 	return false;
 }
 
+/* The FUP of a PEBS record at the walk's IP, no bits pending: its
+ * record (RTIT_EV_PEBS as the simulator writes it: the eventing IP, the
+ * groups, the digest of the items). */
+static void pebs_here(struct rtit_flow_dec *d)
+{
+	uint64_t at = d->la.ip;
+
+	consume(d);
+	flow_emit_event(d, at, at);
+	struct rtit_sim_rec *r = &d->batch[d->nbatch - 1];
+	r->cls = RTIT_EV_PEBS;
+	r->flags &= (uint8_t)~RTIT_SIM_F_FAULT;
+	r->vector = d->pebs_groups;
+	r->value = d->pebs_eip;
+	r->msr = (uint32_t)d->pebs_h;
+	commit(d);
+}
+
 int flow_pt_walk(struct rtit_flow_dec *d)
 {
 	const struct ic_ent *e;
@@ -610,6 +674,15 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			case RTIT_PT_TRACESTOP:
 				return flow_trace_stop(d);
 			case RTIT_PT_FUP:
+				if (p->pebs_fup) {
+					/* BEP(IP=1), FUP(NLIP): the PEBS record
+					 * written after the instruction before
+					 * its IP; walk on to it (D55) */
+					if (p->ip != d->ip)
+						break;
+					pebs_here(d);
+					continue;
+				}
 				if (p->if_fup) {
 					/* MODE.Exec, FUP(CLIP): the CLI, STI or
 					 * POPF here changed RFLAGS.IF (Table

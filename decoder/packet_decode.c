@@ -339,6 +339,7 @@ static int pt_decode_one(const struct rtit_pkt_ctx *ctx, const uint8_t *buf,
 		NEED(rtit_pt_opc_size + pl);
 		pkt->u.bip.id = b0 >> rtit_pt_bip_shr;
 		pkt->u.bip.value = rtit_le_load(buf + 1, pl);
+		pkt->u.bip.type = ctx->block_type;
 		return done(pkt, RTIT_PT_BIP, rtit_pt_opc_size + pl);
 	}
 	if ((b0 & rtit_pt_tnt8_mask) == rtit_pt_tnt8)

@@ -6,6 +6,7 @@
 
 #include "rtit/print.h"
 #include "rtit/opcodes_pt.h"
+#include "rtit/pebs.h"
 
 static void print_tnt(FILE *out, const struct rtit_pkt_tnt *t)
 {
@@ -134,11 +135,16 @@ void rtit_print_fields(FILE *out, enum rtit_dialect dialect,
 		fprintf(out, "last=%u deepest=%u wake=0x%x", p->u.pwrx.last, p->u.pwrx.deepest, p->u.pwrx.wake);
 		break;
 	case RTIT_PT_BBP:
-		fprintf(out, "type=0x%02x items=%u bytes", p->u.bbp.type, p->u.bbp.sz ? 4 : 8);
+		fprintf(out, "type=0x%02x (%s) items=%u bytes", p->u.bbp.type,
+			rtit_pebs_block_name(p->u.bbp.type), p->u.bbp.sz ? 4 : 8);
 		break;
-	case RTIT_PT_BIP:
-		fprintf(out, "id=0x%02x value=0x%016" PRIx64, p->u.bip.id, p->u.bip.value);
+	case RTIT_PT_BIP: {
+		char nm[32];
+		const char *s = rtit_pebs_item_name(p->u.bip.type, p->u.bip.id, nm, sizeof(nm));
+		fprintf(out, "id=0x%02x (%s) value=0x%016" PRIx64, p->u.bip.id, s ? s : "reserved",
+			p->u.bip.value);
 		break;
+	}
 	case RTIT_PT_CFE:
 		fprintf(out, "type=0x%02x vector=0x%02x ip=%u", p->u.cfe.type, p->u.cfe.vector, p->u.cfe.ip);
 		break;
@@ -239,7 +245,12 @@ static void json_fields(FILE *out, const struct rtit_packet *p)
 		fprintf(out, ",\"block_type\":%u,\"item_bytes\":%u", u->bbp.type, u->bbp.sz ? 4 : 8);
 		break;
 	case RTIT_PT_BIP:
-		fprintf(out, ",\"id\":%u,\"value\":\"0x%" PRIx64 "\"", u->bip.id, u->bip.value);
+		{
+			char nm[32];
+			const char *s = rtit_pebs_item_name(u->bip.type, u->bip.id, nm, sizeof(nm));
+			fprintf(out, ",\"id\":%u,\"item\":\"%s\",\"value\":\"0x%" PRIx64 "\"",
+				u->bip.id, s ? s : "reserved", u->bip.value);
+		}
 		break;
 	case RTIT_PT_CFE:
 		fprintf(out, ",\"event_type\":%u,\"vector\":%u,\"ip\":%u", u->cfe.type,

@@ -140,6 +140,12 @@ int rtit_sim_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 			snprintf(extra, sizeof(extra), " status=0x%" PRIx64 " depth=%u",
 				 r->value, r->vector);
 			break;
+		case RTIT_EV_PEBS:
+			/* the eventing IP, the groups (IA32_PEBS_DATA_CFG
+			 * bits), the digest of the items (rtit/pebs.h) */
+			snprintf(extra, sizeof(extra), " eip=0x%" PRIx64 " groups=0x%x items=0x%08x",
+				 r->value, r->vector, r->msr);
+			break;
 		case RTIT_EV_VMEXIT:
 			if (rtit_vmx_exit_has_vector(r->msr))
 				snprintf(extra, sizeof(extra), " reason=%u qual=0x%" PRIx64 " vec=%u",

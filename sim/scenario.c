@@ -51,6 +51,15 @@ static const struct msr_name msr_names[] = {
 	{ "IA32_RTIT_ADDR2_B", 0x585, RTIT_DIALECT_PT },
 	{ "IA32_RTIT_ADDR3_A", 0x586, RTIT_DIALECT_PT },
 	{ "IA32_RTIT_ADDR3_B", 0x587, RTIT_DIALECT_PT },
+	/* performance monitoring, PEBS output to Intel PT (SDM Vol. 3 20.2,
+	 * 20.5.5.2, 20.9.2; sim/pmu.c): Intel PT CPUs only (D53) */
+	{ "IA32_PMC0", 0xC1, RTIT_DIALECT_PT },
+	{ "IA32_A_PMC0", 0x4C1, RTIT_DIALECT_PT },
+	{ "MSR_RELOAD_PMC0", 0x14C1, RTIT_DIALECT_PT },
+	{ "IA32_PERFEVTSEL0", 0x186, RTIT_DIALECT_PT },
+	{ "IA32_PERF_GLOBAL_CTRL", 0x38F, RTIT_DIALECT_PT },
+	{ "IA32_PEBS_ENABLE", 0x3F1, RTIT_DIALECT_PT },
+	{ "IA32_PEBS_DATA_CFG", 0x3F2, RTIT_DIALECT_PT },
 	{ "IA32_TSC", 0x10, -1 },
 	{ "IA32_SYSENTER_CS", 0x174, -1 },
 	{ "IA32_SYSENTER_ESP", 0x175, -1 },
@@ -938,6 +947,8 @@ void rtit_scenario_config(const struct rtit_scenario *sc,
 	/* RTM: Intel PT CPUs have it, Silvermont (RTIT) does not (D42) */
 	cfg->rtm = sc->rtm < 0 ? sc->dialect == RTIT_DIALECT_PT : sc->rtm == 1;
 	cfg->rtm_lines = sc->rtm_lines;
+	/* PEBS output to Intel PT: not on Silvermont (RTIT), D53 */
+	cfg->pmu = sc->dialect == RTIT_DIALECT_PT;
 }
 
 static int serr(struct rtit_scn_error *err, const struct rtit_scenario *sc,

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "sim_internal.h"
+#include "rtit/pebs.h"
 
 #define KCS 0x08
 #define KSS 0x10
@@ -207,6 +208,7 @@ static void tmpl_on_state(struct rtit_sim *sim)
 	t->flags = (sim->m.cr0 & CR0_PG) ? RTIT_SIM_F_CR0_PG : 0;
 	if (rget(sim, R_FLAGS) & EFL_IF)
 		t->flags |= RTIT_SIM_F_IF;
+	sim_pmu_on_state(sim);	/* the CPL USR/OS filter on */
 }
 
 /* Whether a COND instruction was taken, from the state right after it
@@ -300,8 +302,10 @@ static void emit_insns(struct rtit_sim *sim, const struct sim_block *b,
 			flush(sim);
 	}
 	sim->retired += to - from;
-	if (to > from)
+	if (to > from) {
 		sim->last_shadow = in[to - 1].flags & SIM_I_SHADOW;
+		sim->last_ip = in[to - 1].ip;
+	}
 	if (sim->cfg.deliver == RTIT_SIM_PER_BLOCK)
 		flush(sim);
 }
@@ -412,6 +416,8 @@ static uint64_t next_count_stop(const struct rtit_sim *sim)
 		if (!sim->inj_done[i] && sim->inj[i].trigger == RTIT_SIM_AT_INSN &&
 		    sim->inj[i].at < n && sim->inj[i].at >= sim->retired)
 			n = sim->inj[i].at;
+	if (sim->pmu_due < n && sim->pmu_due >= sim->retired)
+		n = sim->pmu_due;	/* a PEBS assist (pmu.c) */
 	return n;
 }
 
@@ -461,7 +467,7 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 	if (sim->irq_deferred >= 0 && (rget(sim, R_FLAGS) & EFL_IF) &&
 	    sim->last_shadow && sim->irq_after <= sim->retired)
 		sim->irq_after = sim->retired + 1;	/* SDM 6.8.3: STI shadow */
-	if (inj_due_count(sim, sim->retired) >= 0 ||
+	if (inj_due_count(sim, sim->retired) >= 0 || sim->retired == sim->pmu_due ||
 	    (sim->irq_deferred >= 0 && sim->retired >= sim->irq_after &&
 	     (rget(sim, R_FLAGS) & EFL_IF))) {
 		request(sim, SIM_REQ_EVENT, addr);
@@ -1035,7 +1041,8 @@ static int msr_access(struct rtit_sim *sim, bool write, uint32_t msr,
 	case 0xC0000083: p = &m->cstar; break;
 	case 0xC0000084: p = &m->fmask; break;
 	default:
-		return -1;
+		/* the performance-monitoring MSRs (pmu.c) */
+		return sim_pmu_msr(sim, write, msr, v, ctx && ctx->kind == RTIT_SIM_INSN) > 0 ? 0 : -1;
 	}
 	if (write)
 		*p = *v;
@@ -1106,6 +1113,7 @@ static struct rtit_sim_rec *special_rec(struct rtit_sim *sim, uint64_t ip,
 	r->tsc = sim->tsc;
 	sim->retired++;
 	sim->last_shadow = false;
+	sim->last_ip = ip;
 	return r;
 }
 
@@ -1848,9 +1856,10 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 	if (e < 0 && sim->irq_deferred >= 0 && count >= sim->irq_after &&
 	    count > sim->pending_base && (rget(sim, R_FLAGS) & EFL_IF))
 		e = sim->irq_deferred;
-	if (e >= 0) {
+	if (e >= 0 || count == sim->pmu_due) {
 		pending_retire_before(sim, addr);
-		sim->inj_due = e;
+		if (e >= 0)
+			sim->inj_due = e;
 		request(sim, SIM_REQ_EVENT, addr);
 		return;
 	}
@@ -1996,9 +2005,31 @@ static uint64_t inject_now(struct rtit_sim *sim, int i, uint64_t ip)
 	}
 }
 
+/* The PEBS assist (pmu.c) with the flow about to execute at ip: the
+ * record, announced by an RTIT_EV_PEBS record alone in its batch. */
+static void pebs_now(struct rtit_sim *sim, uint64_t ip)
+{
+	const struct rtit_sim_consumer *c = &sim->cfg.consumer;
+	struct rtit_pebs_item it[RTIT_PEBS_MAX_ITEMS];
+	const struct rtit_sim_pebs *p = &sim->pmu.rec;
+
+	flush(sim);
+	sim_pmu_assist(sim, ip);
+	struct rtit_sim_rec *r = event_rec(sim, RTIT_EV_PEBS, ip, ip);
+	r->value = p->ip;
+	r->msr = rtit_pebs_digest(it, rtit_pebs_items(p, it));
+	r->vector = p->groups;
+	if (c->on_pebs)
+		c->on_pebs(c->opaque, p, r);
+	flush(sim);
+}
+
 /* Delivers every event due at ip; returns the resume IP. */
 static uint64_t inject_due(struct rtit_sim *sim, uint64_t ip)
 {
+	/* first the PEBS record of the instruction that just retired */
+	if (sim->retired == sim->pmu_due)
+		pebs_now(sim, ip);
 	if (sim->irq_deferred >= 0 && sim->retired >= sim->irq_after &&
 	    (rget(sim, R_FLAGS) & EFL_IF)) {
 		int i = sim->irq_deferred;
@@ -2084,6 +2115,7 @@ int rtit_sim_new(struct rtit_sim **simp, const struct rtit_sim_config *cfg)
 	sim->tsc = cfg->clock.tsc_start;
 	sim->inj_due = -1;
 	sim->irq_deferred = -1;
+	sim->pmu_due = UINT64_MAX;
 	sim->rand_state = 0x9e3779b97f4a7c15ull;
 	tmpl_on_state(sim);
 

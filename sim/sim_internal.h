@@ -124,6 +124,20 @@ struct sim_rtm {
 	uint64_t overflow_ip;	/* the instruction that made it */
 };
 
+/* The performance-monitoring model (pmu.c, docs/sim.md "PEBS"): PMC0
+ * counting retired instructions, PEBS with output to Intel PT.  The
+ * counter is kept lazily: ctr was its value when sim->retired was base;
+ * while it counts, it is ctr + (retired - base).  sim->pmu_due is the
+ * retired count at which it overflows with PEBS armed (UINT64_MAX when
+ * not), a count stop like an injected event's. */
+struct sim_pmu {
+	uint64_t evtsel, global_ctrl, global_status, pebs_enable, data_cfg, reload;
+	uint64_t ctr, base;
+	bool counting;		/* counts at the current CPL */
+	bool have_rec;
+	struct rtit_sim_pebs rec;
+};
+
 /* Why a uc_emu_start call was stopped from a hook. */
 enum sim_req {
 	SIM_REQ_NONE = 0,
@@ -204,6 +218,10 @@ struct rtit_sim {
 	char errmsg[256];
 
 	struct sim_rtm rtm;
+
+	uint64_t pmu_due;	/* see struct sim_pmu */
+	uint64_t last_ip;	/* the last instruction retired */
+	struct sim_pmu pmu;
 };
 
 /* analyse.c */
@@ -225,6 +243,18 @@ void sim_rtm_log_rollback(struct rtit_sim *sim);
 void sim_rtm_log_stop(struct rtit_sim *sim);
 /* Frees what the log holds. */
 void sim_rtm_fini(struct rtit_sim *sim);
+
+/* pmu.c: the performance-monitoring model */
+/* An access to a PMU MSR: 1 done, 0 not a PMU MSR (or the model is off),
+ * -1 #GP.  @guest: a WRMSR/RDMSR (a write takes effect after it, so the
+ * WRMSR itself is not counted). */
+int sim_pmu_msr(struct rtit_sim *sim, bool write, uint32_t msr, uint64_t *v, bool guest);
+/* CPL may have changed (after tmpl_on_state): counting re-evaluated. */
+void sim_pmu_on_state(struct rtit_sim *sim);
+/* The PEBS assist at sim->pmu_due, with the flow about to execute at ip:
+ * fills sim->pmu.rec with the state now (after the overflowing
+ * instruction, which was sim->last_ip), reloads the counter, re-arms. */
+void sim_pmu_assist(struct rtit_sim *sim, uint64_t ip);
 
 /* load.c */
 int sim_seterr(struct rtit_sim *sim, int err, const char *fmt, ...)

@@ -27,4 +27,12 @@ void rtit_pt_out_flush(struct rtit_pt_model *m);
  * change of state made outside a record (an MSR write). */
 void rtit_pt_fast_refresh(struct rtit_pt_model *m);
 
+/* pt_model.c for pt_pebs.c: a packet that is not CYC-eligible (a TNT
+ * pending goes first, A-P15), and a FUP(@ip).  False when dropped. */
+bool rtit_pt_send_plain(struct rtit_pt_model *m, struct rtit_packet *p, const char *why);
+void rtit_pt_send_fup(struct rtit_pt_model *m, uint64_t ip, const char *why);
+
+/* pt_pebs.c: the RTIT_EV_PEBS record @r: the PEBS record as blocks. */
+void rtit_pt_on_pebs(struct rtit_pt_model *m, const struct rtit_sim_rec *r);
+
 #endif

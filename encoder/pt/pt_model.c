@@ -520,6 +520,16 @@ static void emit_ip(struct rtit_pt_model *m, enum rtit_pkt_type t, uint64_t ip, 
 	send(m, &p, ip, why, t == RTIT_PT_FUP ? 0 : F_ELIG);
 }
 
+bool rtit_pt_send_plain(struct rtit_pt_model *m, struct rtit_packet *p, const char *why)
+{
+	return send(m, p, 0, why, 0);
+}
+
+void rtit_pt_send_fup(struct rtit_pt_model *m, uint64_t ip, const char *why)
+{
+	emit_ip(m, RTIT_PT_FUP, ip, why);
+}
+
 /* The TIP of a near indirect JMP or CALL (Table 33-55 case 4), deferred
  * while a partial TNT accumulates when deferred_tips allows (33.4.2.3;
  * not with CYCEn, whose CYC belongs right before its packet: D47). */
@@ -1361,6 +1371,9 @@ static void on_event_other(struct rtit_pt_model *m, const struct rtit_sim_rec *r
 		m->mtc_last = art_of(m, r->tsc) >> mtc_freq(m);
 		power_exit(m);
 		break;
+	case RTIT_EV_PEBS:
+		rtit_pt_on_pebs(m, r);	/* pt_pebs.c */
+		break;
 	default:
 		break;
 	}
@@ -1523,9 +1536,11 @@ static void rec_slow(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 	}
 	/* A HLT or MWAIT ends at the next record that is not its own
 	 * SLEEP/WAKE: the interrupt or NMI that woke it, or the next
-	 * instruction after a masked interrupt (Table 33-57 case 7). */
+	 * instruction after a masked interrupt (Table 33-57 case 7).  Not
+	 * at the PEBS record of the HLT itself: the assist follows the HLT's
+	 * retirement, it does not wake it (D54). */
 	if (m->halted && (r->kind == RTIT_SIM_INSN ||
-			  (r->cls != RTIT_EV_SLEEP && r->cls != RTIT_EV_WAKE)))
+			  (r->cls != RTIT_EV_SLEEP && r->cls != RTIT_EV_WAKE && r->cls != RTIT_EV_PEBS)))
 		power_exit(m);
 	if (r->kind == RTIT_SIM_INSN) {
 		on_op(m, r);

@@ -153,6 +153,8 @@ struct rtit_pkt_bbp {
 struct rtit_pkt_bip {
 	uint8_t id;		/* ID[4:0] (PACKETS.md A-P6) */
 	uint64_t value;
+	uint8_t type;		/* decoded: the block's BBP.Type (names the
+				 * item, Table 33-47); not encoded */
 };
 
 struct rtit_pkt_cfe {
@@ -207,6 +209,7 @@ struct rtit_pkt_ctx {
 	bool expect_ccp;	/* RTIT: the next bytes are a CCP */
 	bool in_block;		/* PT: between BBP and BEP */
 	bool block_sz4;		/* PT: block items are 4 bytes */
+	uint8_t block_type;	/* PT: the BBP.Type of the block */
 };
 
 /* Initialises @ctx for @dialect.  @cycle_acc matters for RTIT only. */
@@ -243,6 +246,7 @@ static inline void rtit_pkt_ctx_on_packet(struct rtit_pkt_ctx *ctx,
 	if (pkt->type == RTIT_PT_BBP) {
 		ctx->in_block = true;
 		ctx->block_sz4 = pkt->u.bbp.sz;
+		ctx->block_type = pkt->u.bbp.type;
 	} else if (pkt->type == RTIT_PT_BEP || pkt->type == RTIT_PT_OVF) {
 		ctx->in_block = false;
 	}

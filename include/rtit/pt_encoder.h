@@ -157,6 +157,10 @@ struct rtit_pt_model {
 	bool fp_ok, fp_pe, fp_ranges, fp_retc;
 	uint64_t fp_mtc_tsc;		/* the first TSC an MTC may be due at */
 	uint64_t fp_mask;		/* RET compression's address width */
+	/* the PEBS record the simulator announced (rtit_pt_model_on_pebs),
+	 * for its RTIT_EV_PEBS record (encoder/pt/pt_pebs.c) */
+	bool pebs_have;
+	struct rtit_sim_pebs pebs;
 	struct rtit_outq outq;		/* last: large */
 };
 
@@ -180,6 +184,13 @@ void rtit_pt_model_on_batch(const struct rtit_sim_rec *recs, size_t n, void *opa
 int rtit_pt_model_msr_write(void *opaque, uint32_t msr, uint64_t value,
 			    const struct rtit_sim_rec *ctx);
 int rtit_pt_model_msr_read(void *opaque, uint32_t msr, uint64_t *value,
+			   const struct rtit_sim_rec *ctx);
+
+/* Consumer callback for struct rtit_sim_consumer.on_pebs: keeps a copy
+ * of the PEBS record for the RTIT_EV_PEBS record that follows, which
+ * writes it as packet blocks (BBP, BIP..., BEP, FUP: 33.4.1.1, Table
+ * 33-47, docs/decisions.md D54). */
+void rtit_pt_model_on_pebs(void *opaque, const struct rtit_sim_pebs *p,
 			   const struct rtit_sim_rec *ctx);
 
 /* One record (what on_batch does for each). */

@@ -86,7 +86,12 @@ enum rtit_sim_event {
 	RTIT_EV_INIT,		/* INIT signal */
 	RTIT_EV_SIPI,		/* start-up IPI; vector = SIPI vector */
 	RTIT_EV_UINTR,		/* user-interrupt delivery; vector = UIV */
-	RTIT_EV_PEBS,		/* a PEBS record written (PEBS via PT) */
+	RTIT_EV_PEBS,		/* a PEBS record written (PEBS output to Intel
+				 * PT): ip = next_ip = the next instruction
+				 * (where the record binds), value = the
+				 * eventing IP, msr = rtit_pebs_digest of its
+				 * items, vector = its groups (RTIT_PEBS_G_*);
+				 * the record: rtit_sim_pebs_record() */
 	RTIT_EV_COUNT
 };
 
@@ -211,11 +216,19 @@ enum rtit_sim_deliver {
  * a preset before the run (ctx->kind == 0).  Every record before ctx has
  * been delivered.  Return >= 0 to accept, < 0 for #GP.
  */
+struct rtit_sim_pebs;
+
 struct rtit_sim_consumer {
 	void (*on_batch)(const struct rtit_sim_rec *recs, size_t n, void *opaque);
 	int (*msr_write)(void *opaque, uint32_t msr, uint64_t value,
 			 const struct rtit_sim_rec *ctx);
 	int (*msr_read)(void *opaque, uint32_t msr, uint64_t *value,
+			const struct rtit_sim_rec *ctx);
+	/* on_pebs: a PEBS record was written (RTIT_EV_PEBS, docs/sim.md
+	 * "PEBS"): @p is the sim's snapshot, valid during the call; ctx is
+	 * the RTIT_EV_PEBS record, delivered right after, alone in its
+	 * batch.  Every record before ctx has been delivered. */
+	void (*on_pebs)(void *opaque, const struct rtit_sim_pebs *p,
 			const struct rtit_sim_rec *ctx);
 	void *opaque;
 };
@@ -287,6 +300,10 @@ struct rtit_sim_config {
 	 * lines, 0 = RTIT_SIM_RTM_LINES. */
 	bool rtm;
 	uint32_t rtm_lines;
+	/* The performance-monitoring model (sim/pmu.c, docs/sim.md "PEBS"):
+	 * off = its MSRs raise #GP as any MSR the sim does not model (a CPU
+	 * without PEBS output to Intel PT: Silvermont, the RTIT dialect). */
+	bool pmu;
 };
 
 /* Why rtit_sim_run stopped. */
@@ -308,6 +325,39 @@ struct rtit_sim_status {
 };
 
 struct rtit_sim;	/* opaque; see sim/sim_internal.h */
+
+/* PEBS groups, as IA32_PEBS_DATA_CFG bits 3:0 (SDM Vol. 3 20.9.2.1);
+ * Basic is always written. */
+enum {
+	RTIT_PEBS_G_MEM = 1u << 0,	/* Memory Info */
+	RTIT_PEBS_G_GPR = 1u << 1,	/* general-purpose registers */
+	RTIT_PEBS_G_XMM = 1u << 2,	/* XMM0-15 */
+	RTIT_PEBS_G_LBR = 1u << 3	/* LBRs (not modelled: #GP) */
+};
+
+/*
+ * One PEBS record as the assist writes it after the instruction that made
+ * the counter overflow retired (docs/sim.md "PEBS", D53): the state after
+ * that instruction.  Fields in the order of SDM Table 33-47.
+ */
+struct rtit_sim_pebs {
+	/* GPRs: RFLAGS, RIP (the next instruction), then RAX, RCX, RDX,
+	 * RBX, RSP, RBP, RSI, RDI, R8-R15 (32-bit mode: EAX..EDI, the rest
+	 * 0, zero-extended) */
+	uint64_t gpr[18];
+	/* Basic: the eventing IP (the instruction that overflowed the
+	 * counter), the applicable counters (IA32_PERF_GLOBAL_STATUS bits:
+	 * bit 0 = PMC0), the TSC when the record was written */
+	uint64_t ip, counters, tsc;
+	/* Memory Info: MemAccessAddress (the linear address of the eventing
+	 * instruction's explicit memory operand, 0 when it has none or the
+	 * instruction overwrote its base or index register), MemAuxInfo,
+	 * MemAccessLatency, TSXAuxInfo (fixed values, docs/sim.md) */
+	uint64_t mem[4];
+	uint64_t xmm[32];	/* XMMn_Q0, XMMn_Q1 for n = 0..15 */
+	uint8_t groups;		/* RTIT_PEBS_G_* written (IA32_PEBS_DATA_CFG) */
+	uint8_t mode;		/* 32 or 64: the mode at the record */
+};
 
 /* Fills cfg with defaults: 64-bit, CPL 0, CR0 = PE|PG, CPI 1, ratios 1. */
 void rtit_sim_config_default(struct rtit_sim_config *cfg);
@@ -417,6 +467,14 @@ int rtit_sim_run(struct rtit_sim *sim, struct rtit_sim_status *st);
  * run stops before the next instruction executes, with stop ERROR and
  * "aborted by the consumer: msg". */
 void rtit_sim_abort(struct rtit_sim *sim, const char *msg);
+
+/*
+ * The PEBS record the PMU model wrote last (SDM Vol. 3 20.9.2 adaptive
+ * PEBS; what Intel PT carries of it, Table 33-47), or NULL before the
+ * first.  Owned by the simulator, overwritten by the next one: valid
+ * while the RTIT_EV_PEBS record that announced it is being delivered.
+ */
+const struct rtit_sim_pebs *rtit_sim_pebs_record(const struct rtit_sim *sim);
 
 /* The last error message (load errors), one line. */
 const char *rtit_sim_errmsg(const struct rtit_sim *sim);

@@ -9,9 +9,10 @@ internal buffer (overflows), injected interrupts, NMI, SMI, VM exits, sleep,
 frequency changes, external RTIT_CTL writes, and the errata the decoder
 tolerates.  In the pt dialect, some seeds add RTM transactions (XBEGIN ..
 XEND, nested ones, XABORT, stores, calls and faults inside, a small write
-set for capacity aborts, injected tsx-aborts): they are drawn from a
-generator of their own, so the rest of the program is the seed's in both
-dialects.  Deterministic for a seed."""
+set for capacity aborts, injected tsx-aborts), and PEBS records output
+to Intel PT (a counter period, USR/OS and the groups at random): they are
+drawn from generators of their own, so the rest of the program is the
+seed's in both dialects.  Deterministic for a seed."""
 import random
 import sys
 
@@ -29,6 +30,9 @@ trnd = random.Random(seed * 104729 + 3)
 tsx = pt and seed % 7 != 3 and trnd.random() < 0.6
 # VMX (pt only): exit reasons and the VMX controls for Intel PT (D48)
 vrnd = random.Random(seed * 2654435761 + 11)
+# PEBS output to Intel PT (pt only, D53-D55): its own generator as well
+prnd = random.Random(seed * 1299709 + 11)
+pebs = pt and prnd.random() < 0.5
 
 
 def pt_ctl(user_os):
@@ -485,6 +489,21 @@ if tsx:
     for _ in range(trnd.randint(0, 4)):
         cfg.append("event at insn %d: tsx-abort%s" % (
             trnd.randint(10, 3000), trnd.choice(["", " status=0x2", " status=0x4"])))
+if pebs and pt and not (ctl >> 31) & 1 and any(": vmexit" in c for c in cfg):
+    # without EventEn, an overflow that ends at a VM entry whose VM exit
+    # it lost cannot be decoded (README "What does not work yet", D48);
+    # PEBS blocks fill a small buffer often enough to make that likely
+    pebs = False
+if pebs:
+    # PMC0 counts retired instructions (USR, OS or both); a PEBS record
+    # every `period` of them, with random groups (docs/sim.md "PEBS")
+    period = prnd.choice([7, 31, 97, 500, 2000])
+    cfg.append("msr IA32_PEBS_DATA_CFG = 0x%x" % prnd.choice([0, 1, 2, 3, 4, 7]))
+    cfg.append("msr MSR_RELOAD_PMC0 = 0x%x" % ((1 << 48) - period))
+    cfg.append("msr IA32_A_PMC0 = 0x%x" % ((1 << 48) - prnd.randint(1, period)))
+    cfg.append("msr IA32_PEBS_ENABLE = 0x2000000000000001")
+    cfg.append("msr IA32_PERFEVTSEL0 = 0x%x" % (0x4000c0 | prnd.choice([0x10000, 0x20000, 0x30000])))
+    cfg.append("msr IA32_PERF_GLOBAL_CTRL = 0x1")
 cfg.append("end-at done")
 cfg.append("budget 200000")
 

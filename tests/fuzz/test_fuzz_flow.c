@@ -10,6 +10,9 @@
  *   tsx             an Intel PT trace with MODE.TSX begin, commit and
  *                   abort decodes to its records; its mutants keep the
  *                   invariants
+ *   pebs            an Intel PT trace with a PEBS record (BBP, BIPs, BEP,
+ *                   FUP) decodes to its records; its mutants keep the
+ *                   invariants (the walk's block handling, D55)
  * A broken invariant aborts inside fuzz_flow_one() with its name.
  */
 #include <string.h>
@@ -17,6 +20,7 @@
 #include <criterion/criterion.h>
 
 #include "fuzz_flow.h"
+#include "rtit/pebs.h"
 
 /* Image at 0x401000:
  *   401000 b9 03 00 00 00  mov ecx, 3
@@ -242,13 +246,16 @@ static const uint8_t tsx_trace[] = {
 
 struct tsx_seen { int n; struct rtit_sim_rec r[8]; uint64_t errors; };
 
-static int tsx_rd(void *o, uint64_t a, uint8_t *b, size_t n)
+/* The image of the seed being decoded (pt_decode). */
+static const uint8_t *rd_img;
+static size_t rd_len;
+
+static int img_rd(void *o, uint64_t a, uint8_t *b, size_t n)
 {
 	(void)o;
-	if (a < FUZZ_FLOW_BASE || a - FUZZ_FLOW_BASE > sizeof(tsx_img) ||
-	    n > sizeof(tsx_img) - (a - FUZZ_FLOW_BASE))
+	if (a < FUZZ_FLOW_BASE || a - FUZZ_FLOW_BASE > rd_len || n > rd_len - (a - FUZZ_FLOW_BASE))
 		return -1;
-	memcpy(b, tsx_img + (a - FUZZ_FLOW_BASE), n);
+	memcpy(b, rd_img + (a - FUZZ_FLOW_BASE), n);
 	return 0;
 }
 
@@ -265,43 +272,46 @@ static void tsx_on_note(void *o, const struct rtit_flow_note *nt)
 		((struct tsx_seen *)o)->errors++;
 }
 
-Test(fuzz_flow, tsx_seed_and_mutants, .timeout = 240)
+/* Decodes an Intel PT @trace over @img into @s, with no error. */
+static void pt_decode(const uint8_t *img, size_t ni, const uint8_t *trace, size_t nt,
+		      struct tsx_seen *s)
 {
 	struct rtit_flow_cfg cfg;
 	struct rtit_flow_dec *d;
-	struct tsx_seen s = { 0 };
 
+	rd_img = img;
+	rd_len = ni;
 	rtit_flow_cfg_default(&cfg);
 	cfg.dialect = RTIT_DIALECT_PT;
-	cfg.mem = tsx_trace;
-	cfg.mem_len = sizeof(tsx_trace);
-	cfg.read_mem = tsx_rd;
+	cfg.mem = trace;
+	cfg.mem_len = nt;
+	cfg.read_mem = img_rd;
 	cfg.on_rec = tsx_on_rec;
 	cfg.on_note = tsx_on_note;
-	cfg.opaque = &s;
+	cfg.opaque = s;
 	cr_assert_eq(rtit_flow_dec_new(&d, &cfg), 0);
 	rtit_flow_dec_run(d);
 	rtit_flow_dec_free(d);
-	cr_assert_eq(s.errors, 0);
-	cr_assert_geq(s.n, 4);
-	cr_expect(s.r[0].cls == RTIT_IC_XBEGIN && s.r[0].ip == 0x401000 && (s.r[0].flags & RTIT_SIM_F_TX));
-	cr_expect(s.r[1].cls == RTIT_IC_XEND && s.r[1].ip == 0x401006 && (s.r[1].flags & RTIT_SIM_F_TX));
-	cr_expect(s.r[2].cls == RTIT_IC_XBEGIN && s.r[2].ip == 0x401009 && (s.r[2].flags & RTIT_SIM_F_TX));
-	cr_expect(s.r[3].kind == RTIT_SIM_EVENT && s.r[3].cls == RTIT_EV_TSX_ABORT &&
-		  s.r[3].ip == 0x40100f && s.r[3].next_ip == 0x401012);
+	cr_assert_eq(s->errors, 0);
+}
 
-	/* mutants of it: the invariants of fuzz_flow_one hold */
+/* An Intel PT input (byte 0 = 0x80) of @img and @trace, then 30000
+ * mutants of it (1-4 bytes changed, sometimes cut short) through
+ * fuzz_flow_one, whose invariants must hold. */
+static void pt_mutants(const uint8_t *img, size_t ni, const uint8_t *trace, size_t nt, uint64_t x)
+{
 	uint8_t base[128], buf[256];
 	size_t n = 0;
+
+	cr_assert_leq(3 + ni + nt, sizeof(base));
 	base[n++] = 0x80;
-	base[n++] = sizeof(tsx_img);
+	base[n++] = (uint8_t)ni;
 	base[n++] = 0;
-	memcpy(base + n, tsx_img, sizeof(tsx_img));
-	n += sizeof(tsx_img);
-	memcpy(base + n, tsx_trace, sizeof(tsx_trace));
-	n += sizeof(tsx_trace);
+	memcpy(base + n, img, ni);
+	n += ni;
+	memcpy(base + n, trace, nt);
+	n += nt;
 	fuzz_flow_one(base, n);
-	uint64_t x = 0x2545f4914f6cdd1dull;
 	for (int iter = 0; iter < 30000; iter++) {
 		size_t m = n;
 		memcpy(buf, base, n);
@@ -316,4 +326,57 @@ Test(fuzz_flow, tsx_seed_and_mutants, .timeout = 240)
 			m = 3 + (size_t)(rng(&x) % (m - 2));
 		fuzz_flow_one(buf, m);
 	}
+}
+
+Test(fuzz_flow, tsx_seed_and_mutants, .timeout = 240)
+{
+	struct tsx_seen s = { 0 };
+
+	pt_decode(tsx_img, sizeof(tsx_img), tsx_trace, sizeof(tsx_trace), &s);
+	cr_assert_geq(s.n, 4);
+	cr_expect(s.r[0].cls == RTIT_IC_XBEGIN && s.r[0].ip == 0x401000 && (s.r[0].flags & RTIT_SIM_F_TX));
+	cr_expect(s.r[1].cls == RTIT_IC_XEND && s.r[1].ip == 0x401006 && (s.r[1].flags & RTIT_SIM_F_TX));
+	cr_expect(s.r[2].cls == RTIT_IC_XBEGIN && s.r[2].ip == 0x401009 && (s.r[2].flags & RTIT_SIM_F_TX));
+	cr_expect(s.r[3].kind == RTIT_SIM_EVENT && s.r[3].cls == RTIT_EV_TSX_ABORT &&
+		  s.r[3].ip == 0x40100f && s.r[3].next_ip == 0x401012);
+
+	/* mutants of it: the invariants of fuzz_flow_one hold */
+	pt_mutants(tsx_img, sizeof(tsx_img), tsx_trace, sizeof(tsx_trace), 0x2545f4914f6cdd1dull);
+}
+
+/* Image at 0x401000: nop, nop, hlt.  Trace: PSB, PSBEND, MODE.Exec 64,
+ * TIP.PGE(0x401000) (IPBytes 011b), then a PEBS record after the first
+ * NOP: BBP(Basic, SZ=0) 02 63 04, BIP ID 0 (IP 0x401000), ID 1 (PMC0),
+ * ID 2 (TSC 5), BEP(IP=1) 02 B3, FUP(0x401001) 3D 01 10 (Tables 33-45 to
+ * 33-48).  Flow: the NOP, then the PEBS record at 0x401001. */
+static const uint8_t pebs_img[] = { 0x90, 0x90, 0xf4 };
+static const uint8_t pebs_trace[] = {
+	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	0x02, 0x23,
+	0x99, 0x01,
+	0x71, 0x00, 0x10, 0x40, 0x00, 0x00, 0x00,
+	0x02, 0x63, 0x04,
+	0x04, 0x00, 0x10, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x0c, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x14, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x02, 0xb3,
+	0x3d, 0x01, 0x10,
+};
+
+Test(fuzz_flow, pebs_seed_and_mutants, .timeout = 240)
+{
+	struct tsx_seen s = { 0 };
+	static const struct rtit_pebs_item items[3] = {
+		{ 0x04, 0, 0, 0x401000 }, { 0x04, 1, 0, 1 }, { 0x04, 2, 0, 5 },
+	};
+
+	pt_decode(pebs_img, sizeof(pebs_img), pebs_trace, sizeof(pebs_trace), &s);
+	cr_assert_geq(s.n, 2);
+	cr_expect(s.r[0].kind == RTIT_SIM_INSN && s.r[0].ip == 0x401000);
+	cr_expect(s.r[1].kind == RTIT_SIM_EVENT && s.r[1].cls == RTIT_EV_PEBS &&
+		  s.r[1].ip == 0x401001 && s.r[1].value == 0x401000 && s.r[1].vector == 0);
+	cr_expect_eq(s.r[1].msr, rtit_pebs_digest(items, 3));
+
+	pt_mutants(pebs_img, sizeof(pebs_img), pebs_trace, sizeof(pebs_trace), 0x9e3779b97f4a7c15ull);
 }
