@@ -31,6 +31,13 @@ void sim_cache_fini(struct sim_cache *c)
 	memset(c, 0, sizeof(*c));
 }
 
+void sim_cache_clear(struct sim_cache *c)
+{
+	memset(c->slots, 0, c->cap * sizeof(*c->slots));
+	c->nblocks = 0;
+	c->ninsns = 0;
+}
+
 static inline uint32_t hash_addr(uint64_t a)
 {
 	a ^= a >> 29;

@@ -321,6 +321,7 @@ static const struct {
 	{ "smi", RTIT_EV_SMI }, { "vmexit", RTIT_EV_VMEXIT },
 	{ "freq", RTIT_EV_FREQ_CHANGE }, { "sleep", RTIT_EV_SLEEP },
 	{ "msr", RTIT_EV_MSR_WRITE_EXTERNAL }, { "tsx-abort", RTIT_EV_TSX_ABORT },
+	{ "init", RTIT_EV_INIT }, { "sipi", RTIT_EV_SIPI },
 };
 
 /* event at insn N: KIND args | event at ip ADDR: KIND args */
@@ -360,7 +361,7 @@ static int parse_event(struct parser *p, char *rest)
 			break;
 	if (k == nk)
 		return perr(p, "event: unknown kind '%s' (interrupt, nmi, smi, "
-			    "vmexit, freq, sleep, msr, tsx-abort)", kw);
+			    "vmexit, freq, sleep, msr, tsx-abort, init, sipi)", kw);
 	e->ev.kind = (uint8_t)event_names[k].kind;
 	if (e->ev.kind == RTIT_EV_TSX_ABORT)	/* another agent's conflicting access */
 		e->ev.value = RTIT_RTM_ABORT_CONFLICT | RTIT_RTM_ABORT_RETRY;
@@ -377,7 +378,7 @@ static int parse_event(struct parser *p, char *rest)
 		sc->nevents++;
 		return 0;
 	}
-	bool need_vec = e->ev.kind == RTIT_EV_EXT_INTERRUPT;
+	bool need_vec = e->ev.kind == RTIT_EV_EXT_INTERRUPT || e->ev.kind == RTIT_EV_SIPI;
 	bool need_ratio = e->ev.kind == RTIT_EV_FREQ_CHANGE;
 	bool need_ticks = e->ev.kind == RTIT_EV_SLEEP;
 	char *w;
@@ -391,6 +392,18 @@ static int parse_event(struct parser *p, char *rest)
 				return perr(p, "event interrupt: vector %" PRIu64 " > 255", n);
 			e->ev.vector = (uint8_t)n;
 			need_vec = false;
+		} else if (!strcmp(key, "vector") && e->ev.kind == RTIT_EV_SIPI) {
+			/* SDM Vol. 3 9.4.4: the SIPI vector VV starts the AP
+			 * at VV000H */
+			if (n > 255)
+				return perr(p, "event sipi: vector %" PRIu64 " > 255", n);
+			e->ev.vector = (uint8_t)n;
+			need_vec = false;
+		} else if (!strcmp(key, "ap") && e->ev.kind == RTIT_EV_INIT) {
+			/* ap=1: an application processor, which waits for a SIPI */
+			if (n > 1)
+				return perr(p, "event init: ap must be 0 (BSP) or 1 (AP)");
+			e->ev.vector = (uint8_t)n;
 		} else if (!strcmp(key, "cycles") && (e->ev.kind == RTIT_EV_SMI ||
 						      e->ev.kind == RTIT_EV_VMEXIT)) {
 			e->ev.duration = n;
@@ -416,7 +429,7 @@ static int parse_event(struct parser *p, char *rest)
 		}
 	}
 	if (need_vec)
-		return perr(p, "event interrupt: missing vector=N");
+		return perr(p, "event %s: missing vector=N", kw);
 	if (need_ratio)
 		return perr(p, "event freq: missing ratio=N");
 	if (need_ticks)

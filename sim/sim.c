@@ -69,12 +69,16 @@ static uint64_t rget(struct rtit_sim *sim, int r)
 		uc_reg_read(sim->uc, id, &v);
 	if (sim->m.mode != 64 || r == R_FLAGS)
 		v &= 0xffffffffull;
+	if (r == R_IP)
+		v += sim->m.cs_base;	/* a LIP (16-bit mode, init.c) */
 	return v;
 }
 
 static void rset(struct rtit_sim *sim, int r, uint64_t v)
 {
 	int id = sim->m.mode == 64 ? reg64[r] : reg32[r];
+	if (r == R_IP)
+		v -= sim->m.cs_base;
 	if (sim->m.mode != 64)
 		v &= 0xffffffffull;
 	if (id >= 0)
@@ -719,6 +723,13 @@ static bool vec_has_err(int v)
 static int deliver(struct rtit_sim *sim, int vec, uint64_t ret_ip,
 		   bool has_err, uint32_t err, const char *what)
 {
+	if (sim->m.mode == RTIT_SIM_MODE_16) {
+		/* real mode has an IVT, not modelled (docs/sim.md) */
+		stop_with(sim, RTIT_SIM_STOP_FAULT, ret_ip,
+			  "vector %d at 0x%" PRIx64 " in 16-bit mode: interrupts and exceptions"
+			  " in real mode are not modelled (%s)", vec, ret_ip, what);
+		return -1;
+	}
 	if (!sim->m.idt_present[vec]) {
 		const char *vn = vec < 32 ? vecname[vec] : "vector";
 		stop_with(sim, RTIT_SIM_STOP_FAULT, ret_ip,
@@ -1167,6 +1178,13 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 	char why[96];
 	uint64_t v, sp;
 
+	if (m->mode == RTIT_SIM_MODE_16 && si.cls != RTIT_IC_HLT && si.cls != RTIT_IC_FAR_JMP &&
+	    in.mnemonic != ZYDIS_MNEMONIC_CLI && in.mnemonic != ZYDIS_MNEMONIC_STI) {
+		/* after INIT or SIPI: HLT, CLI, STI and JMP ptr16:16 only */
+		stop_with(sim, RTIT_SIM_STOP_ERROR, ip, "%s at 0x%" PRIx64 " in 16-bit mode "
+			  "(after INIT/SIPI) is not modelled", ZydisMnemonicGetString(in.mnemonic), ip);
+		return;
+	}
 	switch (si.cls) {
 	case RTIT_IC_INT: {
 		int vec;
@@ -1308,6 +1326,16 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 				return;
 			}
 			rset(sim, R_SP, sp);
+		}
+		if (m->mode == RTIT_SIM_MODE_16) {
+			/* real mode: CS base = selector << 4 (a LIP target) */
+			if (ops[0].type != ZYDIS_OPERAND_TYPE_POINTER ||
+			    sim_real_load_cs(sim, (uint16_t)sel) < 0) {
+				stop_with(sim, RTIT_SIM_STOP_ERROR, ip, "far transfer at 0x%" PRIx64
+					  " in 16-bit mode: only JMP ptr16:16 is modelled", ip);
+				return;
+			}
+			off = ((uint64_t)(uint16_t)sel << 4) + (off & 0xffff);
 		}
 		m->cs = (uint16_t)sel;
 		tmpl_on_state(sim);
@@ -1765,6 +1793,56 @@ static struct rtit_sim_rec *event_rec(struct rtit_sim *sim, int kind,
 	return r;
 }
 
+/* INIT (injected event i, ip = NLIP), SDM Vol. 3 Table 10-1: on the BSP
+ * the processor goes to the reset vector (CS F000, base FFFF0000, IP
+ * FFF0: LIP FFFFFFF0) in real mode; on an AP (vector = 1) it waits for a
+ * SIPI, which then starts it at CS = VV00, IP 0 (LIP VV000).  No time
+ * passes while it waits; the next SIPI event of the scenario, whatever
+ * its trigger, is the one it gets (docs/sim.md "INIT and SIPI").
+ * Returns the IP to resume at, or UINT64_MAX with the run stopped. */
+static uint64_t init_now(struct rtit_sim *sim, int i, uint64_t ip)
+{
+	bool ap = sim->inj[i].vector != 0;
+	int s = -1;
+	struct rtit_sim_rec *r;
+
+	if (ap) {
+		for (int k = 0; k < sim->ninj; k++)
+			if (!sim->inj_done[k] && sim->inj[k].kind == RTIT_EV_SIPI) {
+				s = k;
+				break;
+			}
+	}
+	if (sim_init_state(sim, 0xF000, ap ? 0 : 0xFFFF0000ull, ap ? 0 : 0xFFF0) < 0) {
+		stop_with(sim, RTIT_SIM_STOP_ERROR, ip, "INIT at 0x%" PRIx64 ": %s", ip, sim->errmsg);
+		return UINT64_MAX;
+	}
+	sim->irq_deferred = -1;		/* INIT clears what was pending */
+	tmpl_on_state(sim);
+	r = event_rec(sim, RTIT_EV_INIT, ip, ap ? 0 : 0xFFFFFFF0ull);
+	r->vector = ap;
+	rec_done(sim);
+	if (!ap)
+		return 0xFFFFFFF0ull;
+	if (s < 0) {
+		stop_with(sim, RTIT_SIM_STOP_HALTED, ip, "waiting for SIPI after INIT at 0x%"
+			  PRIx64 " (no sipi event follows)", ip);
+		return UINT64_MAX;
+	}
+	sim->inj_done[s] = true;
+	uint8_t vv = sim->inj[s].vector;
+	uint64_t lip = (uint64_t)vv << 12;
+	if (sim_init_state(sim, (uint16_t)(vv << 8), lip, 0) < 0) {
+		stop_with(sim, RTIT_SIM_STOP_ERROR, ip, "SIPI: %s", sim->errmsg);
+		return UINT64_MAX;
+	}
+	tmpl_on_state(sim);
+	r = event_rec(sim, RTIT_EV_SIPI, lip, lip);
+	r->vector = vv;
+	rec_done(sim);
+	return lip;
+}
+
 /* Delivers injected event i with the flow about to execute at ip (NLIP).
  * Returns the IP to resume at, or UINT64_MAX with the run stopped. */
 static uint64_t inject_now(struct rtit_sim *sim, int i, uint64_t ip)
@@ -1778,6 +1856,7 @@ static uint64_t inject_now(struct rtit_sim *sim, int i, uint64_t ip)
 	 * (an interrupt held by IF = 0 does neither) */
 	if (sim->rtm.depth &&
 	    (e->kind == RTIT_EV_NMI || e->kind == RTIT_EV_SMI || e->kind == RTIT_EV_VMEXIT ||
+	     e->kind == RTIT_EV_INIT ||
 	     (e->kind == RTIT_EV_EXT_INTERRUPT && (rget(sim, R_FLAGS) & EFL_IF))))
 		ip = tx_abort(sim, ip, RTIT_RTM_ABORT_RETRY);
 	switch (e->kind) {
@@ -1824,6 +1903,12 @@ static uint64_t inject_now(struct rtit_sim *sim, int i, uint64_t ip)
 		r = event_rec(sim, RTIT_EV_WAKE, ip, ip);
 		r->vector = e->vector;
 		rec_done(sim);
+		return ip;
+	case RTIT_EV_INIT:
+		return init_now(sim, i, ip);
+	case RTIT_EV_SIPI:
+		/* SDM Vol. 3 9.4: a SIPI to a processor not waiting for one
+		 * is ignored; an AP's INIT takes its SIPI at once (init_now) */
 		return ip;
 	case RTIT_EV_TSX_ABORT:
 		/* an asynchronous abort (another agent's conflicting access);
@@ -1974,6 +2059,8 @@ void rtit_sim_free(struct rtit_sim *sim)
 		return;
 	if (sim->ctx)
 		uc_context_free(sim->ctx);
+	if (sim->init_ctx)
+		uc_context_free(sim->init_ctx);
 	sim_rtm_fini(sim);
 	if (sim->uc)
 		uc_close(sim->uc);
@@ -2181,7 +2268,7 @@ static int sim_run(struct rtit_sim *sim, struct rtit_sim_status *st)
 		sim->req = SIM_REQ_NONE;
 		sim->pending = 0;
 		/* "until" must never be reached: a non-canonical address */
-		uc_err err = uc_emu_start(sim->uc, ip, 0x8000000000000000ull, 0, 0);
+		uc_err err = uc_emu_start(sim->uc, ip - sim->m.cs_base, 0x8000000000000000ull, 0, 0);
 		uint64_t rip = rget(sim, R_IP);
 		int req = sim->req;
 		if (req == SIM_REQ_STOP)

@@ -76,8 +76,10 @@ struct sim_cache {
 /* Platform model state (the parts Unicorn does not model). */
 struct sim_model {
 	int cpl;
-	int mode;		/* 32 or 64 */
+	int mode;		/* 16, 32 or 64 */
 	uint16_t cs, ss;
+	uint64_t cs_base;	/* 16-bit mode after INIT/SIPI (init.c): RIP
+				 * in Unicorn is LIP - cs_base; 0 otherwise */
 	uint64_t cr0, cr2, cr3, cr4, cr8;
 	uint64_t dr[8];
 	uint64_t star, lstar, cstar, fmask;
@@ -194,6 +196,8 @@ struct rtit_sim {
 	char errmsg[256];
 
 	struct sim_rtm rtm;
+
+	uc_context *init_ctx;	/* init.c: to load real-mode segments */
 };
 
 /* analyse.c */
@@ -205,6 +209,17 @@ const struct sim_block *sim_block_get(struct rtit_sim *sim, uint64_t addr,
 /* Classifies one decoded instruction at ip. */
 void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 		  struct sim_insn *out);
+
+/* Forgets every analysed block (the decoding mode changed: INIT, SIPI). */
+void sim_cache_clear(struct sim_cache *c);
+
+/* init.c: INIT and SIPI (docs/sim.md "INIT and SIPI") */
+/* Puts the processor in its INIT state (SDM Vol. 3 Table 10-1) with CS
+ * = @cs_sel, base @cs_base, IP @ip: real mode.  0 or -RTIT_ERR_x with
+ * the reason in sim->errmsg. */
+int sim_init_state(struct rtit_sim *sim, uint16_t cs_sel, uint64_t cs_base, uint16_t ip);
+/* Loads CS in real mode (a far JMP there): selector and base sel << 4. */
+int sim_real_load_cs(struct rtit_sim *sim, uint16_t cs_sel);
 
 /* rtm.c: the write set of an RTM transaction */
 /* Starts logging writes (the outermost XBEGIN); 0 or -RTIT_ERR_x. */

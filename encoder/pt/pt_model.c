@@ -813,6 +813,7 @@ struct op {
 	bool fup;		/* an event the binary does not show (2.4) */
 	bool mov_cr3, hlt, mwait, ptwrite, smi, rsm, vmexit, vmentry;
 	bool tsx_abort;		/* an RTM abort: MODE.TSX, FUP, TIP (case 21) */
+	bool init, init_ap, sipi;	/* Table 33-55 cases 22-24 (D57) */
 	uint8_t cfe;		/* Event Trace type (Table 33-50, enum rtit_pt_cfe_type), 0 = none */
 	uint8_t vector;
 	uint64_t nlip, target, fup_ip;
@@ -885,6 +886,21 @@ static void classify(const struct rtit_sim_rec *r, struct op *o)
 		 * in Table 33-50 (D43) */
 		o->tsx_abort = o->far = o->fup = true;
 		break;
+	case RTIT_EV_INIT:
+		/* Table 33-23: FUP(NLIP).  BSP: a far transfer to the reset
+		 * vector (case 22); AP (vector 1): waits for SIPI, no target
+		 * (case 23) */
+		o->init = o->fup = true;
+		o->init_ap = r->vector != 0;
+		o->far = !o->init_ap;
+		o->taken = !o->init_ap;
+		o->cfe = rtit_pt_cfe_init;
+		break;
+	case RTIT_EV_SIPI:
+		/* case 24: TIP.PGE(SIPI.LIP); no FUP (Table 33-50) */
+		o->sipi = o->far = true;
+		o->cfe = rtit_pt_cfe_sipi;
+		break;
 	default: o->taken = false; break;
 	}
 }
@@ -923,7 +939,7 @@ static void event_trace(struct rtit_pt_model *m, const struct op *o, const struc
 
 	if (!o->cfe || !ctl(m, RTIT_PT_CTL_EVENT_EN) || !trig0 || (!ctx0 && !ctx1))
 		return;
-	ip_bit = ctx0 && !branch_fup && o->cfe != rtit_pt_cfe_rsm;
+	ip_bit = ctx0 && !branch_fup && o->cfe != rtit_pt_cfe_rsm && o->cfe != rtit_pt_cfe_sipi;
 	if (o->cfe == rtit_pt_cfe_intr && r->kind == RTIT_SIM_EVENT && r->cls == RTIT_EV_EXCEPTION &&
 	    r->vector == 14 && ctx0) {
 		struct rtit_packet e = { .type = RTIT_PT_EVD };
@@ -932,7 +948,8 @@ static void event_trace(struct rtit_pt_model *m, const struct op *o, const struc
 		send(m, &e, 0, "EVD.PFA before the #PF CFE (Table 33-59 case 6)", 0);
 	}
 	p.u.cfe.type = o->cfe;
-	p.u.cfe.vector = o->cfe == rtit_pt_cfe_intr ? o->vector : 0;
+	/* Table 33-50: the event vector (INTR), the SIPI vector (SIPI) */
+	p.u.cfe.vector = o->cfe == rtit_pt_cfe_intr || o->cfe == rtit_pt_cfe_sipi ? o->vector : 0;
 	p.u.cfe.ip = ip_bit;
 	send(m, &p, 0, "CFE: EventEn (Table 33-59)", 0);
 	if (ip_bit)
@@ -1098,7 +1115,7 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 	}
 	pe1 = rtit_pt_packet_en(m);
 	pip = rtit_pt_trigger_en(m) && ctx1 && ctl(m, RTIT_PT_CTL_OS) &&
-	      (o.mov_cr3 || o.vmentry || o.vmexit || (o.far && cr3_changed));
+	      (o.mov_cr3 || o.vmentry || o.vmexit || o.init || o.sipi || (o.far && cr3_changed));
 
 	event_trace(m, &o, r, trig0, ctx0, ctx1, pe0 && (o.fup || o.smi));
 
@@ -1127,6 +1144,19 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		goto out;
 	}
 
+	if (o.init_ap) {
+		/* Table 33-55 case 23: FUP(NLIP), and the PIP of INIT's CR3
+		 * = 0 (D57); no TIP: the AP waits for SIPI, PacketEn is 0
+		 * until its TIP.PGE (case 24) */
+		if (pe0)
+			emit_ip(m, RTIT_PT_FUP, o.fup_ip, "FUP(NLIP): INIT on an AP (Table 33-55 case 23)");
+		if (pip)
+			emit_pip(m, "PIP(CR3=0): INIT (PIP generation scenarios, D57)");
+		if (pe0 && !ctx1)
+			emit_pgd_none(m, "TIP.PGD(): INIT cleared ContextEn (Table 33-56 case 7)");
+		m->filter_en = false;
+		goto out;
+	}
 	mask = m->mode == RTIT_SIM_MODE_64 ? ~0ull : rtit_mask(32);
 	if (o.cond) {
 		if (pe0 && pe1)
@@ -1170,20 +1200,24 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 				"FUP(CLIP): TSX abort (Table 33-55 case 21, Table 33-23)" :
 				r->kind == RTIT_SIM_INSN ?
 				"FUP(CLIP): software interrupt (Table 33-55 case 13, Table 33-23)" :
+				o.init ? "FUP(NLIP): INIT on the BSP (Table 33-55 case 22, Table 33-23)" :
 				"FUP: interrupt, exception or VM exit (Table 33-55 cases 11-13, Table 33-23)");
 		if (pip)
-			emit_pip(m, "PIP(NewCR3): far transfer changing CR3, or VM entry/exit (Table 33-55 cases 9/10/12, Table 33-53)");
+			emit_pip(m, o.init || o.sipi ? "PIP(CR3=0): INIT or SIPI (PIP generation scenarios, D57)" :
+				 "PIP(NewCR3): far transfer changing CR3, or VM entry/exit (Table 33-55 cases 9/10/12, Table 33-53)");
 		if (o.vmentry && m->p.vmcs && !m->vmcs_sent && rtit_pt_trigger_en(m) && ctx1)
 			emit_vmcs(m, "VMCS: VM entry (33.4.2.15)");
 		if (pe0 && pe1) {
 			emit_mode(m, false, "MODE.Exec: CS.L/CS.D or, with EventEn, RFLAGS.IF changed "
 				  "(Table 33-55 cases 10/12, 33.4.2.8)");
-			emit_ip(m, RTIT_PT_TIP, o.target, "TIP(BLIP): far transfer, interrupt or exception (Table 33-55 cases 8-13)");
+			emit_ip(m, RTIT_PT_TIP, o.target, o.init ? "TIP(ResetLIP): INIT on the BSP (Table 33-55 case 22)" :
+				"TIP(BLIP): far transfer, interrupt or exception (Table 33-55 cases 8-13)");
 		} else if (pe0) {
 			leave(m, &o, stop, ctx1);
 		} else if (pe1) {
 			emit_mode(m, false, "MODE.Exec before TIP.PGE: mode changed (33.4.2.8)");
-			emit_ip(m, RTIT_PT_TIP_PGE, o.target, "TIP.PGE(BLIP): far transfer sets PacketEn (Table 33-56 case 5)");
+			emit_ip(m, RTIT_PT_TIP_PGE, o.target, o.sipi ? "TIP.PGE(SIPI.LIP): SIPI (Table 33-55 case 24)" :
+				"TIP.PGE(BLIP): far transfer sets PacketEn (Table 33-56 case 5)");
 		}
 	} else {
 		/* Non-branch operations (MOV CR3, HLT, MWAIT, PTWRITE, others). */
@@ -1444,7 +1478,7 @@ static void rec_slow(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		switch (r->cls) {
 		case RTIT_EV_EXCEPTION: case RTIT_EV_EXT_INTERRUPT: case RTIT_EV_NMI:
 		case RTIT_EV_SMI: case RTIT_EV_RSM: case RTIT_EV_VMEXIT: case RTIT_EV_VMENTRY:
-		case RTIT_EV_TSX_ABORT:
+		case RTIT_EV_TSX_ABORT: case RTIT_EV_INIT: case RTIT_EV_SIPI:
 			on_op(m, r);
 			break;
 		default:

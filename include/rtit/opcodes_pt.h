@@ -211,6 +211,8 @@ enum rtit_pt_cfe_type {
 	rtit_pt_cfe_iret = 2,
 	rtit_pt_cfe_smi = 3,
 	rtit_pt_cfe_rsm = 4,
+	rtit_pt_cfe_sipi = 5,		/* vector = the SIPI vector, no FUP */
+	rtit_pt_cfe_init = 6,		/* FUP(NLIP) */
 	rtit_pt_cfe_vmentry = 7,
 	rtit_pt_cfe_vmexit = 8
 };
