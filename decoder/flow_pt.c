@@ -460,6 +460,16 @@ static int event_here(struct rtit_flow_dec *d, const struct ic_ent *e)
 		return r;
 	if (r == TIP_PGE)
 		return init_ap_here(d, at, to);
+	if (r == TIP_OK && !pgd && d->cfe_type == rtit_pt_cfe_uintr) {
+		/* CFE.UINTR, FUP(NLIP), TIP(UIHANDLER): a user interrupt
+		 * (Table 33-55 case 26, D58); without EventEn the walk names
+		 * no kind (an event whose target is no IDT handler) */
+		flow_emit_event(d, at, to);
+		event_is(d, RTIT_EV_UINTR, d->cfe_vec);
+		d->cfe_type = 0;
+		d->ip = to;
+		return 1;
+	}
 	if (r == TIP_OK && !pgd && (d->cfe_type == rtit_pt_cfe_init ||
 				    (to == RESET_LIP && d->tmpl.mode == RTIT_SIM_MODE_16))) {
 		/* FUP(NLIP), PIP, MODE.Exec, TIP(ResetLIP): INIT on the BSP

@@ -123,6 +123,7 @@ int rtit_sim_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 		case RTIT_EV_EXT_INTERRUPT:
 		case RTIT_EV_NMI:
 		case RTIT_EV_SIPI:
+		case RTIT_EV_UINTR:
 			snprintf(extra, sizeof(extra), " vec=%u", r->vector);
 			break;
 		case RTIT_EV_INIT:

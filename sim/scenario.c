@@ -59,6 +59,12 @@ static const struct msr_name msr_names[] = {
 	{ "IA32_LSTAR", 0xC0000082, -1 },
 	{ "IA32_CSTAR", 0xC0000083, -1 },
 	{ "IA32_FMASK", 0xC0000084, -1 },
+	{ "IA32_UINTR_RR", RTIT_SIM_MSR_UINTR_RR, -1 },
+	{ "IA32_UINTR_HANDLER", RTIT_SIM_MSR_UINTR_HANDLER, -1 },
+	{ "IA32_UINTR_STACKADJUST", RTIT_SIM_MSR_UINTR_STACKADJUST, -1 },
+	{ "IA32_UINTR_MISC", RTIT_SIM_MSR_UINTR_MISC, -1 },
+	{ "IA32_UINTR_PD", RTIT_SIM_MSR_UINTR_PD, -1 },
+	{ "IA32_UINTR_TT", RTIT_SIM_MSR_UINTR_TT, -1 },
 };
 
 int rtit_scenario_msr_by_name(const char *name, int dialect, uint32_t *msr)
@@ -321,7 +327,7 @@ static const struct {
 	{ "smi", RTIT_EV_SMI }, { "vmexit", RTIT_EV_VMEXIT },
 	{ "freq", RTIT_EV_FREQ_CHANGE }, { "sleep", RTIT_EV_SLEEP },
 	{ "msr", RTIT_EV_MSR_WRITE_EXTERNAL }, { "tsx-abort", RTIT_EV_TSX_ABORT },
-	{ "init", RTIT_EV_INIT }, { "sipi", RTIT_EV_SIPI },
+	{ "init", RTIT_EV_INIT }, { "sipi", RTIT_EV_SIPI }, { "uintr", RTIT_EV_UINTR },
 };
 
 /* event at insn N: KIND args | event at ip ADDR: KIND args */
@@ -361,7 +367,7 @@ static int parse_event(struct parser *p, char *rest)
 			break;
 	if (k == nk)
 		return perr(p, "event: unknown kind '%s' (interrupt, nmi, smi, "
-			    "vmexit, freq, sleep, msr, tsx-abort, init, sipi)", kw);
+			    "vmexit, freq, sleep, msr, tsx-abort, init, sipi, uintr)", kw);
 	e->ev.kind = (uint8_t)event_names[k].kind;
 	if (e->ev.kind == RTIT_EV_TSX_ABORT)	/* another agent's conflicting access */
 		e->ev.value = RTIT_RTM_ABORT_CONFLICT | RTIT_RTM_ABORT_RETRY;
@@ -378,7 +384,8 @@ static int parse_event(struct parser *p, char *rest)
 		sc->nevents++;
 		return 0;
 	}
-	bool need_vec = e->ev.kind == RTIT_EV_EXT_INTERRUPT || e->ev.kind == RTIT_EV_SIPI;
+	bool need_vec = e->ev.kind == RTIT_EV_EXT_INTERRUPT || e->ev.kind == RTIT_EV_SIPI ||
+			e->ev.kind == RTIT_EV_UINTR;
 	bool need_ratio = e->ev.kind == RTIT_EV_FREQ_CHANGE;
 	bool need_ticks = e->ev.kind == RTIT_EV_SLEEP;
 	char *w;
@@ -397,6 +404,12 @@ static int parse_event(struct parser *p, char *rest)
 			 * at VV000H */
 			if (n > 255)
 				return perr(p, "event sipi: vector %" PRIu64 " > 255", n);
+			e->ev.vector = (uint8_t)n;
+			need_vec = false;
+		} else if (!strcmp(key, "vector") && e->ev.kind == RTIT_EV_UINTR) {
+			/* a user-interrupt vector: a bit of UIRR */
+			if (n > 63)
+				return perr(p, "event uintr: vector %" PRIu64 " > 63", n);
 			e->ev.vector = (uint8_t)n;
 			need_vec = false;
 		} else if (!strcmp(key, "ap") && e->ev.kind == RTIT_EV_INIT) {
@@ -887,6 +900,8 @@ void rtit_scenario_config(const struct rtit_scenario *sc,
 	/* RTM: Intel PT CPUs have it, Silvermont (RTIT) does not (D42) */
 	cfg->rtm = sc->rtm < 0 ? sc->dialect == RTIT_DIALECT_PT : sc->rtm == 1;
 	cfg->rtm_lines = sc->rtm_lines;
+	/* user interrupts: Intel PT CPUs (Sapphire Rapids on), not Silvermont */
+	cfg->uintr = sc->dialect == RTIT_DIALECT_PT;
 }
 
 static int serr(struct rtit_scn_error *err, const struct rtit_scenario *sc,

@@ -465,7 +465,8 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 		sim->irq_after = sim->retired + 1;	/* SDM 6.8.3: STI shadow */
 	if (inj_due_count(sim, sim->retired) >= 0 ||
 	    (sim->irq_deferred >= 0 && sim->retired >= sim->irq_after &&
-	     (rget(sim, R_FLAGS) & EFL_IF))) {
+	     (rget(sim, R_FLAGS) & EFL_IF)) ||
+	    (sim->uintr.rr && sim_uintr_due(sim))) {
 		request(sim, SIM_REQ_EVENT, addr);
 		return;
 	}
@@ -904,6 +905,9 @@ static int msr_access(struct rtit_sim *sim, bool write, uint32_t msr,
 		}
 		return 0;
 	}
+	int u = sim_uintr_msr(sim, write, msr, v);
+	if (u)
+		return u < 0 ? -1 : 0;
 	uint64_t *p = NULL;
 	switch (msr) {
 	case 0x10:
@@ -1154,6 +1158,48 @@ static void wait_for_wake(struct rtit_sim *sim, uint64_t ip, uint64_t next,
 		  ifl ? "no wake event" : "interrupts off");
 }
 
+/* UIRET, STUI, CLUI, TESTUI (SDM Vol. 2B; uintr.c): #UD without user
+ * interrupts (Silvermont) and outside 64-bit mode.  A user interrupt they
+ * make recognisable is delivered at the next block start (on_block). */
+static void emulate_uintr(struct rtit_sim *sim, const ZydisDecodedInstruction *in, uint64_t ip)
+{
+	uint64_t next = ip + in->length, f;
+	int r;
+
+	if (!sim->cfg.uintr || sim->m.mode != RTIT_SIM_MODE_64) {
+		exception(sim, 6, ip, 0, 0, "user-interrupt instruction on a CPU without "
+			  "user interrupts or outside 64-bit mode");
+		return;
+	}
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_UIRET:
+		r = sim_uintr_uiret(sim, &next);
+		if (r == -1) {
+			stack_fault(sim, ip, next, false, "UIRET");
+			return;
+		}
+		if (r == -2) {
+			gp_fault(sim, ip, "UIRET: the popped RIP is not canonical");
+			return;
+		}
+		tmpl_on_state(sim);
+		special_rec(sim, ip, in->length, RTIT_IC_UIRET, next, true);
+		break;
+	case ZYDIS_MNEMONIC_TESTUI:
+		/* CF := UIF; OF SF ZF AF PF := 0 */
+		f = rget(sim, R_FLAGS) & ~0x8d5ull;
+		rset(sim, R_FLAGS, f | (sim->uintr.uif ? 1 : 0));
+		special_rec(sim, ip, in->length, RTIT_IC_OTHER, next, false);
+		break;
+	default:	/* STUI, CLUI */
+		sim->uintr.uif = in->mnemonic == ZYDIS_MNEMONIC_STUI;
+		special_rec(sim, ip, in->length, RTIT_IC_OTHER, next, false);
+		break;
+	}
+	rec_done(sim);
+	rset(sim, R_IP, next);
+}
+
 /* Emulates the special instruction at ip (the prefix of its block has
  * retired).  Sets RIP, or stops the run. */
 static void emulate(struct rtit_sim *sim, uint64_t ip)
@@ -1178,6 +1224,11 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 	char why[96];
 	uint64_t v, sp;
 
+	if (si.cls == RTIT_IC_UIRET || in.mnemonic == ZYDIS_MNEMONIC_STUI ||
+	    in.mnemonic == ZYDIS_MNEMONIC_CLUI || in.mnemonic == ZYDIS_MNEMONIC_TESTUI) {
+		emulate_uintr(sim, &in, ip);
+		return;
+	}
 	if (m->mode == RTIT_SIM_MODE_16 && si.cls != RTIT_IC_HLT && si.cls != RTIT_IC_FAR_JMP &&
 	    in.mnemonic != ZYDIS_MNEMONIC_CLI && in.mnemonic != ZYDIS_MNEMONIC_STI) {
 		/* after INIT or SIPI: HLT, CLI, STI and JMP ptr16:16 only */
@@ -1856,7 +1907,8 @@ static uint64_t inject_now(struct rtit_sim *sim, int i, uint64_t ip)
 	 * (an interrupt held by IF = 0 does neither) */
 	if (sim->rtm.depth &&
 	    (e->kind == RTIT_EV_NMI || e->kind == RTIT_EV_SMI || e->kind == RTIT_EV_VMEXIT ||
-	     e->kind == RTIT_EV_INIT ||
+	     e->kind == RTIT_EV_INIT || (e->kind == RTIT_EV_UINTR && sim->uintr.uif &&
+					 sim->m.cpl == 3) ||
 	     (e->kind == RTIT_EV_EXT_INTERRUPT && (rget(sim, R_FLAGS) & EFL_IF))))
 		ip = tx_abort(sim, ip, RTIT_RTM_ABORT_RETRY);
 	switch (e->kind) {
@@ -1910,6 +1962,12 @@ static uint64_t inject_now(struct rtit_sim *sim, int i, uint64_t ip)
 		/* SDM Vol. 3 9.4: a SIPI to a processor not waiting for one
 		 * is ignored; an AP's INIT takes its SIPI at once (init_now) */
 		return ip;
+	case RTIT_EV_UINTR:
+		/* UIRR[vector] := 1; delivered when recognised (inject_due,
+		 * on_block), without user interrupts never */
+		if (sim->cfg.uintr)
+			sim->uintr.rr |= 1ull << (e->vector & 63);
+		return ip;
 	case RTIT_EV_TSX_ABORT:
 		/* an asynchronous abort (another agent's conflicting access);
 		 * nothing without a transaction */
@@ -1934,6 +1992,29 @@ static uint64_t inject_now(struct rtit_sim *sim, int i, uint64_t ip)
 	}
 }
 
+/* User-interrupt delivery with the flow at @ip (NLIP): the UINTR record
+ * (ip = NLIP, next_ip = UIHANDLER, vector = UIRRV).  An RTM transaction
+ * aborts first, as for an interrupt.  Returns the handler, or UINT64_MAX
+ * with the run stopped. */
+static uint64_t uintr_now(struct rtit_sim *sim, uint64_t ip)
+{
+	uint64_t h, bad;
+	uint8_t v;
+
+	if (sim->rtm.depth)
+		ip = tx_abort(sim, ip, RTIT_RTM_ABORT_RETRY);
+	if (sim_uintr_deliver(sim, ip, &h, &v, &bad) < 0) {
+		stop_with(sim, RTIT_SIM_STOP_FAULT, ip, "user-interrupt delivery at 0x%" PRIx64
+			  ": stack 0x%" PRIx64 " not writable", ip, bad);
+		return UINT64_MAX;
+	}
+	tmpl_on_state(sim);
+	struct rtit_sim_rec *r = event_rec(sim, RTIT_EV_UINTR, ip, h);
+	r->vector = v;
+	rec_done(sim);
+	return h;
+}
+
 /* Delivers every event due at ip; returns the resume IP. */
 static uint64_t inject_due(struct rtit_sim *sim, uint64_t ip)
 {
@@ -1956,6 +2037,8 @@ static uint64_t inject_due(struct rtit_sim *sim, uint64_t ip)
 	       ((i = inj_due_count(sim, sim->retired)) >= 0 ||
 		(i = inj_due_ip(sim, ip)) >= 0))
 		ip = inject_now(sim, i, ip);
+	if (ip != UINT64_MAX && sim->uintr.rr && sim_uintr_due(sim))
+		ip = uintr_now(sim, ip);
 	return ip;
 }
 

@@ -198,6 +198,11 @@ struct rtit_sim {
 	struct sim_rtm rtm;
 
 	uc_context *init_ctx;	/* init.c: to load real-mode segments */
+
+	struct sim_uintr {	/* uintr.c: user interrupts */
+		bool uif;
+		uint64_t rr, handler, stackadjust, misc, pd, tt;
+	} uintr;
 };
 
 /* analyse.c */
@@ -220,6 +225,21 @@ void sim_cache_clear(struct sim_cache *c);
 int sim_init_state(struct rtit_sim *sim, uint16_t cs_sel, uint64_t cs_base, uint16_t ip);
 /* Loads CS in real mode (a far JMP there): selector and base sel << 4. */
 int sim_real_load_cs(struct rtit_sim *sim, uint16_t cs_sel);
+
+/* uintr.c: user interrupts (docs/sim.md "User interrupts") */
+/* An access to an IA32_UINTR_* MSR: 1 done, 0 not one of them, -1 #GP. */
+int sim_uintr_msr(struct rtit_sim *sim, bool write, uint32_t msr, uint64_t *v);
+/* Whether a user interrupt is recognised now: UIRR != 0, UIF = 1, CPL 3,
+ * 64-bit mode. */
+bool sim_uintr_due(const struct rtit_sim *sim);
+/* User-interrupt delivery with the flow at @nlip: UIRR's highest vector
+ * cleared into *vec, UIF = 0, the frame pushed, RIP = UIHANDLER (in
+ * *handler).  0, or the failing stack address in *bad and -1. */
+int sim_uintr_deliver(struct rtit_sim *sim, uint64_t nlip, uint64_t *handler,
+		      uint8_t *vec, uint64_t *bad);
+/* UIRET's pops and loads: 0 with *next; -1 a stack read failed at *next;
+ * -2 the popped RIP (*next) is not canonical (#GP(0)). */
+int sim_uintr_uiret(struct rtit_sim *sim, uint64_t *next);
 
 /* rtm.c: the write set of an RTM transaction */
 /* Starts logging writes (the outermost XBEGIN); 0 or -RTIT_ERR_x. */

@@ -849,6 +849,12 @@ static void classify(const struct rtit_sim_rec *r, struct op *o)
 			o->taken = o->far = true;
 			o->cfe = rtit_pt_cfe_iret;
 			break;
+		case RTIT_IC_UIRET:
+			/* recorded as IRET (SDM Vol. 2B UIRET): TIP(BLIP); with
+			 * EventEn CFE.UIRET, FUP(CLIP) (Table 33-50; D58) */
+			o->taken = o->far = true;
+			o->cfe = rtit_pt_cfe_uiret;
+			break;
 		case RTIT_IC_FAR_JMP: case RTIT_IC_FAR_CALL: case RTIT_IC_FAR_RET:
 		case RTIT_IC_SYSCALL: case RTIT_IC_SYSRET: case RTIT_IC_SYSENTER: case RTIT_IC_SYSEXIT:
 			o->taken = o->far = true;
@@ -901,6 +907,12 @@ static void classify(const struct rtit_sim_rec *r, struct op *o)
 		o->sipi = o->far = true;
 		o->cfe = rtit_pt_cfe_sipi;
 		break;
+	case RTIT_EV_UINTR:
+		/* Table 33-55 case 26: FUP(NLIP), then the handler's TIP as
+		 * for an interrupt (case 11; D58) */
+		o->far = o->fup = true;
+		o->cfe = rtit_pt_cfe_uintr;
+		break;
 	default: o->taken = false; break;
 	}
 }
@@ -949,7 +961,8 @@ static void event_trace(struct rtit_pt_model *m, const struct op *o, const struc
 	}
 	p.u.cfe.type = o->cfe;
 	/* Table 33-50: the event vector (INTR), the SIPI vector (SIPI) */
-	p.u.cfe.vector = o->cfe == rtit_pt_cfe_intr || o->cfe == rtit_pt_cfe_sipi ? o->vector : 0;
+	p.u.cfe.vector = o->cfe == rtit_pt_cfe_intr || o->cfe == rtit_pt_cfe_sipi ||
+			 o->cfe == rtit_pt_cfe_uintr ? o->vector : 0;
 	p.u.cfe.ip = ip_bit;
 	send(m, &p, 0, "CFE: EventEn (Table 33-59)", 0);
 	if (ip_bit)
@@ -1201,6 +1214,7 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 				r->kind == RTIT_SIM_INSN ?
 				"FUP(CLIP): software interrupt (Table 33-55 case 13, Table 33-23)" :
 				o.init ? "FUP(NLIP): INIT on the BSP (Table 33-55 case 22, Table 33-23)" :
+				o.cfe == rtit_pt_cfe_uintr ? "FUP(NLIP): user interrupt (Table 33-55 case 26)" :
 				"FUP: interrupt, exception or VM exit (Table 33-55 cases 11-13, Table 33-23)");
 		if (pip)
 			emit_pip(m, o.init || o.sipi ? "PIP(CR3=0): INIT or SIPI (PIP generation scenarios, D57)" :
@@ -1364,6 +1378,7 @@ static const uint8_t pfp_class[256] = {
 	[RTIT_IC_MOV_CR3] = PFP_SLOW, [RTIT_IC_MOV_CR0] = PFP_SLOW, [RTIT_IC_WRMSR] = PFP_SLOW,
 	[RTIT_IC_HLT] = PFP_SLOW, [RTIT_IC_PTWRITE] = PFP_SLOW, [RTIT_IC_MWAIT] = PFP_SLOW,
 	[RTIT_IC_XBEGIN] = PFP_SLOW, [RTIT_IC_XEND] = PFP_SLOW,
+	[RTIT_IC_UIRET] = PFP_SLOW,
 	[RTIT_IC_COUNT ... 255] = PFP_SLOW,
 };
 
@@ -1478,7 +1493,7 @@ static void rec_slow(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		switch (r->cls) {
 		case RTIT_EV_EXCEPTION: case RTIT_EV_EXT_INTERRUPT: case RTIT_EV_NMI:
 		case RTIT_EV_SMI: case RTIT_EV_RSM: case RTIT_EV_VMEXIT: case RTIT_EV_VMENTRY:
-		case RTIT_EV_TSX_ABORT: case RTIT_EV_INIT: case RTIT_EV_SIPI:
+		case RTIT_EV_TSX_ABORT: case RTIT_EV_INIT: case RTIT_EV_SIPI: case RTIT_EV_UINTR:
 			on_op(m, r);
 			break;
 		default:

@@ -214,7 +214,9 @@ enum rtit_pt_cfe_type {
 	rtit_pt_cfe_sipi = 5,		/* vector = the SIPI vector, no FUP */
 	rtit_pt_cfe_init = 6,		/* FUP(NLIP) */
 	rtit_pt_cfe_vmentry = 7,
-	rtit_pt_cfe_vmexit = 8
+	rtit_pt_cfe_vmexit = 8,
+	rtit_pt_cfe_uintr = 0xc,	/* vector = the user-interrupt vector */
+	rtit_pt_cfe_uiret = 0xd		/* FUP(CLIP) */
 };
 
 /* EVD types (Table 33-51). */
