@@ -813,7 +813,7 @@ struct op {
 	bool fup;		/* an event the binary does not show (2.4) */
 	bool mov_cr3, hlt, mwait, ptwrite, smi, rsm, vmexit, vmentry;
 	bool tsx_abort;		/* an RTM abort: MODE.TSX, FUP, TIP (case 21) */
-	bool init, init_ap, sipi;	/* Table 33-55 cases 22-24 (D57) */
+	bool init, init_ap, sipi;	/* Table 33-55 cases 22-24 (D58) */
 	uint8_t cfe;		/* Event Trace type (Table 33-50, enum rtit_pt_cfe_type), 0 = none */
 	uint8_t vector;
 	uint64_t nlip, target, fup_ip;
@@ -1159,12 +1159,12 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 
 	if (o.init_ap) {
 		/* Table 33-55 case 23: FUP(NLIP), and the PIP of INIT's CR3
-		 * = 0 (D57); no TIP: the AP waits for SIPI, PacketEn is 0
+		 * = 0 (D58); no TIP: the AP waits for SIPI, PacketEn is 0
 		 * until its TIP.PGE (case 24) */
 		if (pe0)
 			emit_ip(m, RTIT_PT_FUP, o.fup_ip, "FUP(NLIP): INIT on an AP (Table 33-55 case 23)");
 		if (pip)
-			emit_pip(m, "PIP(CR3=0): INIT (PIP generation scenarios, D57)");
+			emit_pip(m, "PIP(CR3=0): INIT (PIP generation scenarios, D58)");
 		if (pe0 && !ctx1)
 			emit_pgd_none(m, "TIP.PGD(): INIT cleared ContextEn (Table 33-56 case 7)");
 		m->filter_en = false;
@@ -1217,7 +1217,7 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 				o.cfe == rtit_pt_cfe_uintr ? "FUP(NLIP): user interrupt (Table 33-55 case 26)" :
 				"FUP: interrupt, exception or VM exit (Table 33-55 cases 11-13, Table 33-23)");
 		if (pip)
-			emit_pip(m, o.init || o.sipi ? "PIP(CR3=0): INIT or SIPI (PIP generation scenarios, D57)" :
+			emit_pip(m, o.init || o.sipi ? "PIP(CR3=0): INIT or SIPI (PIP generation scenarios, D58)" :
 				 "PIP(NewCR3): far transfer changing CR3, or VM entry/exit (Table 33-55 cases 9/10/12, Table 33-53)");
 		if (o.vmentry && m->p.vmcs && !m->vmcs_sent && rtit_pt_trigger_en(m) && ctx1)
 			emit_vmcs(m, "VMCS: VM entry (33.4.2.15)");

@@ -10,7 +10,7 @@
  * with IPBytes 001b and IP[15:0] (Table 33-18) while IP[63:16] match the
  * last IP; with IPBytes 010b (IP[31:0]) the headers are 0x5d, 0x4d, 0x51.
  * PIP (Table 33-24) 02 43 and CR3[51:5] << 1 | NR in 6 bytes: CR3 = 0
- * (INIT, SIPI) is 02 43 00 00 00 00 00 00 (D57: PIP on INIT and SIPI).
+ * (INIT, SIPI) is 02 43 00 00 00 00 00 00 (D58: PIP on INIT and SIPI).
  * MODE.Exec (Table 33-26) 0x99 then IF << 2 | CS.D << 1 | CS.L: 16-bit
  * code (CS.D = CS.L = 0) with IF = 0 is 99 00.  CFE (Table 33-49) 02 13,
  * IP << 7 | Type, Vector: INIT is type 6, SIPI type 5 with the SIPI vector
