@@ -810,6 +810,13 @@ int rtit_scenario_parse_string(const char *text, const char *name,
 		return perr(&p, "rtm on: the rtit dialect models Silvermont, which has no TSX"
 			    " (XBEGIN is #UD there); use dialect pt");
 	}
+	for (size_t i = 0; i < sc->nevents && sc->dialect == RTIT_DIALECT_RTIT; i++) {
+		if (sc->events[i].ev.kind != RTIT_EV_UINTR)
+			continue;
+		p.line = sc->events[i].line;
+		return perr(&p, "event uintr: the rtit dialect models Silvermont, which has no"
+			    " user interrupts; use dialect pt");
+	}
 	if (sc->code_kind == RTIT_SCN_CODE_NONE) {
 		p.line = 0;
 		if (err)

@@ -1121,7 +1121,7 @@ static void emulate_rtm(struct rtit_sim *sim, const ZydisDecodedInstruction *in,
 }
 
 /* A HLT or an MWAIT that waits (its record delivered): the CPU wakes on
- * the next injected interrupt (an NMI or SMI even with IF = 0; a masked
+ * the next injected interrupt (an NMI, SMI or INIT even with IF = 0; a masked
  * interrupt too for MWAIT with ECX[0] = 1, which then stays pending);
  * instructions do not retire meanwhile.  Stops the run when nothing
  * would wake it. */
@@ -1134,7 +1134,7 @@ static void wait_for_wake(struct rtit_sim *sim, uint64_t ip, uint64_t next,
 		const struct rtit_sim_inject *e = &sim->inj[i];
 		if (sim->inj_done[i] || e->trigger != RTIT_SIM_AT_INSN)
 			continue;
-		if (!(e->kind == RTIT_EV_NMI || e->kind == RTIT_EV_SMI ||
+		if (!(e->kind == RTIT_EV_NMI || e->kind == RTIT_EV_SMI || e->kind == RTIT_EV_INIT ||
 		      ((ifl || masked_breaks) && e->kind == RTIT_EV_EXT_INTERRUPT)))
 			continue;
 		if (best < 0 || e->at < sim->inj[best].at)
