@@ -70,6 +70,7 @@ int rtit_flow_dec_new(struct rtit_flow_dec **dp, const struct rtit_flow_cfg *cfg
 	}
 	ZydisDecoderInit(&d->zd, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	ZydisDecoderInit(&d->zd32, ZYDIS_MACHINE_MODE_LONG_COMPAT_32, ZYDIS_STACK_WIDTH_32);
+	ZydisDecoderInit(&d->zd16, ZYDIS_MACHINE_MODE_REAL_16, ZYDIS_STACK_WIDTH_16);
 	d->ic_tag = d->cfg.mode == 32 ? FLOW_IC_TAG32 : 0;
 	d->pt = d->cfg.dialect == RTIT_DIALECT_PT;
 	memset(&pc, 0, sizeof(pc));
@@ -363,8 +364,9 @@ int flow_ic_grow(struct rtit_flow_dec *d)
 /* Decodes and classifies the instruction at ip into e. */
 int flow_ic_fill(struct rtit_flow_dec *d, uint64_t key, struct ic_ent *e)
 {
-	uint64_t ip = key & ~FLOW_IC_TAG32;
-	const ZydisDecoder *zd = (key & FLOW_IC_TAG32) ? &d->zd32 : &d->zd;
+	uint64_t ip = key & ~(FLOW_IC_TAG32 | FLOW_IC_TAG16);
+	const ZydisDecoder *zd = (key & FLOW_IC_TAG32) ? &d->zd32 :
+				 (key & FLOW_IC_TAG16) ? &d->zd16 : &d->zd;
 	uint8_t buf[ZYDIS_MAX_INSTRUCTION_LENGTH];
 	size_t n = sizeof(buf);
 	ZydisDecodedInstruction in;

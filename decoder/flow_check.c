@@ -66,7 +66,8 @@ static inline bool visible(const struct rtit_sim_rec *r)
 	return r->kind == RTIT_SIM_INSN ||
 	       (r->kind == RTIT_SIM_EVENT &&
 		(r->cls == RTIT_EV_EXCEPTION || r->cls == RTIT_EV_EXT_INTERRUPT ||
-		 r->cls == RTIT_EV_NMI || r->cls == RTIT_EV_TSX_ABORT || r->cls == RTIT_EV_PEBS));
+		 r->cls == RTIT_EV_NMI || r->cls == RTIT_EV_TSX_ABORT || r->cls == RTIT_EV_PEBS ||
+		 r->cls == RTIT_EV_INIT || r->cls == RTIT_EV_SIPI || r->cls == RTIT_EV_UINTR));
 }
 
 static inline size_t next_visible(const struct rtit_flow_cmp *c, size_t i)

@@ -63,6 +63,7 @@ struct rtit_flow_dec {
 	bool pt;		/* Intel PT: flow_pt.c walks */
 	uint64_t ic_tag;	/* cache key bit of the decoding mode */
 	ZydisDecoder zd32;	/* PT: for MODE.Exec CS.D */
+	ZydisDecoder zd16;	/* PT: MODE.Exec with neither (INIT, SIPI) */
 
 	int state;
 	bool after_stop;
@@ -113,6 +114,8 @@ struct rtit_flow_dec {
 	bool pebs_in, pebs_fup;
 	uint8_t pebs_blk, pebs_groups;
 	uint64_t pebs_h, pebs_eip;
+	bool pge_ok;		/* take_tip: a TIP.PGE may end an event's
+				 * packets (INIT on an AP, then SIPI, D58) */
 	uint64_t walked;	/* instructions since the last packet */
 	uint64_t last_off;	/* offset of the last packet consumed */
 
@@ -142,6 +145,8 @@ struct rtit_flow_dec {
 /* Cache keys of instructions decoded in 32-bit mode carry this bit (never
  * set in a canonical 64-bit address nor in a 32-bit one). */
 #define FLOW_IC_TAG32 (1ull << 62)
+/* ... and in 16-bit mode (after INIT or SIPI, D58) */
+#define FLOW_IC_TAG16 (1ull << 61)
 
 static inline uint64_t sext48(uint64_t v)
 {

@@ -95,13 +95,19 @@ static void leave_if(struct rtit_flow_dec *d)
 	d->mode_fup = false;
 }
 
-/* MODE.Exec (Table 33-26): CS.L (64-bit) or CS.D (32-bit); 16-bit code
- * is decoded as 32-bit (the simulator runs none). */
+/* The mode a MODE.Exec says (Table 33-26): CS.L (64-bit), CS.D (32-bit),
+ * neither (16-bit: real mode after INIT or SIPI, D58). */
+static uint8_t mode_of(uint8_t bits)
+{
+	return (bits & rtit_pt_mode_exec_csl) ? RTIT_SIM_MODE_64 :
+	       (bits & rtit_pt_mode_exec_csd) ? RTIT_SIM_MODE_32 : RTIT_SIM_MODE_16;
+}
+
 static void apply_mode(struct rtit_flow_dec *d, uint8_t bits)
 {
-	bool m64 = bits & rtit_pt_mode_exec_csl;
-	d->ic_tag = m64 ? 0 : FLOW_IC_TAG32;
-	d->tmpl.mode = m64 ? RTIT_SIM_MODE_64 : RTIT_SIM_MODE_32;
+	d->tmpl.mode = mode_of(bits);
+	d->ic_tag = d->tmpl.mode == RTIT_SIM_MODE_64 ? 0 :
+		    d->tmpl.mode == RTIT_SIM_MODE_32 ? FLOW_IC_TAG32 : FLOW_IC_TAG16;
 	d->if_pend = -1;
 	d->mode_fup = false;
 	flow_if_apply(d, bits & rtit_pt_mode_exec_if);
@@ -111,7 +117,7 @@ static void apply_mode(struct rtit_flow_dec *d, uint8_t bits)
  * changed). */
 static bool mode_same(const struct rtit_flow_dec *d, uint8_t bits)
 {
-	return !!(bits & rtit_pt_mode_exec_csl) == (d->tmpl.mode == RTIT_SIM_MODE_64);
+	return mode_of(bits) == d->tmpl.mode;
 }
 
 static void apply_pip(struct rtit_flow_dec *d, const struct rtit_packet *p)
@@ -386,7 +392,7 @@ static int overflow(struct rtit_flow_dec *d)
 	return 0;
 }
 
-enum { TIP_OK = 0, TIP_LOST = 1, TIP_EOS = 2 };
+enum { TIP_OK = 0, TIP_LOST = 1, TIP_EOS = 2, TIP_PGE = 3 };
 
 /* Needs the TIP or TIP.PGD of @what: its IP in *ip (NO_IP for a TIP.PGD
  * with the IP suppressed), *pgd when it is a TIP.PGD.  PIP and MODE.Exec
@@ -421,6 +427,11 @@ static int take_tip(struct rtit_flow_dec *d, const char *what, uint64_t *ip, boo
 			continue;
 		case RTIT_PT_OVF:
 			return TIP_LOST;
+		case RTIT_PT_TIP_PGE:
+			if (!d->pge_ok)
+				goto other;
+			*ip = d->la.ip;	/* left in view */
+			return TIP_PGE;
 		case RTIT_PT_TIP_PGD:
 			*pgd = true;
 			*ip = d->la.ip_status == 1 ? NO_IP : d->la.ip;
@@ -437,6 +448,7 @@ static int take_tip(struct rtit_flow_dec *d, const char *what, uint64_t *ip, boo
 			take_if(d);
 			return TIP_OK;
 		default:
+		other:
 			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->la.offset,
 					 "%s at 0x%" PRIx64 " needs a TIP; the next packet is %s",
 					 what, d->ip, flow_la_name(d));
@@ -487,6 +499,35 @@ static void async_event(struct rtit_flow_dec *d, uint64_t at, uint64_t to)
 	d->ip = to;
 }
 
+/* The LIP INIT sends the BSP to: CS base FFFF0000H + IP FFF0H (SDM Vol. 3
+ * Table 10-1; Table 33-55 case 22's ResetLIP). */
+#define RESET_LIP 0xFFFFFFF0ull
+
+/* The last record the walk emitted becomes an event of kind @ev. */
+static void event_is(struct rtit_flow_dec *d, uint8_t ev, uint8_t vec)
+{
+	struct rtit_sim_rec *r = &d->batch[d->nbatch - 1];
+	r->cls = ev;
+	r->vector = vec;
+	r->flags &= (uint8_t)~RTIT_SIM_F_FAULT;
+}
+
+/* FUP(NLIP @at), PIP, [CFE.SIPI], PIP, [MODE.Exec], TIP.PGE (in view): an
+ * INIT on an AP, which then waited for the SIPI that starts it at the
+ * TIP.PGE's IP (Table 33-55 cases 23/24, D58).  Returns as flow_pt_walk. */
+static int init_ap_here(struct rtit_flow_dec *d, uint64_t at, uint64_t to)
+{
+	flow_emit_event(d, at, 0);
+	event_is(d, RTIT_EV_INIT, 1);
+	flow_emit_event(d, to, to);
+	event_is(d, RTIT_EV_SIPI, d->cfe_type == rtit_pt_cfe_sipi ? d->cfe_vec : 0);
+	d->cfe_type = 0;
+	take_if(d);
+	flow_drop_uncertain(d, d->la.offset);
+	flow_enable_la(d, RTIT_FLOW_N_ENABLE);
+	return 1;
+}
+
 /* A FUP at the walk's IP with no bits pending: an event here (or TraceEn
  * cleared here).  Returns as flow_pt_walk. */
 static int event_here(struct rtit_flow_dec *d, const struct ic_ent *e)
@@ -497,9 +538,34 @@ static int event_here(struct rtit_flow_dec *d, const struct ic_ent *e)
 
 	consume(d);
 	commit(d);
+	d->pge_ok = true;
 	r = take_tip(d, "the event (FUP)", &to, &pgd);
+	d->pge_ok = false;
 	if (r < 0)
 		return r;
+	if (r == TIP_PGE)
+		return init_ap_here(d, at, to);
+	if (r == TIP_OK && !pgd && d->cfe_type == rtit_pt_cfe_uintr) {
+		/* CFE.UINTR, FUP(NLIP), TIP(UIHANDLER): a user interrupt
+		 * (Table 33-55 case 26, D58); without EventEn the walk names
+		 * no kind (an event whose target is no IDT handler) */
+		flow_emit_event(d, at, to);
+		event_is(d, RTIT_EV_UINTR, d->cfe_vec);
+		d->cfe_type = 0;
+		d->ip = to;
+		return 1;
+	}
+	if (r == TIP_OK && !pgd && (d->cfe_type == rtit_pt_cfe_init ||
+				    (to == RESET_LIP && d->tmpl.mode == RTIT_SIM_MODE_16))) {
+		/* FUP(NLIP), PIP, MODE.Exec, TIP(ResetLIP): INIT on the BSP
+		 * (Table 33-55 case 22; the CFE says so with EventEn; else
+		 * the reset vector in real mode does, D58) */
+		flow_emit_event(d, at, to);
+		event_is(d, RTIT_EV_INIT, 0);
+		d->cfe_type = 0;
+		d->ip = to;
+		return 1;
+	}
 	if (r != TIP_OK)	/* which event, if any (an SMI sends FUP, TIP.PGD), is lost */
 		return r == TIP_EOS ? 2 : overflow(d);
 	if (pgd) {

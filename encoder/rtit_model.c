@@ -33,7 +33,7 @@ bool rtit_r_context_en(const struct rtit_r_model *m)
 	if ((m->ctl & RTIT_CTL_CR3EN) &&
 	    (m->cr3 & RTIT_CR3_MATCH_MASK) != (m->cr3_match & RTIT_CR3_MATCH_MASK))
 		return false;
-	return !m->in_smm && !m->in_vmx_root;
+	return !m->in_smm && !m->in_vmx_root && !m->in_wfs;
 }
 
 bool rtit_r_packet_en(const struct rtit_r_model *m)
@@ -704,6 +704,17 @@ static void classify(const struct rtit_r_model *m, const struct rtit_sim_rec *r,
 	case RTIT_EV_RSM: case RTIT_EV_VMENTRY:
 		o->ctx_on = true;
 		break;
+	case RTIT_EV_INIT:
+		/* Table 1: FUP with the NLIP.  No row of Table 19 names INIT
+		 * (D56): on the BSP a far event to the reset vector (rows
+		 * 27-33); on an AP ContextEn clears until the SIPI, as for an
+		 * SMI (rows 36/37)... */
+		o->far = !r->vector;
+		o->ctx_off = r->vector != 0;
+		break;
+	case RTIT_EV_SIPI:
+		o->ctx_on = true;	/* ... and the SIPI sets it, as RSM (row 38) */
+		break;
 	default:
 		break;
 	}
@@ -769,9 +780,11 @@ static void on_op(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 	m->cr3 = r->cr3;
 	m->cr0_pg = (r->flags & RTIT_SIM_F_CR0_PG) != 0;
 	if (o.ctx_off)
-		(r->cls == RTIT_EV_SMI ? (m->in_smm = true) : (m->in_vmx_root = true));
+		(r->cls == RTIT_EV_SMI ? (m->in_smm = true) :
+		 r->cls == RTIT_EV_INIT ? (m->in_wfs = true) : (m->in_vmx_root = true));
 	if (o.ctx_on)
-		(r->cls == RTIT_EV_RSM ? (m->in_smm = false) : (m->in_vmx_root = false));
+		(r->cls == RTIT_EV_RSM ? (m->in_smm = false) :
+		 r->cls == RTIT_EV_SIPI ? (m->in_wfs = false) : (m->in_vmx_root = false));
 
 	filter_on_retire(m, o.taken, o.next);
 	bool stop = stop_on_retire(m, o.taken, o.next);
@@ -969,6 +982,7 @@ static void rec_slow(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 		switch (r->cls) {
 		case RTIT_EV_EXCEPTION: case RTIT_EV_EXT_INTERRUPT: case RTIT_EV_NMI:
 		case RTIT_EV_SMI: case RTIT_EV_VMEXIT: case RTIT_EV_RSM: case RTIT_EV_VMENTRY:
+		case RTIT_EV_INIT: case RTIT_EV_SIPI:
 			on_op(m, r);
 			break;
 		default:

@@ -31,6 +31,13 @@ void sim_cache_fini(struct sim_cache *c)
 	memset(c, 0, sizeof(*c));
 }
 
+void sim_cache_clear(struct sim_cache *c)
+{
+	memset(c->slots, 0, c->cap * sizeof(*c->slots));
+	c->nblocks = 0;
+	c->ninsns = 0;
+}
+
 static inline uint32_t hash_addr(uint64_t a)
 {
 	a ^= a >> 29;
@@ -258,6 +265,15 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 		/* class OTHER: XABORT outside a transaction is a NOP, inside
 		 * it never retires (an abort event); XTEST sets ZF */
 		out->flags = SIM_I_SPECIAL | SIM_I_TXKEEP;
+		break;
+	case ZYDIS_MNEMONIC_UIRET:
+		/* user interrupts (SDM Vol. 2B UIRET): a far transfer, as
+		 * IRET for Intel PT; Unicorn 2.0.1 does not know it */
+		out->cls = RTIT_IC_UIRET;
+		out->flags = SIM_I_BRANCH | SIM_I_SPECIAL;
+		break;
+	case ZYDIS_MNEMONIC_STUI: case ZYDIS_MNEMONIC_CLUI: case ZYDIS_MNEMONIC_TESTUI:
+		out->flags = SIM_I_SPECIAL;	/* UIF lives in the model */
 		break;
 	case ZYDIS_MNEMONIC_CPUID: case ZYDIS_MNEMONIC_PAUSE:
 		/* SDM Vol. 1 16.3.8.1: always abort a transaction */

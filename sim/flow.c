@@ -122,7 +122,13 @@ int rtit_sim_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 			break;
 		case RTIT_EV_EXT_INTERRUPT:
 		case RTIT_EV_NMI:
+		case RTIT_EV_SIPI:
+		case RTIT_EV_UINTR:
 			snprintf(extra, sizeof(extra), " vec=%u", r->vector);
+			break;
+		case RTIT_EV_INIT:
+			if (r->vector)	/* an AP: waits for SIPI */
+				snprintf(extra, sizeof(extra), " ap");
 			break;
 		case RTIT_EV_FREQ_CHANGE:
 			snprintf(extra, sizeof(extra), " ratio=%" PRIu64, r->value);

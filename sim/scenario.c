@@ -68,6 +68,12 @@ static const struct msr_name msr_names[] = {
 	{ "IA32_LSTAR", 0xC0000082, -1 },
 	{ "IA32_CSTAR", 0xC0000083, -1 },
 	{ "IA32_FMASK", 0xC0000084, -1 },
+	{ "IA32_UINTR_RR", RTIT_SIM_MSR_UINTR_RR, -1 },
+	{ "IA32_UINTR_HANDLER", RTIT_SIM_MSR_UINTR_HANDLER, -1 },
+	{ "IA32_UINTR_STACKADJUST", RTIT_SIM_MSR_UINTR_STACKADJUST, -1 },
+	{ "IA32_UINTR_MISC", RTIT_SIM_MSR_UINTR_MISC, -1 },
+	{ "IA32_UINTR_PD", RTIT_SIM_MSR_UINTR_PD, -1 },
+	{ "IA32_UINTR_TT", RTIT_SIM_MSR_UINTR_TT, -1 },
 };
 
 int rtit_scenario_msr_by_name(const char *name, int dialect, uint32_t *msr)
@@ -330,6 +336,7 @@ static const struct {
 	{ "smi", RTIT_EV_SMI }, { "vmexit", RTIT_EV_VMEXIT },
 	{ "freq", RTIT_EV_FREQ_CHANGE }, { "sleep", RTIT_EV_SLEEP },
 	{ "msr", RTIT_EV_MSR_WRITE_EXTERNAL }, { "tsx-abort", RTIT_EV_TSX_ABORT },
+	{ "init", RTIT_EV_INIT }, { "sipi", RTIT_EV_SIPI }, { "uintr", RTIT_EV_UINTR },
 };
 
 /* event at insn N: KIND args | event at ip ADDR: KIND args */
@@ -369,7 +376,7 @@ static int parse_event(struct parser *p, char *rest)
 			break;
 	if (k == nk)
 		return perr(p, "event: unknown kind '%s' (interrupt, nmi, smi, "
-			    "vmexit, freq, sleep, msr, tsx-abort)", kw);
+			    "vmexit, freq, sleep, msr, tsx-abort, init, sipi, uintr)", kw);
 	e->ev.kind = (uint8_t)event_names[k].kind;
 	if (e->ev.kind == RTIT_EV_TSX_ABORT)	/* another agent's conflicting access */
 		e->ev.value = RTIT_RTM_ABORT_CONFLICT | RTIT_RTM_ABORT_RETRY;
@@ -386,7 +393,8 @@ static int parse_event(struct parser *p, char *rest)
 		sc->nevents++;
 		return 0;
 	}
-	bool need_vec = e->ev.kind == RTIT_EV_EXT_INTERRUPT;
+	bool need_vec = e->ev.kind == RTIT_EV_EXT_INTERRUPT || e->ev.kind == RTIT_EV_SIPI ||
+			e->ev.kind == RTIT_EV_UINTR;
 	bool need_ratio = e->ev.kind == RTIT_EV_FREQ_CHANGE;
 	bool need_ticks = e->ev.kind == RTIT_EV_SLEEP;
 	bool has_vec = false;
@@ -412,6 +420,24 @@ static int parse_event(struct parser *p, char *rest)
 			e->ev.msr = (uint32_t)n;
 		} else if (!strcmp(key, "qual") && e->ev.kind == RTIT_EV_VMEXIT) {
 			e->ev.value = n;
+		} else if (!strcmp(key, "vector") && e->ev.kind == RTIT_EV_SIPI) {
+			/* SDM Vol. 3 9.4.4: the SIPI vector VV starts the AP
+			 * at VV000H */
+			if (n > 255)
+				return perr(p, "event sipi: vector %" PRIu64 " > 255", n);
+			e->ev.vector = (uint8_t)n;
+			need_vec = false;
+		} else if (!strcmp(key, "vector") && e->ev.kind == RTIT_EV_UINTR) {
+			/* a user-interrupt vector: a bit of UIRR */
+			if (n > 63)
+				return perr(p, "event uintr: vector %" PRIu64 " > 63", n);
+			e->ev.vector = (uint8_t)n;
+			need_vec = false;
+		} else if (!strcmp(key, "ap") && e->ev.kind == RTIT_EV_INIT) {
+			/* ap=1: an application processor, which waits for a SIPI */
+			if (n > 1)
+				return perr(p, "event init: ap must be 0 (BSP) or 1 (AP)");
+			e->ev.vector = (uint8_t)n;
 		} else if (!strcmp(key, "cycles") && (e->ev.kind == RTIT_EV_SMI ||
 						      e->ev.kind == RTIT_EV_VMEXIT)) {
 			e->ev.duration = n;
@@ -437,7 +463,7 @@ static int parse_event(struct parser *p, char *rest)
 		}
 	}
 	if (need_vec)
-		return perr(p, "event interrupt: missing vector=N");
+		return perr(p, "event %s: missing vector=N", kw);
 	if (e->ev.kind == RTIT_EV_VMEXIT && rtit_vmx_exit_has_vector(e->ev.msr) != has_vec)
 		return perr(p, has_vec ? "event vmexit: vector=N is only for basic exit reasons"
 				       " 0 (exception or NMI) and 1 (external interrupt)" :
@@ -856,6 +882,13 @@ int rtit_scenario_parse_string(const char *text, const char *name,
 		return perr(&p, "rtm on: the rtit dialect models Silvermont, which has no TSX"
 			    " (XBEGIN is #UD there); use dialect pt");
 	}
+	for (size_t i = 0; i < sc->nevents && sc->dialect == RTIT_DIALECT_RTIT; i++) {
+		if (sc->events[i].ev.kind != RTIT_EV_UINTR)
+			continue;
+		p.line = sc->events[i].line;
+		return perr(&p, "event uintr: the rtit dialect models Silvermont, which has no"
+			    " user interrupts; use dialect pt");
+	}
 	if (sc->code_kind == RTIT_SCN_CODE_NONE) {
 		p.line = 0;
 		if (err)
@@ -949,6 +982,8 @@ void rtit_scenario_config(const struct rtit_scenario *sc,
 	cfg->rtm_lines = sc->rtm_lines;
 	/* PEBS output to Intel PT: not on Silvermont (RTIT), D53 */
 	cfg->pmu = sc->dialect == RTIT_DIALECT_PT;
+	/* user interrupts: Intel PT CPUs (Sapphire Rapids on), not Silvermont */
+	cfg->uintr = sc->dialect == RTIT_DIALECT_PT;
 }
 
 static int serr(struct rtit_scn_error *err, const struct rtit_scenario *sc,

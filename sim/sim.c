@@ -72,12 +72,16 @@ static uint64_t rget(struct rtit_sim *sim, int r)
 		uc_reg_read(sim->uc, id, &v);
 	if (sim->m.mode != 64 || r == R_FLAGS)
 		v &= 0xffffffffull;
+	if (r == R_IP)
+		v += sim->m.cs_base;	/* a LIP (16-bit mode, init.c) */
 	return v;
 }
 
 static void rset(struct rtit_sim *sim, int r, uint64_t v)
 {
 	int id = sim->m.mode == 64 ? reg64[r] : reg32[r];
+	if (r == R_IP)
+		v -= sim->m.cs_base;
 	if (sim->m.mode != 64)
 		v &= 0xffffffffull;
 	if (id >= 0)
@@ -469,7 +473,8 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 		sim->irq_after = sim->retired + 1;	/* SDM 6.8.3: STI shadow */
 	if (inj_due_count(sim, sim->retired) >= 0 || sim->retired == sim->pmu_due ||
 	    (sim->irq_deferred >= 0 && sim->retired >= sim->irq_after &&
-	     (rget(sim, R_FLAGS) & EFL_IF))) {
+	     (rget(sim, R_FLAGS) & EFL_IF)) ||
+	    (sim->uintr.rr && sim_uintr_due(sim))) {
 		request(sim, SIM_REQ_EVENT, addr);
 		return;
 	}
@@ -831,6 +836,13 @@ static bool task_ok(struct rtit_sim *sim, int to, uint64_t ip, bool insn)
 static int deliver(struct rtit_sim *sim, int vec, uint64_t ret_ip,
 		   bool has_err, uint32_t err, const char *what)
 {
+	if (sim->m.mode == RTIT_SIM_MODE_16) {
+		/* real mode has an IVT, not modelled (docs/sim.md) */
+		stop_with(sim, RTIT_SIM_STOP_FAULT, ret_ip,
+			  "vector %d at 0x%" PRIx64 " in 16-bit mode: interrupts and exceptions"
+			  " in real mode are not modelled (%s)", vec, ret_ip, what);
+		return -1;
+	}
 	if (!sim->m.idt_present[vec]) {
 		const char *vn = vec < 32 ? vecname[vec] : "vector";
 		stop_with(sim, RTIT_SIM_STOP_FAULT, ret_ip,
@@ -1025,6 +1037,9 @@ static int msr_access(struct rtit_sim *sim, bool write, uint32_t msr,
 		}
 		return 0;
 	}
+	int u = sim_uintr_msr(sim, write, msr, v);
+	if (u)
+		return u < 0 ? -1 : 0;
 	uint64_t *p = NULL;
 	switch (msr) {
 	case 0x10:
@@ -1240,7 +1255,7 @@ static void emulate_rtm(struct rtit_sim *sim, const ZydisDecodedInstruction *in,
 }
 
 /* A HLT or an MWAIT that waits (its record delivered): the CPU wakes on
- * the next injected interrupt (an NMI or SMI even with IF = 0; a masked
+ * the next injected interrupt (an NMI, SMI or INIT even with IF = 0; a masked
  * interrupt too for MWAIT with ECX[0] = 1, which then stays pending);
  * instructions do not retire meanwhile.  Stops the run when nothing
  * would wake it. */
@@ -1253,7 +1268,7 @@ static void wait_for_wake(struct rtit_sim *sim, uint64_t ip, uint64_t next,
 		const struct rtit_sim_inject *e = &sim->inj[i];
 		if (sim->inj_done[i] || e->trigger != RTIT_SIM_AT_INSN)
 			continue;
-		if (!(e->kind == RTIT_EV_NMI || e->kind == RTIT_EV_SMI ||
+		if (!(e->kind == RTIT_EV_NMI || e->kind == RTIT_EV_SMI || e->kind == RTIT_EV_INIT ||
 		      ((ifl || masked_breaks) && e->kind == RTIT_EV_EXT_INTERRUPT)))
 			continue;
 		if (best < 0 || e->at < sim->inj[best].at)
@@ -1275,6 +1290,48 @@ static void wait_for_wake(struct rtit_sim *sim, uint64_t ip, uint64_t next,
 	stop_with(sim, RTIT_SIM_STOP_HALTED, ip,
 		  "halted at 0x%" PRIx64 " (%s, %s)", ip, insn,
 		  ifl ? "no wake event" : "interrupts off");
+}
+
+/* UIRET, STUI, CLUI, TESTUI (SDM Vol. 2B; uintr.c): #UD without user
+ * interrupts (Silvermont) and outside 64-bit mode.  A user interrupt they
+ * make recognisable is delivered at the next block start (on_block). */
+static void emulate_uintr(struct rtit_sim *sim, const ZydisDecodedInstruction *in, uint64_t ip)
+{
+	uint64_t next = ip + in->length, f;
+	int r;
+
+	if (!sim->cfg.uintr || sim->m.mode != RTIT_SIM_MODE_64) {
+		exception(sim, 6, ip, 0, 0, "user-interrupt instruction on a CPU without "
+			  "user interrupts or outside 64-bit mode");
+		return;
+	}
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_UIRET:
+		r = sim_uintr_uiret(sim, &next);
+		if (r == -1) {
+			stack_fault(sim, ip, next, false, "UIRET");
+			return;
+		}
+		if (r == -2) {
+			gp_fault(sim, ip, "UIRET: the popped RIP is not canonical");
+			return;
+		}
+		tmpl_on_state(sim);
+		special_rec(sim, ip, in->length, RTIT_IC_UIRET, next, true);
+		break;
+	case ZYDIS_MNEMONIC_TESTUI:
+		/* CF := UIF; OF SF ZF AF PF := 0 */
+		f = rget(sim, R_FLAGS) & ~0x8d5ull;
+		rset(sim, R_FLAGS, f | (sim->uintr.uif ? 1 : 0));
+		special_rec(sim, ip, in->length, RTIT_IC_OTHER, next, false);
+		break;
+	default:	/* STUI, CLUI */
+		sim->uintr.uif = in->mnemonic == ZYDIS_MNEMONIC_STUI;
+		special_rec(sim, ip, in->length, RTIT_IC_OTHER, next, false);
+		break;
+	}
+	rec_done(sim);
+	rset(sim, R_IP, next);
 }
 
 /* Emulates the special instruction at ip (the prefix of its block has
@@ -1301,6 +1358,18 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 	char why[96];
 	uint64_t v, sp;
 
+	if (si.cls == RTIT_IC_UIRET || in.mnemonic == ZYDIS_MNEMONIC_STUI ||
+	    in.mnemonic == ZYDIS_MNEMONIC_CLUI || in.mnemonic == ZYDIS_MNEMONIC_TESTUI) {
+		emulate_uintr(sim, &in, ip);
+		return;
+	}
+	if (m->mode == RTIT_SIM_MODE_16 && si.cls != RTIT_IC_HLT && si.cls != RTIT_IC_FAR_JMP &&
+	    in.mnemonic != ZYDIS_MNEMONIC_CLI && in.mnemonic != ZYDIS_MNEMONIC_STI) {
+		/* after INIT or SIPI: HLT, CLI, STI and JMP ptr16:16 only */
+		stop_with(sim, RTIT_SIM_STOP_ERROR, ip, "%s at 0x%" PRIx64 " in 16-bit mode "
+			  "(after INIT/SIPI) is not modelled", ZydisMnemonicGetString(in.mnemonic), ip);
+		return;
+	}
 	switch (si.cls) {
 	case RTIT_IC_INT: {
 		int vec;
@@ -1456,6 +1525,16 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 				return;
 			}
 			rset(sim, R_SP, sp);
+		}
+		if (m->mode == RTIT_SIM_MODE_16) {
+			/* real mode: CS base = selector << 4 (a LIP target) */
+			if (ops[0].type != ZYDIS_OPERAND_TYPE_POINTER ||
+			    sim_real_load_cs(sim, (uint16_t)sel) < 0) {
+				stop_with(sim, RTIT_SIM_STOP_ERROR, ip, "far transfer at 0x%" PRIx64
+					  " in 16-bit mode: only JMP ptr16:16 is modelled", ip);
+				return;
+			}
+			off = ((uint64_t)(uint16_t)sel << 4) + (off & 0xffff);
 		}
 		m->cs = (uint16_t)sel;
 		tmpl_on_state(sim);
@@ -1914,6 +1993,56 @@ static struct rtit_sim_rec *event_rec(struct rtit_sim *sim, int kind,
 	return r;
 }
 
+/* INIT (injected event i, ip = NLIP), SDM Vol. 3 Table 10-1: on the BSP
+ * the processor goes to the reset vector (CS F000, base FFFF0000, IP
+ * FFF0: LIP FFFFFFF0) in real mode; on an AP (vector = 1) it waits for a
+ * SIPI, which then starts it at CS = VV00, IP 0 (LIP VV000).  No time
+ * passes while it waits; the next SIPI event of the scenario, whatever
+ * its trigger, is the one it gets (docs/sim.md "INIT and SIPI").
+ * Returns the IP to resume at, or UINT64_MAX with the run stopped. */
+static uint64_t init_now(struct rtit_sim *sim, int i, uint64_t ip)
+{
+	bool ap = sim->inj[i].vector != 0;
+	int s = -1;
+	struct rtit_sim_rec *r;
+
+	if (ap) {
+		for (int k = 0; k < sim->ninj; k++)
+			if (!sim->inj_done[k] && sim->inj[k].kind == RTIT_EV_SIPI) {
+				s = k;
+				break;
+			}
+	}
+	if (sim_init_state(sim, 0xF000, ap ? 0 : 0xFFFF0000ull, ap ? 0 : 0xFFF0) < 0) {
+		stop_with(sim, RTIT_SIM_STOP_ERROR, ip, "INIT at 0x%" PRIx64 ": %s", ip, sim->errmsg);
+		return UINT64_MAX;
+	}
+	sim->irq_deferred = -1;		/* INIT clears what was pending */
+	tmpl_on_state(sim);
+	r = event_rec(sim, RTIT_EV_INIT, ip, ap ? 0 : 0xFFFFFFF0ull);
+	r->vector = ap;
+	rec_done(sim);
+	if (!ap)
+		return 0xFFFFFFF0ull;
+	if (s < 0) {
+		stop_with(sim, RTIT_SIM_STOP_HALTED, ip, "waiting for SIPI after INIT at 0x%"
+			  PRIx64 " (no sipi event follows)", ip);
+		return UINT64_MAX;
+	}
+	sim->inj_done[s] = true;
+	uint8_t vv = sim->inj[s].vector;
+	uint64_t lip = (uint64_t)vv << 12;
+	if (sim_init_state(sim, (uint16_t)(vv << 8), lip, 0) < 0) {
+		stop_with(sim, RTIT_SIM_STOP_ERROR, ip, "SIPI: %s", sim->errmsg);
+		return UINT64_MAX;
+	}
+	tmpl_on_state(sim);
+	r = event_rec(sim, RTIT_EV_SIPI, lip, lip);
+	r->vector = vv;
+	rec_done(sim);
+	return lip;
+}
+
 /* Delivers injected event i with the flow about to execute at ip (NLIP).
  * Returns the IP to resume at, or UINT64_MAX with the run stopped. */
 static uint64_t inject_now(struct rtit_sim *sim, int i, uint64_t ip)
@@ -1927,6 +2056,8 @@ static uint64_t inject_now(struct rtit_sim *sim, int i, uint64_t ip)
 	 * (an interrupt held by IF = 0 does neither) */
 	if (sim->rtm.depth &&
 	    (e->kind == RTIT_EV_NMI || e->kind == RTIT_EV_SMI || e->kind == RTIT_EV_VMEXIT ||
+	     e->kind == RTIT_EV_INIT || (e->kind == RTIT_EV_UINTR && sim->uintr.uif &&
+					 sim->m.cpl == 3) ||
 	     (e->kind == RTIT_EV_EXT_INTERRUPT && (rget(sim, R_FLAGS) & EFL_IF))))
 		ip = tx_abort(sim, ip, RTIT_RTM_ABORT_RETRY);
 	switch (e->kind) {
@@ -1981,6 +2112,18 @@ static uint64_t inject_now(struct rtit_sim *sim, int i, uint64_t ip)
 		r->vector = e->vector;
 		rec_done(sim);
 		return ip;
+	case RTIT_EV_INIT:
+		return init_now(sim, i, ip);
+	case RTIT_EV_SIPI:
+		/* SDM Vol. 3 9.4: a SIPI to a processor not waiting for one
+		 * is ignored; an AP's INIT takes its SIPI at once (init_now) */
+		return ip;
+	case RTIT_EV_UINTR:
+		/* UIRR[vector] := 1; delivered when recognised (inject_due,
+		 * on_block), without user interrupts never */
+		if (sim->cfg.uintr)
+			sim->uintr.rr |= 1ull << (e->vector & 63);
+		return ip;
 	case RTIT_EV_TSX_ABORT:
 		/* an asynchronous abort (another agent's conflicting access);
 		 * nothing without a transaction */
@@ -2024,6 +2167,29 @@ static void pebs_now(struct rtit_sim *sim, uint64_t ip)
 	flush(sim);
 }
 
+/* User-interrupt delivery with the flow at @ip (NLIP): the UINTR record
+ * (ip = NLIP, next_ip = UIHANDLER, vector = UIRRV).  An RTM transaction
+ * aborts first, as for an interrupt.  Returns the handler, or UINT64_MAX
+ * with the run stopped. */
+static uint64_t uintr_now(struct rtit_sim *sim, uint64_t ip)
+{
+	uint64_t h, bad;
+	uint8_t v;
+
+	if (sim->rtm.depth)
+		ip = tx_abort(sim, ip, RTIT_RTM_ABORT_RETRY);
+	if (sim_uintr_deliver(sim, ip, &h, &v, &bad) < 0) {
+		stop_with(sim, RTIT_SIM_STOP_FAULT, ip, "user-interrupt delivery at 0x%" PRIx64
+			  ": stack 0x%" PRIx64 " not writable", ip, bad);
+		return UINT64_MAX;
+	}
+	tmpl_on_state(sim);
+	struct rtit_sim_rec *r = event_rec(sim, RTIT_EV_UINTR, ip, h);
+	r->vector = v;
+	rec_done(sim);
+	return h;
+}
+
 /* Delivers every event due at ip; returns the resume IP. */
 static uint64_t inject_due(struct rtit_sim *sim, uint64_t ip)
 {
@@ -2049,6 +2215,8 @@ static uint64_t inject_due(struct rtit_sim *sim, uint64_t ip)
 	       ((i = inj_due_count(sim, sim->retired)) >= 0 ||
 		(i = inj_due_ip(sim, ip)) >= 0))
 		ip = inject_now(sim, i, ip);
+	if (ip != UINT64_MAX && sim->uintr.rr && sim_uintr_due(sim))
+		ip = uintr_now(sim, ip);
 	return ip;
 }
 
@@ -2154,6 +2322,8 @@ void rtit_sim_free(struct rtit_sim *sim)
 		return;
 	if (sim->ctx)
 		uc_context_free(sim->ctx);
+	if (sim->init_ctx)
+		uc_context_free(sim->init_ctx);
 	sim_rtm_fini(sim);
 	if (sim->uc)
 		uc_close(sim->uc);
@@ -2411,7 +2581,7 @@ static int sim_run(struct rtit_sim *sim, struct rtit_sim_status *st)
 		sim->req = SIM_REQ_NONE;
 		sim->pending = 0;
 		/* "until" must never be reached: a non-canonical address */
-		uc_err err = uc_emu_start(sim->uc, ip, 0x8000000000000000ull, 0, 0);
+		uc_err err = uc_emu_start(sim->uc, ip - sim->m.cs_base, 0x8000000000000000ull, 0, 0);
 		uint64_t rip = rget(sim, R_IP);
 		int req = sim->req;
 		if (req == SIM_REQ_STOP)

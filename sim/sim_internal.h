@@ -76,8 +76,10 @@ struct sim_cache {
 /* Platform model state (the parts Unicorn does not model). */
 struct sim_model {
 	int cpl;
-	int mode;		/* 32 or 64 */
+	int mode;		/* 16, 32 or 64 */
 	uint16_t cs, ss;
+	uint64_t cs_base;	/* 16-bit mode after INIT/SIPI (init.c): RIP
+				 * in Unicorn is LIP - cs_base; 0 otherwise */
 	uint64_t cr0, cr2, cr3, cr4, cr8;
 	uint64_t dr[8];
 	uint64_t star, lstar, cstar, fmask;
@@ -222,6 +224,12 @@ struct rtit_sim {
 	uint64_t pmu_due;	/* see struct sim_pmu */
 	uint64_t last_ip;	/* the last instruction retired */
 	struct sim_pmu pmu;
+	uc_context *init_ctx;	/* init.c: to load real-mode segments */
+
+	struct sim_uintr {	/* uintr.c: user interrupts */
+		bool uif;
+		uint64_t rr, handler, stackadjust, misc, pd, tt;
+	} uintr;
 };
 
 /* analyse.c */
@@ -233,6 +241,32 @@ const struct sim_block *sim_block_get(struct rtit_sim *sim, uint64_t addr,
 /* Classifies one decoded instruction at ip. */
 void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 		  struct sim_insn *out);
+
+/* Forgets every analysed block (the decoding mode changed: INIT, SIPI). */
+void sim_cache_clear(struct sim_cache *c);
+
+/* init.c: INIT and SIPI (docs/sim.md "INIT and SIPI") */
+/* Puts the processor in its INIT state (SDM Vol. 3 Table 10-1) with CS
+ * = @cs_sel, base @cs_base, IP @ip: real mode.  0 or -RTIT_ERR_x with
+ * the reason in sim->errmsg. */
+int sim_init_state(struct rtit_sim *sim, uint16_t cs_sel, uint64_t cs_base, uint16_t ip);
+/* Loads CS in real mode (a far JMP there): selector and base sel << 4. */
+int sim_real_load_cs(struct rtit_sim *sim, uint16_t cs_sel);
+
+/* uintr.c: user interrupts (docs/sim.md "User interrupts") */
+/* An access to an IA32_UINTR_* MSR: 1 done, 0 not one of them, -1 #GP. */
+int sim_uintr_msr(struct rtit_sim *sim, bool write, uint32_t msr, uint64_t *v);
+/* Whether a user interrupt is recognised now: UIRR != 0, UIF = 1, CPL 3,
+ * 64-bit mode. */
+bool sim_uintr_due(const struct rtit_sim *sim);
+/* User-interrupt delivery with the flow at @nlip: UIRR's highest vector
+ * cleared into *vec, UIF = 0, the frame pushed, RIP = UIHANDLER (in
+ * *handler).  0, or the failing stack address in *bad and -1. */
+int sim_uintr_deliver(struct rtit_sim *sim, uint64_t nlip, uint64_t *handler,
+		      uint8_t *vec, uint64_t *bad);
+/* UIRET's pops and loads: 0 with *next; -1 a stack read failed at *next;
+ * -2 the popped RIP (*next) is not canonical (#GP(0)). */
+int sim_uintr_uiret(struct rtit_sim *sim, uint64_t *next);
 
 /* rtm.c: the write set of an RTM transaction */
 /* Starts logging writes (the outermost XBEGIN); 0 or -RTIT_ERR_x. */

@@ -858,6 +858,7 @@ struct op {
 	bool fup;		/* an event the binary does not show (2.4) */
 	bool mov_cr3, hlt, mwait, ptwrite, smi, rsm, vmexit, vmentry;
 	bool tsx_abort;		/* an RTM abort: MODE.TSX, FUP, TIP (case 21) */
+	bool init, init_ap, sipi;	/* Table 33-55 cases 22-24 (D58) */
 	uint8_t cfe;		/* Event Trace type (Table 33-50, enum rtit_pt_cfe_type), 0 = none */
 	uint8_t vector;
 	uint64_t nlip, target, fup_ip;
@@ -892,6 +893,12 @@ static void classify(const struct rtit_sim_rec *r, struct op *o)
 		case RTIT_IC_IRET:
 			o->taken = o->far = true;
 			o->cfe = rtit_pt_cfe_iret;
+			break;
+		case RTIT_IC_UIRET:
+			/* recorded as IRET (SDM Vol. 2B UIRET): TIP(BLIP); with
+			 * EventEn CFE.UIRET, FUP(CLIP) (Table 33-50; D58) */
+			o->taken = o->far = true;
+			o->cfe = rtit_pt_cfe_uiret;
 			break;
 		case RTIT_IC_FAR_JMP: case RTIT_IC_FAR_CALL: case RTIT_IC_FAR_RET:
 		case RTIT_IC_SYSCALL: case RTIT_IC_SYSRET: case RTIT_IC_SYSENTER: case RTIT_IC_SYSEXIT:
@@ -937,6 +944,27 @@ static void classify(const struct rtit_sim_rec *r, struct op *o)
 		 * in Table 33-50 (D43) */
 		o->tsx_abort = o->far = o->fup = true;
 		break;
+	case RTIT_EV_INIT:
+		/* Table 33-23: FUP(NLIP).  BSP: a far transfer to the reset
+		 * vector (case 22); AP (vector 1): waits for SIPI, no target
+		 * (case 23) */
+		o->init = o->fup = true;
+		o->init_ap = r->vector != 0;
+		o->far = !o->init_ap;
+		o->taken = !o->init_ap;
+		o->cfe = rtit_pt_cfe_init;
+		break;
+	case RTIT_EV_SIPI:
+		/* case 24: TIP.PGE(SIPI.LIP); no FUP (Table 33-50) */
+		o->sipi = o->far = true;
+		o->cfe = rtit_pt_cfe_sipi;
+		break;
+	case RTIT_EV_UINTR:
+		/* Table 33-55 case 26: FUP(NLIP), then the handler's TIP as
+		 * for an interrupt (case 11; D58) */
+		o->far = o->fup = true;
+		o->cfe = rtit_pt_cfe_uintr;
+		break;
 	default: o->taken = false; break;
 	}
 }
@@ -978,7 +1006,7 @@ static void event_trace(struct rtit_pt_model *m, const struct op *o, const struc
 	/* Table 33-52: the conceal controls suppress CFE and EVD */
 	if ((o->vmexit && m->p.vmx_conceal_exit) || (o->vmentry && m->p.vmx_conceal_entry))
 		return;
-	ip_bit = ctx0 && !branch_fup && o->cfe != rtit_pt_cfe_rsm;
+	ip_bit = ctx0 && !branch_fup && o->cfe != rtit_pt_cfe_rsm && o->cfe != rtit_pt_cfe_sipi;
 	if (o->cfe == rtit_pt_cfe_intr && r->kind == RTIT_SIM_EVENT && r->cls == RTIT_EV_EXCEPTION &&
 	    r->vector == 14 && ctx0) {
 		struct rtit_packet e = { .type = RTIT_PT_EVD };
@@ -998,8 +1026,10 @@ static void event_trace(struct rtit_pt_model *m, const struct op *o, const struc
 		send(m, &e, 0, "EVD.VMXR: the exit reason (Table 33-59 cases 13/14)", 0);
 	}
 	p.u.cfe.type = o->cfe;
-	p.u.cfe.vector = o->cfe == rtit_pt_cfe_intr || o->cfe == rtit_pt_cfe_vmexit_intr ?
-			 o->vector : 0;
+	/* Table 33-50: the event vector (INTR, VMEXIT_INTR), the SIPI vector
+	 * (SIPI), the user-interrupt vector (UINTR) */
+	p.u.cfe.vector = o->cfe == rtit_pt_cfe_intr || o->cfe == rtit_pt_cfe_vmexit_intr ||
+			 o->cfe == rtit_pt_cfe_sipi || o->cfe == rtit_pt_cfe_uintr ? o->vector : 0;
 	p.u.cfe.ip = ip_bit;
 	send(m, &p, 0, "CFE: EventEn (Table 33-59)", 0);
 	if (ip_bit)
@@ -1168,7 +1198,7 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 	 * no PIP, whatever CR3 does */
 	pip = rtit_pt_trigger_en(m) && ctx1 && ctl(m, RTIT_PT_CTL_OS) &&
 	      (o.vmexit ? !m->p.vmx_conceal_exit : o.vmentry ? !m->p.vmx_conceal_entry :
-	       o.mov_cr3 || (o.far && cr3_changed));
+	       o.mov_cr3 || o.init || o.sipi || (o.far && cr3_changed));
 
 	event_trace(m, &o, r, trig0, ctx0, ctx1, pe0 && (o.fup || o.smi));
 
@@ -1222,6 +1252,19 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		goto out;
 	}
 
+	if (o.init_ap) {
+		/* Table 33-55 case 23: FUP(NLIP), and the PIP of INIT's CR3
+		 * = 0 (D58); no TIP: the AP waits for SIPI, PacketEn is 0
+		 * until its TIP.PGE (case 24) */
+		if (pe0)
+			emit_ip(m, RTIT_PT_FUP, o.fup_ip, "FUP(NLIP): INIT on an AP (Table 33-55 case 23)");
+		if (pip)
+			emit_pip(m, "PIP(CR3=0): INIT (PIP generation scenarios, D58)");
+		if (pe0 && !ctx1)
+			emit_pgd_none(m, "TIP.PGD(): INIT cleared ContextEn (Table 33-56 case 7)");
+		m->filter_en = false;
+		goto out;
+	}
 	mask = m->mode == RTIT_SIM_MODE_64 ? ~0ull : rtit_mask(32);
 	if (o.cond) {
 		if (pe0 && pe1)
@@ -1265,23 +1308,28 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 				"FUP(CLIP): TSX abort (Table 33-55 case 21, Table 33-23)" :
 				r->kind == RTIT_SIM_INSN ?
 				"FUP(CLIP): software interrupt (Table 33-55 case 13, Table 33-23)" :
+				o.init ? "FUP(NLIP): INIT on the BSP (Table 33-55 case 22, Table 33-23)" :
+				o.cfe == rtit_pt_cfe_uintr ? "FUP(NLIP): user interrupt (Table 33-55 case 26)" :
 				"FUP: interrupt, exception or VM exit (Table 33-55 cases 11-13, Table 33-23)");
 		if (pip && o.vmentry)
 			emit_pip_vmentry(m, "PIP(GuestCR3, NR=1): VM entry (Table 33-53)");
 		else if (pip)
-			emit_pip(m, "PIP(NewCR3): far transfer changing CR3, or VM exit (Table 33-55 cases 9/10/12, Table 33-53)");
+			emit_pip(m, o.init || o.sipi ? "PIP(CR3=0): INIT or SIPI (PIP generation scenarios, D58)" :
+				 "PIP(NewCR3): far transfer changing CR3, or VM exit (Table 33-55 cases 9/10/12, Table 33-53)");
 		if (o.vmentry && m->p.vmcs && !m->vmcs_sent && rtit_pt_trigger_en(m) && ctx1 &&
 		    !m->p.vmx_conceal_entry)
 			emit_vmcs(m, "VMCS: VM entry (33.4.2.15)");
 		if (pe0 && pe1) {
 			emit_mode(m, false, "MODE.Exec: CS.L/CS.D or, with EventEn, RFLAGS.IF changed "
 				  "(Table 33-55 cases 10/12, 33.4.2.8)");
-			emit_ip(m, RTIT_PT_TIP, o.target, "TIP(BLIP): far transfer, interrupt or exception (Table 33-55 cases 8-13)");
+			emit_ip(m, RTIT_PT_TIP, o.target, o.init ? "TIP(ResetLIP): INIT on the BSP (Table 33-55 case 22)" :
+				"TIP(BLIP): far transfer, interrupt or exception (Table 33-55 cases 8-13)");
 		} else if (pe0) {
 			leave(m, &o, stop, ctx1);
 		} else if (pe1) {
 			emit_mode(m, false, "MODE.Exec before TIP.PGE: mode changed (33.4.2.8)");
-			emit_ip(m, RTIT_PT_TIP_PGE, o.target, "TIP.PGE(BLIP): far transfer sets PacketEn (Table 33-56 case 5)");
+			emit_ip(m, RTIT_PT_TIP_PGE, o.target, o.sipi ? "TIP.PGE(SIPI.LIP): SIPI (Table 33-55 case 24)" :
+				"TIP.PGE(BLIP): far transfer sets PacketEn (Table 33-56 case 5)");
 		}
 	} else {
 		/* Non-branch operations (MOV CR3, HLT, MWAIT, PTWRITE, others). */
@@ -1432,6 +1480,7 @@ static const uint8_t pfp_class[256] = {
 	[RTIT_IC_MOV_CR3] = PFP_SLOW, [RTIT_IC_MOV_CR0] = PFP_SLOW, [RTIT_IC_WRMSR] = PFP_SLOW,
 	[RTIT_IC_HLT] = PFP_SLOW, [RTIT_IC_PTWRITE] = PFP_SLOW, [RTIT_IC_MWAIT] = PFP_SLOW,
 	[RTIT_IC_XBEGIN] = PFP_SLOW, [RTIT_IC_XEND] = PFP_SLOW,
+	[RTIT_IC_UIRET] = PFP_SLOW,
 	[RTIT_IC_COUNT ... 255] = PFP_SLOW,
 };
 
@@ -1548,7 +1597,7 @@ static void rec_slow(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		switch (r->cls) {
 		case RTIT_EV_EXCEPTION: case RTIT_EV_EXT_INTERRUPT: case RTIT_EV_NMI:
 		case RTIT_EV_SMI: case RTIT_EV_RSM: case RTIT_EV_VMEXIT: case RTIT_EV_VMENTRY:
-		case RTIT_EV_TSX_ABORT:
+		case RTIT_EV_TSX_ABORT: case RTIT_EV_INIT: case RTIT_EV_SIPI: case RTIT_EV_UINTR:
 			on_op(m, r);
 			break;
 		default:

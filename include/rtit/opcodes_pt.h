@@ -211,14 +211,14 @@ enum rtit_pt_cfe_type {
 	rtit_pt_cfe_iret = 2,
 	rtit_pt_cfe_smi = 3,
 	rtit_pt_cfe_rsm = 4,
-	rtit_pt_cfe_sipi = 5,		/* vector: the SIPI vector */
-	rtit_pt_cfe_init = 6,
+	rtit_pt_cfe_sipi = 5,		/* vector = the SIPI vector, no FUP */
+	rtit_pt_cfe_init = 6,		/* FUP(NLIP) */
 	rtit_pt_cfe_vmentry = 7,
 	rtit_pt_cfe_vmexit = 8,
 	rtit_pt_cfe_vmexit_intr = 9,	/* vector: the event's */
 	rtit_pt_cfe_shutdown = 0xa,
-	rtit_pt_cfe_uintr = 0xc,	/* vector: the user-interrupt vector */
-	rtit_pt_cfe_uiret = 0xd
+	rtit_pt_cfe_uintr = 0xc,	/* vector = the user-interrupt vector */
+	rtit_pt_cfe_uiret = 0xd		/* FUP(CLIP) */
 };
 
 /* EVD types (Table 33-51). */

@@ -117,6 +117,7 @@ struct rtit_r_model {
 	uint8_t cpl;
 	uint64_t cr3;
 	bool cr0_pg, in_smm, in_vmx_root, asleep;
+	bool in_wfs;		/* an AP between INIT and SIPI (D56) */
 	bool halted;			/* asleep after a HLT or MWAIT (App. B 4.1) */
 	uint64_t last_cycles, last_tsc;
 	bool have_time;

@@ -304,6 +304,20 @@ struct rtit_sim_config {
 	 * off = its MSRs raise #GP as any MSR the sim does not model (a CPU
 	 * without PEBS output to Intel PT: Silvermont, the RTIT dialect). */
 	bool pmu;
+	/* User interrupts (SDM Vol. 3 "User Interrupts"): off = STUI, CLUI,
+	 * TESTUI, UIRET raise #UD and the IA32_UINTR_* MSRs #GP (Silvermont,
+	 * the RTIT dialect); on = modelled (docs/sim.md "User interrupts"). */
+	bool uintr;
+};
+
+/* The IA32_UINTR_* MSRs (SDM Vol. 4 Table 2-2; Vol. 3 "User Interrupts"). */
+enum {
+	RTIT_SIM_MSR_UINTR_RR = 0x985,		/* UIRR: requested user interrupts */
+	RTIT_SIM_MSR_UINTR_HANDLER = 0x986,	/* UIHANDLER */
+	RTIT_SIM_MSR_UINTR_STACKADJUST = 0x987,	/* UISTACKADJUST */
+	RTIT_SIM_MSR_UINTR_MISC = 0x988,	/* UITTSZ [31:0], UINV [39:32] */
+	RTIT_SIM_MSR_UINTR_PD = 0x989,		/* UPIDADDR */
+	RTIT_SIM_MSR_UINTR_TT = 0x98A		/* UITTADDR */
 };
 
 /* Why rtit_sim_run stopped. */

@@ -122,7 +122,10 @@ static const struct bad bad_cases[] = {
 	  "t.scn:4: event: expected 'at insn N: KIND' or 'at ip ADDR: KIND'" },
 	{ CODE "event at insn 5: boom\n",
 	  "t.scn:4: event: unknown kind 'boom' (interrupt, nmi, smi, vmexit, freq, sleep, msr,"
-	  " tsx-abort)" },
+	  " tsx-abort, init, sipi, uintr)" },
+	{ CODE "event at insn 5: sipi\n", "t.scn:4: event sipi: missing vector=N" },
+	{ CODE "event at insn 5: init ap=2\n", "t.scn:4: event init: ap must be 0 (BSP) or 1 (AP)" },
+	{ CODE "event at insn 5: uintr vector=64\n", "t.scn:4: event uintr: vector 64 > 63" },
 	{ CODE "event at insn 5: tsx-abort status=0x100000000\n",
 	  "t.scn:4: event tsx-abort: status 0x100000000 is wider than EAX" },
 	{ CODE "event at insn 5: tsx-abort code=1\n",
