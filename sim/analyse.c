@@ -259,6 +259,13 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 		 * it never retires (an abort event); XTEST sets ZF */
 		out->flags = SIM_I_SPECIAL | SIM_I_TXKEEP;
 		break;
+	case ZYDIS_MNEMONIC_ENCLU:
+		/* SGX (SDM Vol. 3D): EENTER, ERESUME, EEXIT transfer control
+		 * (far transfers, Table 33-55 case 17); the leaf is in EAX,
+		 * so every ENCLU is intercepted */
+		out->cls = RTIT_IC_ENCLU;
+		out->flags = SIM_I_BRANCH | SIM_I_SPECIAL;
+		break;
 	case ZYDIS_MNEMONIC_CPUID: case ZYDIS_MNEMONIC_PAUSE:
 		/* SDM Vol. 1 16.3.8.1: always abort a transaction */
 		out->flags = SIM_I_TXABORT;
