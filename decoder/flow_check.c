@@ -60,13 +60,13 @@ struct rtit_flow_cmp {
 };
 
 /* Truth records a trace can show: instructions, exceptions, interrupts,
- * TSX aborts. */
+ * TSX aborts, AEXs. */
 static inline bool visible(const struct rtit_sim_rec *r)
 {
 	return r->kind == RTIT_SIM_INSN ||
 	       (r->kind == RTIT_SIM_EVENT &&
 		(r->cls == RTIT_EV_EXCEPTION || r->cls == RTIT_EV_EXT_INTERRUPT ||
-		 r->cls == RTIT_EV_NMI || r->cls == RTIT_EV_TSX_ABORT));
+		 r->cls == RTIT_EV_NMI || r->cls == RTIT_EV_TSX_ABORT || r->cls == RTIT_EV_AEX));
 }
 
 static inline size_t next_visible(const struct rtit_flow_cmp *c, size_t i)

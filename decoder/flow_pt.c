@@ -29,6 +29,10 @@
  *     19/20); with TXAbort, the transaction aborted at the FUP's IP and
  *     the TIP that follows is the fallback (case 21).  In PSB+, or while
  *     tracing is off (FilterEn=0, 33.2.9.2), it only says InTX.
+ *   - SGX (Table 33-55 case 17, Table 33-56 cases 5/6): an ENCLU is a far
+ *     transfer with FUP(CLIP) + TIP, as INT n, or TIP.PGD() alone into an
+ *     opt-out enclave; tracing resumes with TIP.PGE out of it.  An event
+ *     inside a debug enclave the walk followed is an AEX (D52).
  *   - OVF (33.3.8): a gap; a FUP follows with the first IP traced again,
  *     or tracing resumes with a TIP.PGE.
  *   - MODE.Exec: the decoding mode from here on (Table 33-26); PIP: CR3.
@@ -78,6 +82,7 @@ void flow_pt_reset(struct rtit_flow_dec *d)
 	forget_if(d);
 	d->tsx_pending = false;
 	d->intx = false;
+	d->encl = FLOW_ENCL_UNKNOWN;	/* resynchronising after an error */
 }
 
 /* A transfer leaves tracing (TIP.PGD): the encoder sends no MODE.Exec
@@ -279,6 +284,7 @@ static int overflow(struct rtit_flow_dec *d)
 	d->bound_fup = false;
 	d->in_vmm = false;
 	d->tsx_pending = false;
+	d->encl = FLOW_ENCL_UNKNOWN;	/* an enclave entry may be lost */
 	rtit_pt_calls_clear(&d->rs);
 	/* Until a FUP says where tracing resumed, PacketEn is not known
 	 * (33.3.8): what comes before it (a MODE.TSX with FilterEn=0, a
@@ -387,11 +393,36 @@ static int leave(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t off, 
 	return 0;
 }
 
+/* An event that left the debug enclave the walk was in is an AEX (SDM
+ * Vol. 3D 40.4; D52): its record, when @emitted, says so. */
+static void sgx_on_event(struct rtit_flow_dec *d, bool emitted)
+{
+	if (d->encl != FLOW_ENCL_DEBUG)
+		return;
+	if (emitted)
+		d->batch[d->nbatch - 1].cls = RTIT_EV_AEX;
+	d->encl = FLOW_ENCL_OUT;
+}
+
+/* An ENCLU that executed: outside an enclave it was an EENTER or ERESUME
+ * (EEXIT there is #GP), inside one an EEXIT (EENTER/ERESUME there are
+ * #GP); @optout: it sent TIP.PGD() alone (Table 33-56 case 6). */
+static void sgx_on_enclu(struct rtit_flow_dec *d, bool optout)
+{
+	if (optout)
+		d->encl = FLOW_ENCL_OPTOUT;
+	else if (d->encl == FLOW_ENCL_OUT)
+		d->encl = FLOW_ENCL_DEBUG;
+	else if (d->encl == FLOW_ENCL_DEBUG)
+		d->encl = FLOW_ENCL_OUT;
+}
+
 /* An asynchronous transfer from @at to @to (FUP, [PIP], [MODE.Exec], TIP):
  * its record; the walk goes on at @to. */
 static void async_event(struct rtit_flow_dec *d, uint64_t at, uint64_t to)
 {
 	flow_emit_event(d, at, to);
+	sgx_on_event(d, true);
 	/* FUP, PIP(NR=0), TIP (Table 33-53); or, with no PIP (OS=0), an event
 	 * that resumes where it happened: the simulator's VM exit, whose VMM
 	 * is not simulated (docs/sim.md), enters the guest again there */
@@ -424,6 +455,7 @@ static int event_here(struct rtit_flow_dec *d, const struct ic_ent *e)
 		 * an event whose handler is outside the filter (case 4). */
 		if (to != NO_IP && e->cls != RTIT_IC_WRMSR)
 			flow_emit_event(d, at, to);
+		sgx_on_event(d, to != NO_IP && e->cls != RTIT_IC_WRMSR);
 		rtit_pt_calls_clear(&d->rs);
 		flow_disable(d, RTIT_FLOW_N_DISABLE, off, to != NO_IP ? to : at);
 		return 0;
@@ -535,6 +567,18 @@ static bool int_is_event(struct rtit_flow_dec *d, const struct ic_ent *e, uint64
 	return false;
 }
 
+/* FUP(IP of an ENCLU) + TIP(@to): the EENTER, ERESUME or EEXIT itself
+ * (Table 33-55 case 17) or an event before it executed (an AEX, an
+ * exception, an interrupt)?  A CFE (no CFE type is an ENCLU's, Table
+ * 33-50), a VM exit, or a @to that is the handler of a vector says so
+ * (D52). */
+static bool enclu_is_event(struct rtit_flow_dec *d, uint64_t to)
+{
+	if (d->cfe_type || d->vmx_change == RTIT_EV_VMEXIT || to == d->ip)
+		return true;
+	return d->cfg.vector_of && d->cfg.vector_of(d->cfg.mem_opaque, to) >= 0;
+}
+
 int flow_pt_walk(struct rtit_flow_dec *d)
 {
 	const struct ic_ent *e;
@@ -587,7 +631,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 						return r;
 					continue;
 				}
-				if (p->ip != d->ip || e->cls == RTIT_IC_INT)
+				if (p->ip != d->ip || e->cls == RTIT_IC_INT || e->cls == RTIT_IC_ENCLU)
 					break;
 				if ((r = event_here(d, e)) <= 0 || r == 2)
 					return r;
@@ -764,7 +808,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 						 "the %s at 0x%" PRIx64 " needs a TIP but %d TNT bits are"
 						 " pending", rtit_insn_class_name(e->cls), d->ip, d->tnt_n);
 			bool fup_here = false;
-			if (e->cls == RTIT_IC_INT) {
+			if (e->cls == RTIT_IC_INT || e->cls == RTIT_IC_ENCLU) {
 				if ((r = pt_peek(d)) < 0)
 					return r;
 				if (r && is_type(d, RTIT_PT_FUP) && d->la.ip == d->ip) {
@@ -774,6 +818,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			}
 			bool cfe_other = d->cfe_type && (d->cfe_type != rtit_pt_cfe_intr ||
 							 d->cfe_vec != e->vec);
+			bool enclu_event = e->cls == RTIT_IC_ENCLU && d->cfe_type;
 			d->cfe_type = 0;
 			fl = RTIT_SIM_F_TAKEN;
 			r = take_tip(d, "the far transfer", &next, &pgd);
@@ -798,9 +843,13 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 				flow_disable(d, RTIT_FLOW_N_DISABLE, d->last_off, d->ip);
 				return 0;
 			}
+			if (pgd && e->cls == RTIT_IC_ENCLU)
+				sgx_on_enclu(d, next == NO_IP);
 			if (pgd)
 				return leave(d, e, d->last_off, next, fl);
-			if (fup_here && int_is_event(d, e, next, cfe_other)) {
+			if (fup_here && (e->cls == RTIT_IC_ENCLU ?
+					 enclu_event || enclu_is_event(d, next) :
+					 int_is_event(d, e, next, cfe_other))) {
 				/* an interrupt or exception ahead of the INT n,
 				 * whose own FUP + TIP come later */
 				commit(d);
@@ -809,6 +858,8 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			}
 			if ((e->flags & IC_INTO) && next == nlip)
 				fl = 0;
+			if (e->cls == RTIT_IC_ENCLU)
+				sgx_on_enclu(d, false);
 			flow_insn_rec(d, e, next, fl, 0);
 			commit(d);
 			d->ip = next;
@@ -836,6 +887,9 @@ int flow_pt_idle(struct rtit_flow_dec *d)
 
 	switch (p->pkt.type) {
 	case RTIT_PT_TIP_PGE:
+		/* out of an opt-out enclave (Table 33-56 case 5) */
+		if (d->encl == FLOW_ENCL_OPTOUT)
+			d->encl = FLOW_ENCL_OUT;
 		flow_enable_la(d, unsynced ? RTIT_FLOW_N_RESYNC : RTIT_FLOW_N_ENABLE);
 		return 0;
 	case RTIT_PT_FUP:
