@@ -1034,7 +1034,9 @@ static void leave(struct rtit_pt_model *m, const struct op *o, bool stop, bool c
 		else
 			emit_ip(m, RTIT_PT_TIP_PGD, o->target, "TIP.PGD(target): branch into a TraceStop range (33.2.5.3, A-P2)");
 	} else if (!ctx1) {
-		emit_pgd_none(m, "TIP.PGD(): ContextEn cleared (Table 33-56 cases 6-8)");
+		emit_pgd_none(m, o->enclu && m->encl_optout ?
+			      "TIP.PGD(): entry to an opt-out enclave clears ContextEn (Table 33-56 case 6, 33.2.9.5)" :
+			      "TIP.PGD(): ContextEn cleared (Table 33-56 cases 6-8)");
 	} else if (o->cond) {
 		emit_pgd_none(m, "TIP.PGD(): a conditional branch left the filter region (A-P1)");
 	} else {
@@ -1212,7 +1214,9 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		if (pe0 && pe1) {
 			emit_mode(m, false, "MODE.Exec: CS.L/CS.D or, with EventEn, RFLAGS.IF changed "
 				  "(Table 33-55 cases 10/12, 33.4.2.8)");
-			emit_ip(m, RTIT_PT_TIP, o.target, "TIP(BLIP): far transfer, interrupt or exception (Table 33-55 cases 8-13)");
+			emit_ip(m, RTIT_PT_TIP, o.target, o.enclu || o.aex ?
+				"TIP(BLIP): EENTER/ERESUME/EEXIT/AEX (Table 33-55 case 17)" :
+				"TIP(BLIP): far transfer, interrupt or exception (Table 33-55 cases 8-13)");
 		} else if (pe0) {
 			leave(m, &o, stop, ctx1);
 		} else if (pe1) {
