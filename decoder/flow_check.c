@@ -110,7 +110,13 @@ static bool rec_match(const struct rtit_sim_rec *d, const struct rtit_sim_rec *t
 	} else {
 		if (!(d->pad0 & RTIT_FLOW_A_NEXT_UNKNOWN) && d->next_ip != t->next_ip)
 			w = "next IP (handler)";
-		else if (d->cls && d->cls != t->cls)
+		else if (d->cls && d->cls != t->cls &&
+			 /* an AEX is an interrupt, NMI or exception delivered
+			  * from the AEP: a walk that does not know it was in an
+			  * enclave names it so (D52) */
+			 !(t->cls == RTIT_EV_AEX && (d->cls == RTIT_EV_EXCEPTION ||
+						     d->cls == RTIT_EV_EXT_INTERRUPT ||
+						     d->cls == RTIT_EV_NMI)))
 			w = "event kind";
 		else if ((d->pad0 & RTIT_FLOW_A_IF_KNOWN) && ((d->flags ^ t->flags) & RTIT_SIM_F_IF))
 			w = "RFLAGS.IF (MODE.Exec, 33.4.2.8)";

@@ -26,11 +26,13 @@ struct ic_ent {
 };
 enum { IC_ZLC = 1, IC_INTO = 2 };
 
-/* Where the PT walk is with respect to SGX enclaves (D52): outside (the
- * start: TraceEn cannot be set inside one), in a debug enclave it
- * followed an EENTER/ERESUME into, in an opt-out one (entered with
- * TIP.PGD(), left with TIP.PGE), or not known (after an overflow). */
-enum { FLOW_ENCL_OUT = 0, FLOW_ENCL_DEBUG, FLOW_ENCL_OPTOUT, FLOW_ENCL_UNKNOWN };
+/* Where the PT walk is with respect to SGX enclaves (D52): before the
+ * first enable (a trace starts outside: the simulator's TraceEn is set
+ * there), outside, in a debug enclave it followed an EENTER/ERESUME into,
+ * in an opt-out one (entered with TIP.PGD(), left with TIP.PGE), or not
+ * known (after any other gap: an ENCLU may have run unseen). */
+enum { FLOW_ENCL_START = 0, FLOW_ENCL_OUT, FLOW_ENCL_DEBUG, FLOW_ENCL_OPTOUT,
+       FLOW_ENCL_UNKNOWN };
 
 /* The packet in view. */
 struct la {
@@ -107,6 +109,8 @@ struct rtit_flow_dec {
 	uint8_t tsx_bits;	/* its TXAbort|InTX */
 	bool intx;		/* InTX as the last MODE.TSX said */
 	uint8_t encl;		/* SGX, as the walk follows it (D52): FLOW_ENCL_* */
+	bool cfe_fresh;		/* a CFE since the last TIP, TIP.PGE, TIP.PGD,
+				 * TNT or OVF: it belongs to the FUP ahead */
 	uint64_t walked;	/* instructions since the last packet */
 	uint64_t last_off;	/* offset of the last packet consumed */
 

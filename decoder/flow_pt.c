@@ -217,6 +217,7 @@ static int pt_peek(struct rtit_flow_dec *d)
 				d->bound_fup = true;
 			d->cfe_type = p->u.cfe.type;
 			d->cfe_vec = p->u.cfe.vector;
+			d->cfe_fresh = true;
 			continue;
 		case RTIT_PT_PIP:
 			if (d->state == ST_ENABLED && !d->in_psb)
@@ -247,9 +248,11 @@ static int pt_peek(struct rtit_flow_dec *d)
 			d->bound_fup = false;
 			forget_if(d);
 			d->tsx_pending = false;
+			d->cfe_fresh = false;
 			break;
 		case RTIT_PT_TNT8: case RTIT_PT_TNT64: case RTIT_PT_TIP: case RTIT_PT_TIP_PGE:
 		case RTIT_PT_TIP_PGD: case RTIT_PT_TRACESTOP:
+			d->cfe_fresh = false;
 			break;
 		default:
 			continue;	/* timing, power, VMCS, PAD, blocks, EVD */
@@ -411,10 +414,19 @@ static void sgx_on_enclu(struct rtit_flow_dec *d, bool optout)
 {
 	if (optout)
 		d->encl = FLOW_ENCL_OPTOUT;
-	else if (d->encl == FLOW_ENCL_OUT)
+	else if (d->encl == FLOW_ENCL_OUT || d->encl == FLOW_ENCL_START)
 		d->encl = FLOW_ENCL_DEBUG;
 	else if (d->encl == FLOW_ENCL_DEBUG)
 		d->encl = FLOW_ENCL_OUT;
+}
+
+/* Tracing (re)starts: out of an opt-out enclave (Table 33-56 case 5), or
+ * at the trace's start, the walk is outside; after any other gap it does
+ * not know (D52). */
+static void sgx_on_enable(struct rtit_flow_dec *d)
+{
+	d->encl = d->encl == FLOW_ENCL_OPTOUT || d->encl == FLOW_ENCL_START ? FLOW_ENCL_OUT :
+		  FLOW_ENCL_UNKNOWN;
 }
 
 /* An asynchronous transfer from @at to @to (FUP, [PIP], [MODE.Exec], TIP):
@@ -569,12 +581,12 @@ static bool int_is_event(struct rtit_flow_dec *d, const struct ic_ent *e, uint64
 
 /* FUP(IP of an ENCLU) + TIP(@to): the EENTER, ERESUME or EEXIT itself
  * (Table 33-55 case 17) or an event before it executed (an AEX, an
- * exception, an interrupt)?  A CFE (no CFE type is an ENCLU's, Table
- * 33-50), a VM exit, or a @to that is the handler of a vector says so
- * (D52). */
+ * exception, an interrupt)?  A CFE.INTR with the FUP (the caller's; no
+ * CFE type is an ENCLU's, Table 33-50), a VM exit, or a @to that is the
+ * handler of a vector says so (D52). */
 static bool enclu_is_event(struct rtit_flow_dec *d, uint64_t to)
 {
-	if (d->cfe_type || d->vmx_change == RTIT_EV_VMEXIT || to == d->ip)
+	if (d->vmx_change == RTIT_EV_VMEXIT || to == d->ip)
 		return true;
 	return d->cfg.vector_of && d->cfg.vector_of(d->cfg.mem_opaque, to) >= 0;
 }
@@ -603,6 +615,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			switch (p->pkt.type) {
 			case RTIT_PT_TIP_PGE:
 				/* tracing restarted with no TIP.PGD seen */
+				sgx_on_enable(d);
 				take_if(d);
 				flow_drop_uncertain(d, p->offset);
 				flow_enable_la(d, RTIT_FLOW_N_ENABLE);
@@ -818,7 +831,10 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			}
 			bool cfe_other = d->cfe_type && (d->cfe_type != rtit_pt_cfe_intr ||
 							 d->cfe_vec != e->vec);
-			bool enclu_event = e->cls == RTIT_IC_ENCLU && d->cfe_type;
+			/* an AEX or interrupt here sent CFE.INTR before its FUP
+			 * (Table 33-59 cases 4, 19) */
+			bool enclu_event = e->cls == RTIT_IC_ENCLU && d->cfe_fresh &&
+					   d->cfe_type == rtit_pt_cfe_intr;
 			d->cfe_type = 0;
 			fl = RTIT_SIM_F_TAKEN;
 			r = take_tip(d, "the far transfer", &next, &pgd);
@@ -887,9 +903,7 @@ int flow_pt_idle(struct rtit_flow_dec *d)
 
 	switch (p->pkt.type) {
 	case RTIT_PT_TIP_PGE:
-		/* out of an opt-out enclave (Table 33-56 case 5) */
-		if (d->encl == FLOW_ENCL_OPTOUT)
-			d->encl = FLOW_ENCL_OUT;
+		sgx_on_enable(d);
 		flow_enable_la(d, unsynced ? RTIT_FLOW_N_RESYNC : RTIT_FLOW_N_ENABLE);
 		return 0;
 	case RTIT_PT_FUP:
@@ -900,6 +914,7 @@ int flow_pt_idle(struct rtit_flow_dec *d)
 				d->st.resyncs++;
 			else
 				d->st.enables++;
+			sgx_on_enable(d);
 			flow_note(d, unsynced ? RTIT_FLOW_N_RESYNC : RTIT_FLOW_N_ENABLE, off, ip, 0);
 			flow_enable_at(d, ip);
 			return 0;

@@ -11,7 +11,10 @@ tolerates.  In the pt dialect, some seeds add RTM transactions (XBEGIN ..
 XEND, nested ones, XABORT, stores, calls and faults inside, a small write
 set for capacity aborts, injected tsx-aborts): they are drawn from a
 generator of their own, so the rest of the program is the seed's in both
-dialects.  Deterministic for a seed."""
+dialects.  Some pt seeds call an SGX enclave (debug or opt-out) with
+EENTER/EEXIT, where interrupts, NMI, SMI and VM exits are AEXs resumed by
+the AEP's ERESUME: a generator of their own too.  Deterministic for a
+seed."""
 import random
 import sys
 
@@ -27,6 +30,11 @@ irnd = random.Random(seed * 15485863 + 7)
 # RTM transactions (pt only): their own generator too
 trnd = random.Random(seed * 104729 + 3)
 tsx = pt and seed % 7 != 3 and trnd.random() < 0.6
+# SGX enclave calls (pt only, SDM Vol. 3D): their own generator as well
+ernd = random.Random(seed * 1299709 + 11)
+sgx = pt and seed % 7 != 3 and ernd.random() < 0.4
+sgx_debug = ernd.random() < 0.5
+sgx_calls = 0
 
 
 def pt_ctl(user_os):
@@ -133,10 +141,56 @@ def tsx_block(fidx):
     w("%s:" % out)
 
 
+def enclave_call():
+    """EENTER (EAX = 2, RBX = TCS, RCX = AEP) into the enclave, which
+    EEXITs to R14 = the next line."""
+    global sgx_calls
+    sgx_calls += 1
+    w("    lea r14, [rip + S%d]" % sgx_calls)
+    w("    mov eax, 2")
+    w("    lea rbx, [rip + tcs0]")
+    w("    lea rcx, [rip + aep0]")
+    w("    enclu")
+    w("S%d:" % sgx_calls)
+
+
+def enclave_body():
+    """The enclave's code (an ELRANGE page, then its TCS page): loops and
+    conditions only (no faults: ERESUME would run them again), then
+    EEXIT."""
+    w("    .p2align 12")
+    w("encl0:")
+    for i in range(ernd.randint(1, 4)):
+        k = ernd.choice(["alu", "cond", "loop"])
+        if k == "alu":
+            w("    add edx, %d" % ernd.randint(1, 9))
+        elif k == "cond":
+            w("    rdrand eax")
+            w("    test eax, 1")
+            w("    jz E%d" % i)
+            w("    add edx, 1")
+            w("E%d:" % i)
+        else:
+            w("    mov ecx, %d" % ernd.randint(1, 6))
+            w("E%d:" % i)
+            w("    add edx, ecx")
+            w("    dec ecx")
+            w("    jnz E%d" % i)
+    w("    mov rbx, r14")
+    w("    mov eax, 4")
+    w("    enclu")
+    w("    .p2align 12")
+    w("tcs0:")
+    w("    .quad 0")
+    w("    .p2align 12")
+
+
 def block(depth, fidx):
     """Random straight/branchy code; fidx: functions callable from here."""
     if tsx and trnd.random() < 0.12:
         tsx_block(fidx)
+    if sgx and ernd.random() < 0.15:
+        enclave_call()
     kind = rnd.choice(["alu", "cond", "cond", "loop", "call", "icall", "ijmp",
                        "int", "syscall", "ud", "de", "nested", "alu", "far", "farjmp"])
     if kind == "alu":
@@ -374,6 +428,10 @@ w("    .long 0")
 w("    .word 0x33")
 w("done:")
 w("    nop")
+if sgx:
+    w("aep0:")
+    w("    enclu")                      # ERESUME after an AEX
+    enclave_body()
 
 ctl = 0x2001                                   # Trace_En, TraceActive
 ctl |= rnd.choice([0xc, 0xc, 0xc, 0x8, 0x4])   # OS/User
@@ -463,6 +521,8 @@ if tsx:
     for _ in range(trnd.randint(0, 4)):
         cfg.append("event at insn %d: tsx-abort%s" % (
             trnd.randint(10, 3000), trnd.choice(["", " status=0x2", " status=0x4"])))
+if sgx:
+    cfg.append("enclave base=encl0 size=0x2000 tcs=tcs0 oentry=0 debug=%d" % sgx_debug)
 cfg.append("end-at done")
 cfg.append("budget 200000")
 
