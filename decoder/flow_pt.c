@@ -588,7 +588,13 @@ static bool enclu_is_event(struct rtit_flow_dec *d, uint64_t to)
 {
 	if (d->vmx_change == RTIT_EV_VMEXIT || to == d->ip)
 		return true;
-	return d->cfg.vector_of && d->cfg.vector_of(d->cfg.mem_opaque, to) >= 0;
+	if (d->cfg.vector_of && d->cfg.vector_of(d->cfg.mem_opaque, to) >= 0)
+		return true;
+	/* a handler of several vectors has no one vector: any of them */
+	for (unsigned v = 0; d->cfg.handler_of && v < 256; v++)
+		if (d->cfg.handler_of(d->cfg.mem_opaque, v) == to)
+			return true;
+	return false;
 }
 
 int flow_pt_walk(struct rtit_flow_dec *d)
