@@ -60,14 +60,15 @@ struct rtit_flow_cmp {
 };
 
 /* Truth records a trace can show: instructions, exceptions, interrupts,
- * TSX aborts. */
+ * TSX aborts, AEXs. */
 static inline bool visible(const struct rtit_sim_rec *r)
 {
 	return r->kind == RTIT_SIM_INSN ||
 	       (r->kind == RTIT_SIM_EVENT &&
 		(r->cls == RTIT_EV_EXCEPTION || r->cls == RTIT_EV_EXT_INTERRUPT ||
 		 r->cls == RTIT_EV_NMI || r->cls == RTIT_EV_TSX_ABORT || r->cls == RTIT_EV_PEBS ||
-		 r->cls == RTIT_EV_INIT || r->cls == RTIT_EV_SIPI || r->cls == RTIT_EV_UINTR));
+		 r->cls == RTIT_EV_INIT || r->cls == RTIT_EV_SIPI || r->cls == RTIT_EV_UINTR ||
+		 r->cls == RTIT_EV_AEX));
 }
 
 static inline size_t next_visible(const struct rtit_flow_cmp *c, size_t i)
@@ -111,7 +112,13 @@ static bool rec_match(const struct rtit_sim_rec *d, const struct rtit_sim_rec *t
 	} else {
 		if (!(d->pad0 & RTIT_FLOW_A_NEXT_UNKNOWN) && d->next_ip != t->next_ip)
 			w = "next IP (handler)";
-		else if (d->cls && d->cls != t->cls)
+		else if (d->cls && d->cls != t->cls &&
+			 /* an AEX is an interrupt, NMI or exception delivered
+			  * from the AEP: a walk that does not know it was in an
+			  * enclave names it so (D52) */
+			 !(t->cls == RTIT_EV_AEX && (d->cls == RTIT_EV_EXCEPTION ||
+						     d->cls == RTIT_EV_EXT_INTERRUPT ||
+						     d->cls == RTIT_EV_NMI)))
 			w = "event kind";
 		else if (t->cls == RTIT_EV_PEBS && d->value != t->value)
 			w = "PEBS eventing IP (Basic block, Table 33-47)";

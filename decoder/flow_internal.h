@@ -26,6 +26,14 @@ struct ic_ent {
 };
 enum { IC_ZLC = 1, IC_INTO = 2 };
 
+/* Where the PT walk is with respect to SGX enclaves (D52): before the
+ * first enable (a trace starts outside: the simulator's TraceEn is set
+ * there), outside, in a debug enclave it followed an EENTER/ERESUME into,
+ * in an opt-out one (entered with TIP.PGD(), left with TIP.PGE), or not
+ * known (after any other gap: an ENCLU may have run unseen). */
+enum { FLOW_ENCL_START = 0, FLOW_ENCL_OUT, FLOW_ENCL_DEBUG, FLOW_ENCL_OPTOUT,
+       FLOW_ENCL_UNKNOWN };
+
 /* The packet in view. */
 struct la {
 	struct rtit_packet pkt;
@@ -116,6 +124,9 @@ struct rtit_flow_dec {
 	uint64_t pebs_h, pebs_eip;
 	bool pge_ok;		/* take_tip: a TIP.PGE may end an event's
 				 * packets (INIT on an AP, then SIPI, D58) */
+	uint8_t encl;		/* SGX, as the walk follows it (D52): FLOW_ENCL_* */
+	bool cfe_fresh;		/* a CFE since the last TIP, TIP.PGE, TIP.PGD,
+				 * TNT or OVF: it belongs to the FUP ahead */
 	uint64_t walked;	/* instructions since the last packet */
 	uint64_t last_off;	/* offset of the last packet consumed */
 

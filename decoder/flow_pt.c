@@ -29,6 +29,10 @@
  *     19/20); with TXAbort, the transaction aborted at the FUP's IP and
  *     the TIP that follows is the fallback (case 21).  In PSB+, or while
  *     tracing is off (FilterEn=0, 33.2.9.2), it only says InTX.
+ *   - SGX (Table 33-55 case 17, Table 33-56 cases 5/6): an ENCLU is a far
+ *     transfer with FUP(CLIP) + TIP, as INT n, or TIP.PGD() alone into an
+ *     opt-out enclave; tracing resumes with TIP.PGE out of it.  An event
+ *     inside a debug enclave the walk followed is an AEX (D52).
  *   - OVF (33.3.8): a gap; a FUP follows with the first IP traced again,
  *     or tracing resumes with a TIP.PGE.
  *   - MODE.Exec: the decoding mode from here on (Table 33-26); PIP: CR3.
@@ -81,6 +85,7 @@ void flow_pt_reset(struct rtit_flow_dec *d)
 	d->intx = false;
 	d->pebs_in = false;
 	d->pebs_fup = false;
+	d->encl = FLOW_ENCL_UNKNOWN;	/* resynchronising after an error */
 }
 
 /* A transfer leaves tracing (TIP.PGD): the encoder sends no MODE.Exec
@@ -269,6 +274,7 @@ static int pt_peek(struct rtit_flow_dec *d)
 				d->bound_fup = true;
 			d->cfe_type = p->u.cfe.type;
 			d->cfe_vec = p->u.cfe.vector;
+			d->cfe_fresh = true;
 			continue;
 		case RTIT_PT_PIP:
 			if (d->state == ST_ENABLED && !d->in_psb)
@@ -313,9 +319,11 @@ static int pt_peek(struct rtit_flow_dec *d)
 			d->pebs_fup = false;
 			forget_if(d);
 			d->tsx_pending = false;
+			d->cfe_fresh = false;
 			break;
 		case RTIT_PT_TNT8: case RTIT_PT_TNT64: case RTIT_PT_TIP: case RTIT_PT_TIP_PGE:
 		case RTIT_PT_TIP_PGD: case RTIT_PT_TRACESTOP:
+			d->cfe_fresh = false;
 			break;
 		case RTIT_PT_EVD:
 			/* a VM exit's reason and qualification: the exit's
@@ -361,6 +369,7 @@ static int overflow(struct rtit_flow_dec *d)
 	d->bound_fup = false;
 	d->in_vmm = false;
 	d->tsx_pending = false;
+	d->encl = FLOW_ENCL_UNKNOWN;	/* an enclave entry may be lost */
 	rtit_pt_calls_clear(&d->rs);
 	/* Until a FUP says where tracing resumed, PacketEn is not known
 	 * (33.3.8): what comes before it (a MODE.TSX with FilterEn=0, a
@@ -475,11 +484,45 @@ static int leave(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t off, 
 	return 0;
 }
 
+/* An event that left the debug enclave the walk was in is an AEX (SDM
+ * Vol. 3D 40.4; D52): its record, when @emitted, says so. */
+static void sgx_on_event(struct rtit_flow_dec *d, bool emitted)
+{
+	if (d->encl != FLOW_ENCL_DEBUG)
+		return;
+	if (emitted)
+		d->batch[d->nbatch - 1].cls = RTIT_EV_AEX;
+	d->encl = FLOW_ENCL_OUT;
+}
+
+/* An ENCLU that executed: outside an enclave it was an EENTER or ERESUME
+ * (EEXIT there is #GP), inside one an EEXIT (EENTER/ERESUME there are
+ * #GP); @optout: it sent TIP.PGD() alone (Table 33-56 case 6). */
+static void sgx_on_enclu(struct rtit_flow_dec *d, bool optout)
+{
+	if (optout)
+		d->encl = FLOW_ENCL_OPTOUT;
+	else if (d->encl == FLOW_ENCL_OUT || d->encl == FLOW_ENCL_START)
+		d->encl = FLOW_ENCL_DEBUG;
+	else if (d->encl == FLOW_ENCL_DEBUG)
+		d->encl = FLOW_ENCL_OUT;
+}
+
+/* Tracing (re)starts: out of an opt-out enclave (Table 33-56 case 5), or
+ * at the trace's start, the walk is outside; after any other gap it does
+ * not know (D52). */
+static void sgx_on_enable(struct rtit_flow_dec *d)
+{
+	d->encl = d->encl == FLOW_ENCL_OPTOUT || d->encl == FLOW_ENCL_START ? FLOW_ENCL_OUT :
+		  FLOW_ENCL_UNKNOWN;
+}
+
 /* An asynchronous transfer from @at to @to (FUP, [PIP], [MODE.Exec], TIP):
  * its record; the walk goes on at @to. */
 static void async_event(struct rtit_flow_dec *d, uint64_t at, uint64_t to)
 {
 	flow_emit_event(d, at, to);
+	sgx_on_event(d, true);
 	/* FUP, PIP(NR=0), TIP (Table 33-53); or, with no PIP (OS=0), an event
 	 * that resumes where it happened: the simulator's VM exit, whose VMM
 	 * is not simulated (docs/sim.md), enters the guest again there */
@@ -575,6 +618,7 @@ static int event_here(struct rtit_flow_dec *d, const struct ic_ent *e)
 		 * an event whose handler is outside the filter (case 4). */
 		if (to != NO_IP && e->cls != RTIT_IC_WRMSR)
 			flow_emit_event(d, at, to);
+		sgx_on_event(d, to != NO_IP && e->cls != RTIT_IC_WRMSR);
 		rtit_pt_calls_clear(&d->rs);
 		flow_disable(d, RTIT_FLOW_N_DISABLE, off, to != NO_IP ? to : at);
 		return 0;
@@ -705,6 +749,24 @@ static void pebs_here(struct rtit_flow_dec *d)
 	commit(d);
 }
 
+/* FUP(IP of an ENCLU) + TIP(@to): the EENTER, ERESUME or EEXIT itself
+ * (Table 33-55 case 17) or an event before it executed (an AEX, an
+ * exception, an interrupt)?  A CFE.INTR with the FUP (the caller's; no
+ * CFE type is an ENCLU's, Table 33-50), a VM exit, or a @to that is the
+ * handler of a vector says so (D52). */
+static bool enclu_is_event(struct rtit_flow_dec *d, uint64_t to)
+{
+	if (d->vmx_change == RTIT_EV_VMEXIT || to == d->ip)
+		return true;
+	if (d->cfg.vector_of && d->cfg.vector_of(d->cfg.mem_opaque, to) >= 0)
+		return true;
+	/* a handler of several vectors has no one vector: any of them */
+	for (unsigned v = 0; d->cfg.handler_of && v < 256; v++)
+		if (d->cfg.handler_of(d->cfg.mem_opaque, v) == to)
+			return true;
+	return false;
+}
+
 int flow_pt_walk(struct rtit_flow_dec *d)
 {
 	const struct ic_ent *e;
@@ -729,6 +791,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			switch (p->pkt.type) {
 			case RTIT_PT_TIP_PGE:
 				/* tracing restarted with no TIP.PGD seen */
+				sgx_on_enable(d);
 				take_if(d);
 				flow_drop_uncertain(d, p->offset);
 				flow_enable_la(d, RTIT_FLOW_N_ENABLE);
@@ -766,7 +829,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 						return r;
 					continue;
 				}
-				if (p->ip != d->ip || e->cls == RTIT_IC_INT)
+				if (p->ip != d->ip || e->cls == RTIT_IC_INT || e->cls == RTIT_IC_ENCLU)
 					break;
 				if ((r = event_here(d, e)) <= 0 || r == 2)
 					return r;
@@ -950,7 +1013,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 						 "the %s at 0x%" PRIx64 " needs a TIP but %d TNT bits are"
 						 " pending", rtit_insn_class_name(e->cls), d->ip, d->tnt_n);
 			bool fup_here = false;
-			if (e->cls == RTIT_IC_INT) {
+			if (e->cls == RTIT_IC_INT || e->cls == RTIT_IC_ENCLU) {
 				if ((r = pt_peek(d)) < 0)
 					return r;
 				if (r && is_type(d, RTIT_PT_FUP) && d->la.ip == d->ip) {
@@ -960,6 +1023,10 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			}
 			bool cfe_other = d->cfe_type && (d->cfe_type != rtit_pt_cfe_intr ||
 							 d->cfe_vec != e->vec);
+			/* an AEX or interrupt here sent CFE.INTR before its FUP
+			 * (Table 33-59 cases 4, 19) */
+			bool enclu_event = e->cls == RTIT_IC_ENCLU && d->cfe_fresh &&
+					   d->cfe_type == rtit_pt_cfe_intr;
 			d->cfe_type = 0;
 			fl = RTIT_SIM_F_TAKEN;
 			r = take_tip(d, "the far transfer", &next, &pgd);
@@ -984,9 +1051,13 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 				flow_disable(d, RTIT_FLOW_N_DISABLE, d->last_off, d->ip);
 				return 0;
 			}
+			if (pgd && e->cls == RTIT_IC_ENCLU)
+				sgx_on_enclu(d, next == NO_IP);
 			if (pgd)
 				return leave(d, e, d->last_off, next, fl);
-			if (fup_here && int_is_event(d, e, next, cfe_other)) {
+			if (fup_here && (e->cls == RTIT_IC_ENCLU ?
+					 enclu_event || enclu_is_event(d, next) :
+					 int_is_event(d, e, next, cfe_other))) {
 				/* an interrupt or exception ahead of the INT n,
 				 * whose own FUP + TIP come later */
 				commit(d);
@@ -995,6 +1066,8 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			}
 			if ((e->flags & IC_INTO) && next == nlip)
 				fl = 0;
+			if (e->cls == RTIT_IC_ENCLU)
+				sgx_on_enclu(d, false);
 			flow_insn_rec(d, e, next, fl, 0);
 			commit(d);
 			d->ip = next;
@@ -1022,6 +1095,7 @@ int flow_pt_idle(struct rtit_flow_dec *d)
 
 	switch (p->pkt.type) {
 	case RTIT_PT_TIP_PGE:
+		sgx_on_enable(d);
 		flow_enable_la(d, unsynced ? RTIT_FLOW_N_RESYNC : RTIT_FLOW_N_ENABLE);
 		return 0;
 	case RTIT_PT_FUP:
@@ -1032,6 +1106,7 @@ int flow_pt_idle(struct rtit_flow_dec *d)
 				d->st.resyncs++;
 			else
 				d->st.enables++;
+			sgx_on_enable(d);
 			flow_note(d, unsynced ? RTIT_FLOW_N_RESYNC : RTIT_FLOW_N_ENABLE, off, ip, 0);
 			flow_enable_at(d, ip);
 			return 0;

@@ -275,6 +275,13 @@ void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 	case ZYDIS_MNEMONIC_STUI: case ZYDIS_MNEMONIC_CLUI: case ZYDIS_MNEMONIC_TESTUI:
 		out->flags = SIM_I_SPECIAL;	/* UIF lives in the model */
 		break;
+	case ZYDIS_MNEMONIC_ENCLU:
+		/* SGX (SDM Vol. 3D): EENTER, ERESUME, EEXIT transfer control
+		 * (far transfers, Table 33-55 case 17); the leaf is in EAX,
+		 * so every ENCLU is intercepted */
+		out->cls = RTIT_IC_ENCLU;
+		out->flags = SIM_I_BRANCH | SIM_I_SPECIAL;
+		break;
 	case ZYDIS_MNEMONIC_CPUID: case ZYDIS_MNEMONIC_PAUSE:
 		/* SDM Vol. 1 16.3.8.1: always abort a transaction */
 		out->flags = SIM_I_TXABORT;

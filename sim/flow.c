@@ -102,16 +102,20 @@ int rtit_sim_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 		else if (r->cls == RTIT_IC_XBEGIN || r->cls == RTIT_IC_XEND)
 			snprintf(extra, sizeof(extra), " depth=%u%s", r->vector,
 				 (r->flags & RTIT_SIM_F_TX) ? " TX" : "");
+		else if (r->cls == RTIT_IC_ENCLU)
+			snprintf(extra, sizeof(extra), " leaf=%" PRIu64 " %s", r->value,
+				 r->vector ? "debug" : "opt-out");
 		n = snprintf(buf, size,
 			     "I %016" PRIx64 " %-8s len=%u %s%s-> %016" PRIx64
 			     "%s cpl=%u cr3=0x%" PRIx64 " pg=%u if=%u m=%u cyc=%" PRIu64
-			     " tsc=%" PRIu64,
+			     " tsc=%" PRIu64 "%s",
 			     r->ip, rtit_insn_class_name(r->cls), r->len,
 			     (r->flags & RTIT_SIM_F_TAKEN) ? "T " : "",
 			     (r->flags & RTIT_SIM_F_ZERO_LEN_CALL) ? "ZLC " : "",
 			     r->next_ip, extra, r->cpl, r->cr3,
 			     !!(r->flags & RTIT_SIM_F_CR0_PG), !!(r->flags & RTIT_SIM_F_IF),
-			     r->mode, r->cycles, r->tsc);
+			     r->mode, r->cycles, r->tsc,
+			     (r->flags & RTIT_SIM_F_ENCLAVE) ? " enclave" : "");
 	} else {
 		switch (r->cls) {
 		case RTIT_EV_EXCEPTION:
@@ -160,16 +164,22 @@ int rtit_sim_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 				snprintf(extra, sizeof(extra), " reason=%u qual=0x%" PRIx64,
 					 r->msr, r->value);
 			break;
+		case RTIT_EV_AEX:
+			snprintf(extra, sizeof(extra), " vec=%u %s err=0x%x aep=0x%" PRIx64,
+				 r->vector, (r->flags & RTIT_SIM_F_FAULT) ? "fault" : "trap",
+				 r->msr, r->value);
+			break;
 		default:
 			break;
 		}
 		n = snprintf(buf, size,
 			     "E %016" PRIx64 " %-8s%s -> %016" PRIx64
 			     " cpl=%u cr3=0x%" PRIx64 " pg=%u if=%u m=%u cyc=%" PRIu64
-			     " tsc=%" PRIu64,
+			     " tsc=%" PRIu64 "%s",
 			     r->ip, rtit_sim_event_name(r->cls), extra, r->next_ip,
 			     r->cpl, r->cr3, !!(r->flags & RTIT_SIM_F_CR0_PG),
-			     !!(r->flags & RTIT_SIM_F_IF), r->mode, r->cycles, r->tsc);
+			     !!(r->flags & RTIT_SIM_F_IF), r->mode, r->cycles, r->tsc,
+			     (r->flags & RTIT_SIM_F_ENCLAVE) ? " enclave" : "");
 	}
 	return n;
 }

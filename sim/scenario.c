@@ -271,6 +271,69 @@ static int parse_msr_ref(struct parser *p, const char *w, uint32_t *msr,
 	return 0;
 }
 
+/* enclave base=ADDR size=N tcs=ADDR oentry=N [nssa=N] [debug=0|1]
+ * (SGX, docs/scenario.md; D50) */
+static int parse_enclave(struct parser *p, char *rest)
+{
+	struct rtit_scenario *sc = p->sc;
+	struct rtit_scn_enclave e;
+	unsigned have = 0;
+	char *w;
+	int r;
+
+	memset(&e, 0, sizeof(e));
+	e.nssa = 1;
+	e.line = p->line;
+	while ((w = word(&rest)) != NULL) {
+		char *key, *val;
+		uint64_t n = 0;
+		if (kv(w, &key, &val) < 0)
+			return perr(p, "enclave: expected KEY=VALUE, got '%s'", w);
+		if (!strcmp(key, "base") || !strcmp(key, "tcs")) {
+			bool base = key[0] == 'b';
+			if ((r = parse_addr(p, val, base ? &e.base : &e.tcs,
+					    base ? "enclave base" : "enclave tcs")) < 0)
+				return r;
+			have |= base ? 1u : 2u;
+			continue;
+		}
+		if (parse_u64(val, &n) < 0)
+			return perr(p, "enclave %s: bad number '%s'", key, val);
+		if (!strcmp(key, "size")) {
+			e.size = n;
+			have |= 4;
+		} else if (!strcmp(key, "oentry")) {
+			e.oentry = n;
+			have |= 8;
+		} else if (!strcmp(key, "nssa")) {
+			if (!n || n > RTIT_SIM_SGX_MAX_SSA)
+				return perr(p, "enclave nssa: must be 1..%d", RTIT_SIM_SGX_MAX_SSA);
+			e.nssa = (uint32_t)n;
+		} else if (!strcmp(key, "debug")) {
+			if (n > 1)
+				return perr(p, "enclave debug: must be 0 (opt-out) or 1 (debug)");
+			e.debug = n;
+		} else {
+			return perr(p, "enclave: unknown field '%s' (base, size, tcs, oentry,"
+				    " nssa, debug)", key);
+		}
+	}
+	if (have != 15)
+		return perr(p, "enclave: missing %s", !(have & 1) ? "base=ADDR" :
+			    !(have & 4) ? "size=N" : !(have & 2) ? "tcs=ADDR" : "oentry=N");
+	if (!e.size || (e.size & 0xfff))
+		return perr(p, "enclave size: 0x%" PRIx64 " is not a positive multiple of 4 KiB",
+			    e.size);
+	if (e.oentry >= e.size)
+		return perr(p, "enclave oentry: 0x%" PRIx64 " is not below size 0x%" PRIx64,
+			    e.oentry, e.size);
+	if (sc->nenclaves == RTIT_SIM_SGX_MAX_ENCLAVES)
+		return perr(p, "enclave: more than %d enclaves", RTIT_SIM_SGX_MAX_ENCLAVES);
+	GROW(sc->enclaves, sc->nenclaves);
+	sc->enclaves[sc->nenclaves++] = e;
+	return 0;
+}
+
 static int parse_clock(struct parser *p, char *rest)
 {
 	struct rtit_sim_clock *c = &p->sc->clock;
@@ -749,6 +812,8 @@ static int parse_line(struct parser *p, char *s, bool *in_asm, bool *in_expect)
 				return perr(p, "rtm: lines must be 1..65536");
 			sc->rtm_lines = (uint32_t)n;
 		}
+	} else if (!strcmp(dir, "enclave")) {
+		return parse_enclave(p, rest);
 	} else if (!strcmp(dir, "cpl")) {
 		if ((r = once(p, SEEN_CPL, dir)) < 0)
 			return r;
@@ -889,6 +954,11 @@ int rtit_scenario_parse_string(const char *text, const char *name,
 		return perr(&p, "event uintr: the rtit dialect models Silvermont, which has no"
 			    " user interrupts; use dialect pt");
 	}
+	if (sc->nenclaves && sc->dialect == RTIT_DIALECT_RTIT) {
+		p.line = sc->enclaves[0].line;
+		return perr(&p, "enclave: the rtit dialect models Silvermont, which has no SGX"
+			    " (ENCLU is #UD there); use dialect pt");
+	}
 	if (sc->code_kind == RTIT_SCN_CODE_NONE) {
 		p.line = 0;
 		if (err)
@@ -959,6 +1029,7 @@ void rtit_scenario_fini(struct rtit_scenario *sc)
 	free(sc->tasks);
 	free(sc->mems);
 	free(sc->regs);
+	free(sc->enclaves);
 	for (size_t i = 0; i < sc->nexpect; i++)
 		free(sc->expect[i].text);
 	free(sc->expect);
@@ -984,6 +1055,8 @@ void rtit_scenario_config(const struct rtit_scenario *sc,
 	cfg->pmu = sc->dialect == RTIT_DIALECT_PT;
 	/* user interrupts: Intel PT CPUs (Sapphire Rapids on), not Silvermont */
 	cfg->uintr = sc->dialect == RTIT_DIALECT_PT;
+	/* SGX: as RTM, Silvermont (RTIT) has none (D50) */
+	cfg->sgx = sc->dialect == RTIT_DIALECT_PT;
 }
 
 static int serr(struct rtit_scn_error *err, const struct rtit_scenario *sc,
@@ -1109,6 +1182,17 @@ int rtit_scenario_setup(const struct rtit_scenario *sc, struct rtit_sim *sim,
 				 &a, err)) < 0)
 			return r;
 		rtit_sim_set_handler(sim, sc->handlers[i].vector, a);
+	}
+	for (size_t i = 0; i < sc->nenclaves; i++) {
+		const struct rtit_scn_enclave *se = &sc->enclaves[i];
+		struct rtit_sim_enclave e = { .size = se->size, .oentry = se->oentry,
+					      .nssa = se->nssa, .debug = se->debug };
+		if ((r = resolve(sc, sim, &se->base, se->line, &e.base, err)) < 0 ||
+		    (r = resolve(sc, sim, &se->tcs, se->line, &e.tcs, err)) < 0)
+			return r;
+		r = rtit_sim_add_enclave(sim, &e);
+		if (r < 0)
+			return serr(err, sc, se->line, r, "%s", rtit_sim_errmsg(sim));
 	}
 	for (size_t i = 0; i < sc->nregs; i++) {
 		if (rtit_sim_set_reg(sim, sc->regs[i].uc_reg, sc->regs[i].value) < 0)

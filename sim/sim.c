@@ -47,9 +47,6 @@
 #define CR0_PE 1ull
 #define CR0_PG (1ull << 31)
 
-enum { R_AX, R_CX, R_DX, R_BX, R_SP, R_BP, R_SI, R_DI, R_8, R_9, R_10,
-       R_11, R_12, R_13, R_14, R_15, R_IP, R_FLAGS, R_NUM };
-
 static const int reg64[R_NUM] = {
 	UC_X86_REG_RAX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RBX,
 	UC_X86_REG_RSP, UC_X86_REG_RBP, UC_X86_REG_RSI, UC_X86_REG_RDI,
@@ -86,6 +83,16 @@ static void rset(struct rtit_sim *sim, int r, uint64_t v)
 		v &= 0xffffffffull;
 	if (id >= 0)
 		uc_reg_write(sim->uc, id, &v);
+}
+
+uint64_t sim_reg_get(struct rtit_sim *sim, int r)
+{
+	return rget(sim, r);
+}
+
+void sim_reg_set(struct rtit_sim *sim, int r, uint64_t v)
+{
+	rset(sim, r, v);
 }
 
 int sim_seterr(struct rtit_sim *sim, int err, const char *fmt, ...)
@@ -213,6 +220,8 @@ static void tmpl_on_state(struct rtit_sim *sim)
 	if (rget(sim, R_FLAGS) & EFL_IF)
 		t->flags |= RTIT_SIM_F_IF;
 	sim_pmu_on_state(sim);	/* the CPL USR/OS filter on */
+	if (sim->sgx.cur >= 0)
+		t->flags |= RTIT_SIM_F_ENCLAVE;
 }
 
 /* Whether a COND instruction was taken, from the state right after it
@@ -941,6 +950,44 @@ static uint64_t tx_abort(struct rtit_sim *sim, uint64_t at, uint32_t status)
 	return t->fallback;
 }
 
+/* ---------------------------------------------------------- model: SGX */
+
+/*
+ * An enclave-exiting event inside an enclave (SDM Vol. 3D 40.4): the AEX
+ * saves the enclave's state and loads the synthetic state (sgx.c), then
+ * the event is delivered as from the AEP (vector @vec, error code @err
+ * when @he).  One AEX record: ip = the enclave IP (@fl: FAULT for a
+ * fault's CLIP), next_ip = the handler; with @vec < 0 (an SMI or VM exit,
+ * whose own records follow at the AEP) next_ip = the AEP.  D50.
+ */
+static int aex_event(struct rtit_sim *sim, int vec, uint64_t ip, bool he, uint32_t err,
+		     uint8_t fl, const char *what)
+{
+	uint64_t aep = sim_sgx_aex(sim, ip), next = aep;
+	struct rtit_sim_rec *r;
+
+	tmpl_on_state(sim);
+	if (vec >= 0) {
+		if (deliver(sim, vec, aep, he, err, what) < 0)
+			return -1;
+		next = sim->m.idt[vec];
+	}
+	r = rec_new(sim);
+	r->kind = RTIT_SIM_EVENT;
+	r->cls = RTIT_EV_AEX;
+	r->ip = ip;
+	r->next_ip = next;
+	r->value = aep;
+	r->vector = (uint8_t)(vec < 0 ? 0 : vec);
+	r->flags |= fl | (he ? RTIT_SIM_F_HAS_ERR : 0);
+	r->msr = err;
+	r->cycles = sim->cycles;
+	r->tsc = sim->tsc;
+	sim->events++;
+	rec_done(sim);
+	return 0;
+}
+
 /* Records and delivers an exception.  A fault: ip is the faulting
  * instruction, which did not retire; a trap: ip is the next instruction
  * (RTIT Table 1, PT 33.4.2.6). */
@@ -969,6 +1016,15 @@ static int exception_at(struct rtit_sim *sim, int vec, uint64_t ip,
 	}
 	if (vec == 14)
 		sim->m.cr2 = cr2;
+	if (sim->sgx.cur >= 0) {
+		/* an AEX first; a #PF's CR2 loses bits 11:0 (Vol. 3D 40.4) */
+		if (vec == 14)
+			sim->m.cr2 = cr2 & ~0xfffull;
+		if (aex_event(sim, vec, ip, he, err, fault ? RTIT_SIM_F_FAULT : 0, what) < 0)
+			return -1;
+		flush(sim);
+		return 0;
+	}
 	if (deliver(sim, vec, ip, he, err, what) < 0)
 		return -1;
 	struct rtit_sim_rec *r = rec_new(sim);
@@ -1334,6 +1390,23 @@ static void emulate_uintr(struct rtit_sim *sim, const ZydisDecodedInstruction *i
 	rset(sim, R_IP, next);
 }
 
+/* SDM Vol. 3D 38.6.1: of the instructions the model intercepts, those an
+ * enclave may execute (ENCLU, POPF, RDRAND, RDSEED, PTWRITE, RTM); the
+ * others (far transfers, INT n, SYSCALL, SYSENTER, RDTSC in SGX1...) are
+ * #UD there.  The privileged ones are #GP at CPL 3 before this. */
+static bool sgx_allowed(const ZydisDecodedInstruction *in, int cls)
+{
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_POPF: case ZYDIS_MNEMONIC_POPFD: case ZYDIS_MNEMONIC_POPFQ:
+	case ZYDIS_MNEMONIC_RDRAND: case ZYDIS_MNEMONIC_RDSEED:
+	case ZYDIS_MNEMONIC_XABORT: case ZYDIS_MNEMONIC_XTEST:
+		return true;
+	default:
+		return cls == RTIT_IC_ENCLU || cls == RTIT_IC_PTWRITE || cls == RTIT_IC_XBEGIN ||
+		       cls == RTIT_IC_XEND;
+	}
+}
+
 /* Emulates the special instruction at ip (the prefix of its block has
  * retired).  Sets RIP, or stops the run. */
 static void emulate(struct rtit_sim *sim, uint64_t ip)
@@ -1368,6 +1441,10 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 		/* after INIT or SIPI: HLT, CLI, STI and JMP ptr16:16 only */
 		stop_with(sim, RTIT_SIM_STOP_ERROR, ip, "%s at 0x%" PRIx64 " in 16-bit mode "
 			  "(after INIT/SIPI) is not modelled", ZydisMnemonicGetString(in.mnemonic), ip);
+		return;
+	}
+	if (sim->sgx.cur >= 0 && !sgx_allowed(&in, si.cls)) {
+		exception(sim, 6, ip, 0, 0, "instruction illegal inside an enclave");
 		return;
 	}
 	switch (si.cls) {
@@ -1847,6 +1924,21 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 	case RTIT_IC_XEND:
 		emulate_rtm(sim, &in, ip, si.cls, si.target);
 		return;
+	case RTIT_IC_ENCLU: {
+		/* SGX (SDM Vol. 3D): EENTER, ERESUME, EEXIT (sgx.c, D50) */
+		struct sim_sgx_out so;
+		if (sim_sgx_enclu(sim, ip, next, &so) < 0) {
+			exception(sim, so.vec, ip, 0, 0, so.why);
+			return;
+		}
+		tmpl_on_state(sim);	/* enclave mode, ERESUME's RFLAGS */
+		r = special_rec(sim, ip, len, si.cls, so.next, true);
+		r->value = so.leaf;
+		r->vector = so.debug;
+		rec_done(sim);
+		rset(sim, R_IP, so.next);
+		return;
+	}
 	case RTIT_IC_PTWRITE: {
 		bool ok;
 		v = operand_value(sim, &ops[0], ip, len, &ok);
@@ -2060,6 +2152,22 @@ static uint64_t inject_now(struct rtit_sim *sim, int i, uint64_t ip)
 					 sim->m.cpl == 3) ||
 	     (e->kind == RTIT_EV_EXT_INTERRUPT && (rget(sim, R_FLAGS) & EFL_IF))))
 		ip = tx_abort(sim, ip, RTIT_RTM_ABORT_RETRY);
+	/* SDM Vol. 3D 40: the same events inside an enclave exit it (AEX);
+	 * an interrupt or NMI is then delivered as from the AEP, an SMI or
+	 * VM exit happens at the AEP */
+	if (sim->sgx.cur >= 0 &&
+	    (e->kind == RTIT_EV_NMI || e->kind == RTIT_EV_SMI || e->kind == RTIT_EV_VMEXIT ||
+	     (e->kind == RTIT_EV_EXT_INTERRUPT && (rget(sim, R_FLAGS) & EFL_IF)))) {
+		bool smi = e->kind == RTIT_EV_SMI || e->kind == RTIT_EV_VMEXIT;
+		int vec = e->kind == RTIT_EV_NMI ? 2 : e->vector;
+		snprintf(why, sizeof(why), "no handler for %s vector %d",
+			 rtit_sim_event_name(e->kind), vec);
+		if (aex_event(sim, smi ? -1 : vec, ip, false, 0, 0, why) < 0)
+			return UINT64_MAX;
+		if (!smi)
+			return sim->m.idt[vec];
+		ip = rget(sim, R_IP);
+	}
 	switch (e->kind) {
 	case RTIT_EV_EXT_INTERRUPT:
 		if (!(rget(sim, R_FLAGS) & EFL_IF)) {
@@ -2238,6 +2346,7 @@ int rtit_sim_new(struct rtit_sim **simp, const struct rtit_sim_config *cfg)
 	if (!sim)
 		return -RTIT_ERR_NOMEM;
 	sim->cfg = *cfg;
+	sim->sgx.cur = -1;	/* outside any enclave */
 	if (!sim->cfg.batch_cap)
 		sim->cfg.batch_cap = 1024;
 	if (!sim->cfg.budget)

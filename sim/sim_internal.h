@@ -9,6 +9,11 @@
 
 #include "rtit/sim.h"
 
+/* Guest registers by number (the SSA's GPR order, Vol. 3D 38.9.1), read
+ * and written at the width of the current mode (sim_reg_get/set). */
+enum { R_AX, R_CX, R_DX, R_BX, R_SP, R_BP, R_SI, R_DI, R_8, R_9, R_10,
+       R_11, R_12, R_13, R_14, R_15, R_IP, R_FLAGS, R_NUM };
+
 /* Per-instruction analysis flags. */
 enum {
 	SIM_I_SPECIAL = 1u << 0,	/* intercepted: emulated by the model */
@@ -140,6 +145,37 @@ struct sim_pmu {
 	struct rtit_sim_pebs rec;
 };
 
+/* SGX (SDM Vol. 3D chapters 37-40; docs/sim.md "SGX"): the enclaves
+ * declared before the run, with what their TCS and SSA frames hold.  The
+ * SSA lives in the model, not in guest memory: GPRs, RIP, RFLAGS. */
+struct sim_sgx_ssa {
+	uint64_t gpr[16];	/* RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8-R15 */
+	uint64_t rip, rflags;
+};
+
+struct sim_enclave {
+	struct rtit_sim_enclave d;
+	uint32_t cssa;		/* TCS.CSSA */
+	uint64_t aep;		/* CR_TCS_PA.AEP: RCX of the last EENTER/ERESUME */
+	uint64_t ursp, urbp;	/* SSA.uRSP, SSA.uRBP: the outside stack */
+	struct sim_sgx_ssa ssa[RTIT_SIM_SGX_MAX_SSA];
+};
+
+struct sim_sgx {
+	struct sim_enclave encl[RTIT_SIM_SGX_MAX_ENCLAVES];
+	int n;
+	int cur;		/* the enclave executing (CR_ENCLAVE_MODE), -1 none */
+};
+
+/* What ENCLU did (sim_sgx_enclu): a fault to raise, or where it goes. */
+struct sim_sgx_out {
+	int vec;		/* 0, or 6 (#UD) / 13 (#GP(0)) with why */
+	const char *why;
+	uint32_t leaf;
+	uint64_t next;		/* the next IP */
+	bool debug;		/* the enclave is a debug one */
+};
+
 /* Why a uc_emu_start call was stopped from a hook. */
 enum sim_req {
 	SIM_REQ_NONE = 0,
@@ -230,6 +266,7 @@ struct rtit_sim {
 		bool uif;
 		uint64_t rr, handler, stackadjust, misc, pd, tt;
 	} uintr;
+	struct sim_sgx sgx;
 };
 
 /* analyse.c */
@@ -289,6 +326,21 @@ void sim_pmu_on_state(struct rtit_sim *sim);
  * fills sim->pmu.rec with the state now (after the overflowing
  * instruction, which was sim->last_ip), reloads the counter, re-arms. */
 void sim_pmu_assist(struct rtit_sim *sim, uint64_t ip);
+/* sgx.c: the SGX platform model */
+/* ENCLU at @ip (next instruction @nlip): checks, then the leaf's register
+ * and enclave-mode effects; the caller writes the record or raises
+ * o->vec.  Returns 0, or -1 with o->vec and o->why set. */
+int sim_sgx_enclu(struct rtit_sim *sim, uint64_t ip, uint64_t nlip, struct sim_sgx_out *o);
+/* AEX (Vol. 3D 40.4) of the enclave executing, interrupted at @ip: the
+ * state saved in the current SSA frame, the synthetic state loaded
+ * (Table 40-1), enclave mode left.  Returns the AEP (RIP now). */
+uint64_t sim_sgx_aex(struct rtit_sim *sim, uint64_t ip);
+/* Whether the enclave executing is a debug one. */
+bool sim_sgx_debug(const struct rtit_sim *sim);
+
+/* sim.c: a guest register (R_*) at the current mode's width */
+uint64_t sim_reg_get(struct rtit_sim *sim, int r);
+void sim_reg_set(struct rtit_sim *sim, int r, uint64_t v);
 
 /* load.c */
 int sim_seterr(struct rtit_sim *sim, int err, const char *fmt, ...)

@@ -36,6 +36,10 @@ bool rtit_pt_context_en(const struct rtit_pt_model *m)
 		return false;
 	if (ctl(m, RTIT_PT_CTL_CR3_FILTER) && (m->cr3 & ~0x1full) != (m->cr3_match & ~0x1full))
 		return false;
+	/* 33.2.6.3 IS_IN_A_PRODUCTION_ENCLAVE, 33.2.9.5: an opt-out
+	 * (non-debug) SGX enclave clears ContextEn; a debug one does not */
+	if (m->encl_optout)
+		return false;
 	return true;
 }
 
@@ -859,6 +863,7 @@ struct op {
 	bool mov_cr3, hlt, mwait, ptwrite, smi, rsm, vmexit, vmentry;
 	bool tsx_abort;		/* an RTM abort: MODE.TSX, FUP, TIP (case 21) */
 	bool init, init_ap, sipi;	/* Table 33-55 cases 22-24 (D58) */
+	bool enclu, aex;	/* SGX: ENCLU EENTER/ERESUME/EEXIT, AEX (case 17) */
 	uint8_t cfe;		/* Event Trace type (Table 33-50, enum rtit_pt_cfe_type), 0 = none */
 	uint8_t vector;
 	uint64_t nlip, target, fup_ip;
@@ -903,6 +908,10 @@ static void classify(const struct rtit_sim_rec *r, struct op *o)
 		case RTIT_IC_FAR_JMP: case RTIT_IC_FAR_CALL: case RTIT_IC_FAR_RET:
 		case RTIT_IC_SYSCALL: case RTIT_IC_SYSRET: case RTIT_IC_SYSENTER: case RTIT_IC_SYSEXIT:
 			o->taken = o->far = true;
+			break;
+		case RTIT_IC_ENCLU:
+			/* Table 33-55 case 17, Table 33-23: FUP(CLIP), TIP */
+			o->taken = o->far = o->fup = o->enclu = true;
 			break;
 		case RTIT_IC_MOV_CR3: o->mov_cr3 = true; break;
 		case RTIT_IC_HLT: o->hlt = true; break;
@@ -965,6 +974,14 @@ static void classify(const struct rtit_sim_rec *r, struct op *o)
 		o->far = o->fup = true;
 		o->cfe = rtit_pt_cfe_uintr;
 		break;
+	case RTIT_EV_AEX:
+		/* Table 33-55 case 17: FUP(the enclave IP), TIP(the handler);
+		 * Table 33-59 cases 17-19: CFE.INTR, but not for the AEX of an
+		 * SMI or VM exit (next_ip = the AEP: their own CFE follows) */
+		o->aex = o->far = o->fup = true;
+		if (r->next_ip != r->value)
+			o->cfe = rtit_pt_cfe_intr;
+		break;
 	default: o->taken = false; break;
 	}
 }
@@ -1006,7 +1023,10 @@ static void event_trace(struct rtit_pt_model *m, const struct op *o, const struc
 	/* Table 33-52: the conceal controls suppress CFE and EVD */
 	if ((o->vmexit && m->p.vmx_conceal_exit) || (o->vmentry && m->p.vmx_conceal_entry))
 		return;
-	ip_bit = ctx0 && !branch_fup && o->cfe != rtit_pt_cfe_rsm && o->cfe != rtit_pt_cfe_sipi;
+	/* an AEX's CFE FUP is the AEP, never the branch FUP (the enclave IP):
+	 * Table 33-59 case 19 */
+	ip_bit = ctx0 && (o->aex || !branch_fup) && o->cfe != rtit_pt_cfe_rsm &&
+		 o->cfe != rtit_pt_cfe_sipi;
 	if (o->cfe == rtit_pt_cfe_intr && r->kind == RTIT_SIM_EVENT && r->cls == RTIT_EV_EXCEPTION &&
 	    r->vector == 14 && ctx0) {
 		struct rtit_packet e = { .type = RTIT_PT_EVD };
@@ -1032,7 +1052,9 @@ static void event_trace(struct rtit_pt_model *m, const struct op *o, const struc
 			 o->cfe == rtit_pt_cfe_sipi || o->cfe == rtit_pt_cfe_uintr ? o->vector : 0;
 	p.u.cfe.ip = ip_bit;
 	send(m, &p, 0, "CFE: EventEn (Table 33-59)", 0);
-	if (ip_bit)
+	if (ip_bit && o->aex)
+		emit_ip(m, RTIT_PT_FUP, r->value, "FUP(AEP LIP) after CFE.INTR(IP=1): AEX (Table 33-59 case 19)");
+	else if (ip_bit)
 		emit_ip(m, RTIT_PT_FUP, o->fup_ip, "FUP after CFE(IP=1) (Table 33-59)");
 }
 
@@ -1110,7 +1132,9 @@ static void leave(struct rtit_pt_model *m, const struct op *o, bool stop, bool c
 		else
 			emit_ip(m, RTIT_PT_TIP_PGD, o->target, "TIP.PGD(target): branch into a TraceStop range (33.2.5.3, A-P2)");
 	} else if (!ctx1) {
-		emit_pgd_none(m, "TIP.PGD(): ContextEn cleared (Table 33-56 cases 6-8)");
+		emit_pgd_none(m, o->enclu && m->encl_optout ?
+			      "TIP.PGD(): entry to an opt-out enclave clears ContextEn (Table 33-56 case 6, 33.2.9.5)" :
+			      "TIP.PGD(): ContextEn cleared (Table 33-56 cases 6-8)");
 	} else if (o->cond) {
 		emit_pgd_none(m, "TIP.PGD(): a conditional branch left the filter region (A-P1)");
 	} else {
@@ -1180,6 +1204,17 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		m->nonroot = true;
 	if (o.vmexit)
 		m->nonroot = false;
+	/* SGX: the EENTER/ERESUME that entered says debug or opt-out (its
+	 * vector, D51); out of the enclave ContextEn is no longer forced to
+	 * 0 (33.2.9.5) */
+	if (!(r->flags & RTIT_SIM_F_ENCLAVE))
+		m->encl_optout = false;
+	else if (o.enclu)
+		m->encl_optout = !r->vector;
+	/* Table 33-56 case 6: entry to an opt-out enclave sends TIP.PGD()
+	 * alone */
+	if (o.enclu && m->encl_optout)
+		o.fup = false;
 	ctx1 = rtit_pt_context_en(m);
 
 	/* 33.2.5.3: FilterEn and TraceStop on taken transfers only (A-P19),
@@ -1306,6 +1341,8 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		if (pe0 && o.fup)
 			emit_ip(m, RTIT_PT_FUP, o.fup_ip, o.tsx_abort ?
 				"FUP(CLIP): TSX abort (Table 33-55 case 21, Table 33-23)" :
+				o.enclu || o.aex ?
+				"FUP(CLIP): EENTER/ERESUME/EEXIT/AEX (Table 33-55 case 17, Table 33-23)" :
 				r->kind == RTIT_SIM_INSN ?
 				"FUP(CLIP): software interrupt (Table 33-55 case 13, Table 33-23)" :
 				o.init ? "FUP(NLIP): INIT on the BSP (Table 33-55 case 22, Table 33-23)" :
@@ -1323,6 +1360,7 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 			emit_mode(m, false, "MODE.Exec: CS.L/CS.D or, with EventEn, RFLAGS.IF changed "
 				  "(Table 33-55 cases 10/12, 33.4.2.8)");
 			emit_ip(m, RTIT_PT_TIP, o.target, o.init ? "TIP(ResetLIP): INIT on the BSP (Table 33-55 case 22)" :
+				o.enclu || o.aex ? "TIP(BLIP): EENTER/ERESUME/EEXIT/AEX (Table 33-55 case 17)" :
 				"TIP(BLIP): far transfer, interrupt or exception (Table 33-55 cases 8-13)");
 		} else if (pe0) {
 			leave(m, &o, stop, ctx1);
@@ -1479,7 +1517,7 @@ static const uint8_t pfp_class[256] = {
 	[RTIT_IC_SYSRET] = PFP_SLOW, [RTIT_IC_SYSENTER] = PFP_SLOW, [RTIT_IC_SYSEXIT] = PFP_SLOW,
 	[RTIT_IC_MOV_CR3] = PFP_SLOW, [RTIT_IC_MOV_CR0] = PFP_SLOW, [RTIT_IC_WRMSR] = PFP_SLOW,
 	[RTIT_IC_HLT] = PFP_SLOW, [RTIT_IC_PTWRITE] = PFP_SLOW, [RTIT_IC_MWAIT] = PFP_SLOW,
-	[RTIT_IC_XBEGIN] = PFP_SLOW, [RTIT_IC_XEND] = PFP_SLOW,
+	[RTIT_IC_XBEGIN] = PFP_SLOW, [RTIT_IC_XEND] = PFP_SLOW, [RTIT_IC_ENCLU] = PFP_SLOW,
 	[RTIT_IC_UIRET] = PFP_SLOW,
 	[RTIT_IC_COUNT ... 255] = PFP_SLOW,
 };
@@ -1598,6 +1636,7 @@ static void rec_slow(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		case RTIT_EV_EXCEPTION: case RTIT_EV_EXT_INTERRUPT: case RTIT_EV_NMI:
 		case RTIT_EV_SMI: case RTIT_EV_RSM: case RTIT_EV_VMEXIT: case RTIT_EV_VMENTRY:
 		case RTIT_EV_TSX_ABORT: case RTIT_EV_INIT: case RTIT_EV_SIPI: case RTIT_EV_UINTR:
+		case RTIT_EV_AEX:
 			on_op(m, r);
 			break;
 		default:

@@ -136,6 +136,8 @@ struct rtit_pt_model {
 	unsigned ndtip;
 	bool intx;			/* InTX: an RTM transaction is active
 					 * (33.2.9.1) */
+	bool encl_optout;		/* inside an opt-out (production) SGX
+					 * enclave: ContextEn = 0 (33.2.6.3) */
 	uint64_t next_ip;		/* where execution goes on */
 	/* time */
 	uint64_t last_cycles, last_tsc, cyc_base;

@@ -81,6 +81,16 @@ struct rtit_scn_text {
 	int line;
 };
 
+/* An SGX enclave (docs/scenario.md "enclave"): base and tcs as numbers or
+ * labels, the rest numbers. */
+struct rtit_scn_enclave {
+	struct rtit_scn_addr base, tcs;
+	uint64_t size, oentry;
+	uint32_t nssa;
+	bool debug;
+	int line;
+};
+
 struct rtit_scenario {
 	char path[256];		/* the file, for messages and relative paths */
 	char name[64];
@@ -129,6 +139,10 @@ struct rtit_scenario {
 	int rtm;
 	int rtm_line;		/* of the 'rtm' line, for messages */
 	uint32_t rtm_lines;
+
+	/* SGX enclaves (on for dialect pt only: Silvermont has none) */
+	struct rtit_scn_enclave *enclaves;
+	size_t nenclaves;
 };
 
 /* A parse or setup error: "file:line: message" in text. */

@@ -53,7 +53,12 @@ enum rtit_insn_class {
 				 * committed the outermost one (InTX 1 -> 0);
 				 * vector = the nesting depth after it */
 	RTIT_IC_ENCLU,		/* ENCLU leaf EENTER/ERESUME/EEXIT (SGX);
-				 * value = the leaf (EAX) */
+				 * value = the leaf (EAX: 2, 3, 4); vector =
+				 * 1 when the enclave entered or left is a
+				 * debug one (SECS.ATTRIBUTES.DEBUG), 0 for
+				 * an opt-out (production) one; next_ip =
+				 * the enclave entry, the resumed IP, or
+				 * EEXIT's target (RBX) */
 	RTIT_IC_UIRET,		/* UIRET (user interrupts) */
 	RTIT_IC_COUNT
 };
@@ -82,7 +87,15 @@ enum rtit_sim_event {
 				 * next one for an interrupt), next_ip = the
 				 * fallback; value = EAX status, vector = the
 				 * nesting depth it aborted from */
-	RTIT_EV_AEX,		/* SGX asynchronous enclave exit */
+	RTIT_EV_AEX,		/* SGX asynchronous enclave exit: ip = the
+				 * interrupted enclave IP (CLIP with flag
+				 * FAULT for a fault, else NLIP), value =
+				 * the AEP (the IP the event is delivered
+				 * from), next_ip = the handler of the
+				 * interrupt, NMI or exception (vector,
+				 * HAS_ERR, msr = error code), or the AEP
+				 * itself before an SMI or VM exit, whose
+				 * own records follow at the AEP */
 	RTIT_EV_INIT,		/* INIT signal */
 	RTIT_EV_SIPI,		/* start-up IPI; vector = SIPI vector */
 	RTIT_EV_UINTR,		/* user-interrupt delivery; vector = UIV */
@@ -109,8 +122,35 @@ enum {
 	RTIT_SIM_F_HAS_ERR = 1u << 4,	/* EXCEPTION pushed an error code (msr) */
 	RTIT_SIM_F_IF = 1u << 5,	/* RFLAGS.IF after the record (SDM 33.4.2.8:
 					 * MODE.Exec's IF bit with EventEn) */
-	RTIT_SIM_F_TX = 1u << 6		/* XBEGIN/XEND changed InTX (outermost) */
+	RTIT_SIM_F_TX = 1u << 6,	/* XBEGIN/XEND changed InTX (outermost) */
+	RTIT_SIM_F_ENCLAVE = 1u << 7	/* inside an SGX enclave after the record
+					 * (CR_ENCLAVE_MODE = 1), debug or opt-out:
+					 * which one, the EENTER/ERESUME record
+					 * that entered it says (its vector) */
 };
+
+/* SGX (SDM Vol. 3D): ENCLU's leaves in EAX that the model executes. */
+enum {
+	RTIT_SGX_EENTER = 2,
+	RTIT_SGX_ERESUME = 3,
+	RTIT_SGX_EEXIT = 4
+};
+
+/* An enclave of the platform model, built and initialised before the run
+ * (ECREATE, EADD, EINIT are not modelled): ELRANGE [base, base + size),
+ * one TCS at tcs (inside it) with OENTRY oentry (an offset from base) and
+ * nssa SSA frames; debug = SECS.ATTRIBUTES.DEBUG (traced normally by
+ * Intel PT; an opt-out enclave clears ContextEn, SDM 33.2.6.3). */
+struct rtit_sim_enclave {
+	uint64_t base, size;
+	uint64_t tcs;
+	uint64_t oentry;
+	uint32_t nssa;		/* 1..RTIT_SIM_SGX_MAX_SSA */
+	bool debug;
+};
+
+#define RTIT_SIM_SGX_MAX_ENCLAVES 4
+#define RTIT_SIM_SGX_MAX_SSA 4
 
 /* RTM (SDM Vol. 1 chapter 16 "Programming with Intel TSX", Vol. 2
  * XBEGIN/XABORT): the EAX status of an abort (Table 16-1 "RTM Abort
@@ -308,6 +348,10 @@ struct rtit_sim_config {
 	 * TESTUI, UIRET raise #UD and the IA32_UINTR_* MSRs #GP (Silvermont,
 	 * the RTIT dialect); on = modelled (docs/sim.md "User interrupts"). */
 	bool uintr;
+	/* SGX (ENCLU EENTER, ERESUME, EEXIT; AEX): off = ENCLU is #UD (a
+	 * CPU without it: Silvermont, the RTIT dialect); on = the enclaves
+	 * added with rtit_sim_add_enclave (docs/sim.md "SGX"). */
+	bool sgx;
 };
 
 /* The IA32_UINTR_* MSRs (SDM Vol. 4 Table 2-2; Vol. 3 "User Interrupts"). */
@@ -463,6 +507,11 @@ int rtit_sim_set_entry(struct rtit_sim *sim, uint64_t ip);
 
 /* Sets (or moves) the end address: the run stops before executing it. */
 int rtit_sim_set_end(struct rtit_sim *sim, uint64_t ip);
+
+/* Declares an enclave (before the run; cfg.sgx on).  Returns 0 or
+ * -RTIT_ERR_INVALID (SGX off, a bad field, an overlap: the reason in
+ * rtit_sim_errmsg()), -RTIT_ERR_NOSPACE beyond RTIT_SIM_SGX_MAX_ENCLAVES. */
+int rtit_sim_add_enclave(struct rtit_sim *sim, const struct rtit_sim_enclave *e);
 
 /* Adds an injected event.  -RTIT_ERR_NOSPACE beyond RTIT_SIM_MAX_INJECT. */
 int rtit_sim_inject(struct rtit_sim *sim, const struct rtit_sim_inject *ev);

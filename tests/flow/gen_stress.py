@@ -12,7 +12,10 @@ XEND, nested ones, XABORT, stores, calls and faults inside, a small write
 set for capacity aborts, injected tsx-aborts), and PEBS records output
 to Intel PT (a counter period, USR/OS and the groups at random): they are
 drawn from generators of their own, so the rest of the program is the
-seed's in both dialects.  Deterministic for a seed."""
+seed's in both dialects.  Some pt seeds call an SGX enclave (debug or
+opt-out) with EENTER/EEXIT, where interrupts, NMI, SMI and VM exits are
+AEXs resumed by the AEP's ERESUME: a generator of their own too.
+Deterministic for a seed."""
 import random
 import sys
 
@@ -33,6 +36,11 @@ vrnd = random.Random(seed * 2654435761 + 11)
 # PEBS output to Intel PT (pt only, D53-D55): its own generator as well
 prnd = random.Random(seed * 1299709 + 11)
 pebs = pt and prnd.random() < 0.5
+# SGX enclave calls (pt only, SDM Vol. 3D): their own generator as well
+ernd = random.Random(seed * 1299721 + 13)
+sgx = pt and seed % 7 != 3 and ernd.random() < 0.4
+sgx_debug = ernd.random() < 0.5
+sgx_calls = 0
 
 
 def pt_ctl(user_os):
@@ -157,10 +165,56 @@ def tsx_block(fidx):
     w("%s:" % out)
 
 
+def enclave_call():
+    """EENTER (EAX = 2, RBX = TCS, RCX = AEP) into the enclave, which
+    EEXITs to R14 = the next line."""
+    global sgx_calls
+    sgx_calls += 1
+    w("    lea r14, [rip + S%d]" % sgx_calls)
+    w("    mov eax, 2")
+    w("    lea rbx, [rip + tcs0]")
+    w("    lea rcx, [rip + aep0]")
+    w("    enclu")
+    w("S%d:" % sgx_calls)
+
+
+def enclave_body():
+    """The enclave's code (an ELRANGE page, then its TCS page): loops and
+    conditions only (no faults: ERESUME would run them again), then
+    EEXIT."""
+    w("    .p2align 12")
+    w("encl0:")
+    for i in range(ernd.randint(1, 4)):
+        k = ernd.choice(["alu", "cond", "loop"])
+        if k == "alu":
+            w("    add edx, %d" % ernd.randint(1, 9))
+        elif k == "cond":
+            w("    rdrand eax")
+            w("    test eax, 1")
+            w("    jz E%d" % i)
+            w("    add edx, 1")
+            w("E%d:" % i)
+        else:
+            w("    mov ecx, %d" % ernd.randint(1, 6))
+            w("E%d:" % i)
+            w("    add edx, ecx")
+            w("    dec ecx")
+            w("    jnz E%d" % i)
+    w("    mov rbx, r14")
+    w("    mov eax, 4")
+    w("    enclu")
+    w("    .p2align 12")
+    w("tcs0:")
+    w("    .quad 0")
+    w("    .p2align 12")
+
+
 def block(depth, fidx):
     """Random straight/branchy code; fidx: functions callable from here."""
     if tsx and trnd.random() < 0.12:
         tsx_block(fidx)
+    if sgx and ernd.random() < 0.15:
+        enclave_call()
     kind = rnd.choice(["alu", "cond", "cond", "loop", "call", "icall", "ijmp",
                        "int", "syscall", "ud", "de", "nested", "alu", "far", "farjmp"])
     if kind == "alu":
@@ -398,6 +452,10 @@ w("    .long 0")
 w("    .word 0x33")
 w("done:")
 w("    nop")
+if sgx:
+    w("aep0:")
+    w("    enclu")                      # ERESUME after an AEX
+    enclave_body()
 
 ctl = 0x2001                                   # Trace_En, TraceActive
 ctl |= rnd.choice([0xc, 0xc, 0xc, 0x8, 0x4])   # OS/User
@@ -480,6 +538,10 @@ for _ in range(rnd.randint(0, 6)):
                     "vmexit cycles=40", "freq ratio=%d" % rnd.randint(8, 30),
                     "sleep ticks=%d cstate=%d" % (rnd.randint(10, 500), rnd.choice([1, 4])),
                     "msr %s = 0x%x" % (ctl_name, ctl & ~1), "msr %s = 0x%x" % (ctl_name, ctl)])
+    # with an enclave, no SMI or VM exit: the AEX of one that hits an
+    # EEXIT reads as the EEXIT (decisions D52)
+    if sgx and k.startswith(("smi", "vmexit")):
+        continue
     if pt and k.startswith("vmexit"):
         k += vmexit_args()
     cfg.append("event at insn %d: %s" % (n, k))
@@ -504,6 +566,8 @@ if pebs:
     cfg.append("msr IA32_PEBS_ENABLE = 0x2000000000000001")
     cfg.append("msr IA32_PERFEVTSEL0 = 0x%x" % (0x4000c0 | prnd.choice([0x10000, 0x20000, 0x30000])))
     cfg.append("msr IA32_PERF_GLOBAL_CTRL = 0x1")
+if sgx:
+    cfg.append("enclave base=encl0 size=0x2000 tcs=tcs0 oentry=0 debug=%d" % sgx_debug)
 cfg.append("end-at done")
 cfg.append("budget 200000")
 

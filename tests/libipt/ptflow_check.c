@@ -192,7 +192,8 @@ int main(int argc, char **argv)
 		seg_start[n] = resync;
 		/* INT n: Table 33-23 gives its FUP the CLIP, so libipt takes
 		 * it as an event at the INT and does not list the INT; the
-		 * flow has it as a retired instruction. */
+		 * flow has it as a retired instruction.  The same for ENCLU
+		 * (EENTER, ERESUME, EEXIT: Table 33-55 case 17). */
 		skip_int[n] = have_async && async_from != insn.ip;
 		n++;
 		resync = have_async = false;
@@ -219,7 +220,8 @@ int main(int argc, char **argv)
 		for (size_t p = k; p < nips && best == SIZE_MAX; p++) {
 			size_t q = p, t = i;
 			for (; t < j && q < nips; t++) {
-				if (skip_int[t] && cls[q] == RTIT_IC_INT && ips[q] != dip[t])
+				if (skip_int[t] && (cls[q] == RTIT_IC_INT || cls[q] == RTIT_IC_ENCLU) &&
+				    ips[q] != dip[t])
 					q++;
 				if (q >= nips || ips[q] != dip[t] ||
 				    (dspec[t] != 2 && spec[q] != dspec[t]))

@@ -63,6 +63,14 @@ struct st_opts {
 	bool imprecise;
 	bool rtm;		/* RTM on; rtm_lines: its write-set capacity */
 	uint32_t rtm_lines;
+	bool sgx;		/* SGX on, with the enclaves encl[0..nencl) */
+	struct st_encl {
+		const char *base, *tcs;	/* labels */
+		uint64_t size, oentry;
+		uint32_t nssa;
+		bool debug;
+	} encl[2];
+	int nencl;
 	/* called after the run, before the simulator is freed */
 	void (*before)(struct rtit_sim *sim, void *ctx);	/* after loading */
 	void (*after)(struct rtit_sim *sim, void *ctx);
@@ -116,6 +124,8 @@ static inline void st_short(const struct st_run *r,
 		o += (size_t)snprintf(sfx + o, sizeof(sfx) - o, " cpl3");
 	if (x->cr3)
 		o += (size_t)snprintf(sfx + o, sizeof(sfx) - o, " cr3=0x%" PRIx64, x->cr3);
+	if (x->flags & RTIT_SIM_F_ENCLAVE)
+		o += (size_t)snprintf(sfx + o, sizeof(sfx) - o, " encl");
 	if (x->kind == RTIT_SIM_INSN && x->cls == RTIT_IC_PTWRITE)
 		snprintf(sfx + o, sizeof(sfx) - o, " val=0x%" PRIx64, x->value);
 	if (x->kind == RTIT_SIM_EVENT) {
@@ -125,6 +135,9 @@ static inline void st_short(const struct st_run *r,
 				 (x->flags & RTIT_SIM_F_FAULT) ? " fault" : "");
 		else if (x->cls == RTIT_EV_EXT_INTERRUPT)
 			snprintf(v, sizeof(v), " %u", x->vector);
+		else if (x->cls == RTIT_EV_AEX)
+			snprintf(v, sizeof(v), " %u%s", x->vector,
+				 (x->flags & RTIT_SIM_F_FAULT) ? " fault" : "");
 		snprintf(buf, size, "! %s%s %s -> %s%s",
 			 rtit_sim_event_name(x->cls), v, ip, nx, sfx);
 		return;
@@ -170,6 +183,7 @@ static inline int st_run_asm(struct st_run *r, const char *src,
 		cfg.precise_faults = false;
 	cfg.rtm = o->rtm;
 	cfg.rtm_lines = o->rtm_lines;
+	cfg.sgx = o->sgx;
 	if (o->extra)
 		cfg.consumer = *o->extra;
 	cfg.consumer.on_batch = st_on_batch;
@@ -189,7 +203,7 @@ static inline int st_run_asm(struct st_run *r, const char *src,
 		"a", "a2", "b", "b2", "c", "c2", "d", "d2", "d3", "e",
 		"e2", "e3", "e4", "f", "f2", "g", "h", "h2", "h3", "i", "j", "j2",
 		"k", "k2", "l", "l2", "m", "n", "p", "q", "x", "y", "z", "end",
-		"kstack", "fb", "fb2", NULL
+		"kstack", "fb", "fb2", "encl", "tcs", "aep", NULL
 	};
 	for (int i = 0; names[i] && r->nsyms < ST_MAX_SYMS; i++) {
 		uint64_t v;
@@ -206,6 +220,17 @@ static inline int st_run_asm(struct st_run *r, const char *src,
 			rtit_sim_set_handler(sim, (unsigned)v, a);
 			r->sym_name[r->nsyms] = hnames[v];
 			r->sym_val[r->nsyms++] = a;
+		}
+	}
+	for (int i = 0; i < o->nencl; i++) {
+		struct rtit_sim_enclave e = { .size = o->encl[i].size, .oentry = o->encl[i].oentry,
+					      .nssa = o->encl[i].nssa, .debug = o->encl[i].debug };
+		if (rtit_sim_symbol(sim, o->encl[i].base, &e.base) < 0 ||
+		    rtit_sim_symbol(sim, o->encl[i].tcs, &e.tcs) < 0 ||
+		    (rc = rtit_sim_add_enclave(sim, &e)) < 0) {
+			snprintf(r->err, sizeof(r->err), "enclave: %s", rtit_sim_errmsg(sim));
+			rtit_sim_free(sim);
+			return rc < 0 ? rc : -RTIT_ERR_INVALID;
 		}
 	}
 	if (o->end_sym) {
@@ -241,6 +266,21 @@ static inline int st_run_asm(struct st_run *r, const char *src,
 	}
 	return 0;
 }
+
+/* The nth record (from 0) of kind and class, or NULL. */
+static inline const struct rtit_sim_rec *st_find(const struct st_run *r, int kind, int cls,
+						 int nth)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->recs[i].kind == kind && r->recs[i].cls == cls && !nth--)
+			return &r->recs[i];
+	return NULL;
+}
+
+/* The short form of t->r against expect, both printed on a mismatch. */
+#define ST_EXPECT_TEXT(t, expect)                                                     \
+	cr_expect_str_eq((t)->r.text, expect, "\n--- expected\n%s--- got\n%s(%s)", expect, \
+			 (t)->r.text, (t)->r.st.msg)
 
 static inline void st_free(struct st_run *r)
 {

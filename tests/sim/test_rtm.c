@@ -63,17 +63,8 @@ static void rtm_run(struct rtm_run *t, const char *src, const struct rtm_opts *o
 	cr_assert_eq(st_run_asm(&t->r, src, &so), 0, "%s", t->r.err);
 }
 
-static const struct rtit_sim_rec *find(const struct st_run *r, int kind, int cls, int nth)
-{
-	for (size_t i = 0; i < r->n; i++)
-		if (r->recs[i].kind == kind && r->recs[i].cls == cls && !nth--)
-			return &r->recs[i];
-	return NULL;
-}
-
-#define EXPECT_TEXT(t, expect)                                                        \
-	cr_expect_str_eq((t)->r.text, expect, "\n--- expected\n%s--- got\n%s(%s)", expect, \
-			 (t)->r.text, (t)->r.st.msg)
+#define find st_find
+#define EXPECT_TEXT ST_EXPECT_TEXT
 
 /* A committed transaction: its stores stay, XTEST says ZF=0 inside and
  * ZF=1 outside; XBEGIN and the outermost XEND carry the TX flag. */
