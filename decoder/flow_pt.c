@@ -258,7 +258,7 @@ static int pt_peek(struct rtit_flow_dec *d)
 			if (d->pebs_in) {
 				d->pebs_h = rtit_pebs_digest_step(d->pebs_h, d->pebs_blk, p->u.bip.id,
 								  p->u.bip.value);
-				if (d->pebs_blk == RTIT_BBP_PEBS_BASIC && p->u.bip.id == 0)
+				if (d->pebs_blk == rtit_pt_bbp_pebs_basic && p->u.bip.id == 0)
 					d->pebs_eip = p->u.bip.value;
 			}
 			continue;
@@ -542,10 +542,6 @@ static void async_event(struct rtit_flow_dec *d, uint64_t at, uint64_t to)
 	d->ip = to;
 }
 
-/* The LIP INIT sends the BSP to: CS base FFFF0000H + IP FFF0H (SDM Vol. 3
- * Table 10-1; Table 33-55 case 22's ResetLIP). */
-#define RESET_LIP 0xFFFFFFF0ull
-
 /* The last record the walk emitted becomes an event of kind @ev. */
 static void event_is(struct rtit_flow_dec *d, uint8_t ev, uint8_t vec)
 {
@@ -599,7 +595,7 @@ static int event_here(struct rtit_flow_dec *d, const struct ic_ent *e)
 		return 1;
 	}
 	if (r == TIP_OK && !pgd && (d->cfe_type == rtit_pt_cfe_init ||
-				    (to == RESET_LIP && d->tmpl.mode == RTIT_SIM_MODE_16))) {
+				    (to == RTIT_SIM_RESET_LIP && d->tmpl.mode == RTIT_SIM_MODE_16))) {
 		/* FUP(NLIP), PIP, MODE.Exec, TIP(ResetLIP): INIT on the BSP
 		 * (Table 33-55 case 22; the CFE says so with EventEn; else
 		 * the reset vector in real mode does, D58) */

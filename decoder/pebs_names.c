@@ -9,13 +9,13 @@
 const char *rtit_pebs_block_name(uint8_t type)
 {
 	switch (type) {
-	case RTIT_BBP_GPR: return "General-Purpose Registers";
-	case RTIT_BBP_PEBS_BASIC: return "PEBS Basic";
-	case RTIT_BBP_PEBS_MEM: return "PEBS Memory";
-	case RTIT_BBP_LBR0: return "LBR Block 0";
-	case RTIT_BBP_LBR1: return "LBR Block 1";
-	case RTIT_BBP_LBR2: return "LBR Block 2";
-	case RTIT_BBP_XMM: return "XMM Registers";
+	case rtit_pt_bbp_gpr: return "General-Purpose Registers";
+	case rtit_pt_bbp_pebs_basic: return "PEBS Basic";
+	case rtit_pt_bbp_pebs_mem: return "PEBS Memory";
+	case rtit_pt_bbp_lbr0: return "LBR Block 0";
+	case rtit_pt_bbp_lbr1: return "LBR Block 1";
+	case rtit_pt_bbp_lbr2: return "LBR Block 2";
+	case rtit_pt_bbp_xmm: return "XMM Registers";
 	default: return "Reserved";
 	}
 }
@@ -34,22 +34,22 @@ const char *rtit_pebs_item_name(uint8_t type, uint8_t id, char *buf, size_t cap)
 					     "TSXAuxInfo" };
 	static const char *const lbr[3] = { "FROM_IP", "TO_IP", "INFO" };
 
-	id &= 0x1f;
+	id &= rtit_pt_bip_id_mask;
 	switch (type) {
-	case RTIT_BBP_GPR:
+	case rtit_pt_bbp_gpr:
 		return id < 18 ? gpr[id] : NULL;
-	case RTIT_BBP_PEBS_BASIC:
+	case rtit_pt_bbp_pebs_basic:
 		return id < 3 ? basic[id] : NULL;
-	case RTIT_BBP_PEBS_MEM:
+	case rtit_pt_bbp_pebs_mem:
 		return id < 4 ? mem[id] : NULL;
-	case RTIT_BBP_LBR0: case RTIT_BBP_LBR1: case RTIT_BBP_LBR2: {
+	case rtit_pt_bbp_lbr0: case rtit_pt_bbp_lbr1: case rtit_pt_bbp_lbr2: {
 		/* three items per entry, 32 items per block: LBR_1's first
 		 * item is LBR[TOS-10]_INFO */
-		unsigned g = 32u * (unsigned)(type - RTIT_BBP_LBR0) + id;
+		unsigned g = 32u * (unsigned)(type - rtit_pt_bbp_lbr0) + id;
 		snprintf(buf, cap, "LBR[TOS-%u]_%s", g / 3, lbr[g % 3]);
 		return buf;
 	}
-	case RTIT_BBP_XMM:
+	case rtit_pt_bbp_xmm:
 		snprintf(buf, cap, "XMM%u_Q%u", id / 2u, id % 2u);
 		return buf;
 	default:

@@ -2105,17 +2105,18 @@ static uint64_t init_now(struct rtit_sim *sim, int i, uint64_t ip)
 				break;
 			}
 	}
-	if (sim_init_state(sim, 0xF000, ap ? 0 : 0xFFFF0000ull, ap ? 0 : 0xFFF0) < 0) {
+	if (sim_init_state(sim, RTIT_SIM_RESET_CS, ap ? 0 : RTIT_SIM_RESET_CS_BASE,
+			   ap ? 0 : RTIT_SIM_RESET_IP) < 0) {
 		stop_with(sim, RTIT_SIM_STOP_ERROR, ip, "INIT at 0x%" PRIx64 ": %s", ip, sim->errmsg);
 		return UINT64_MAX;
 	}
 	sim->irq_deferred = -1;		/* INIT clears what was pending */
 	tmpl_on_state(sim);
-	r = event_rec(sim, RTIT_EV_INIT, ip, ap ? 0 : 0xFFFFFFF0ull);
+	r = event_rec(sim, RTIT_EV_INIT, ip, ap ? 0 : RTIT_SIM_RESET_LIP);
 	r->vector = ap;
 	rec_done(sim);
 	if (!ap)
-		return 0xFFFFFFF0ull;
+		return RTIT_SIM_RESET_LIP;
 	if (s < 0) {
 		stop_with(sim, RTIT_SIM_STOP_HALTED, ip, "waiting for SIPI after INIT at 0x%"
 			  PRIx64 " (no sipi event follows)", ip);

@@ -47,7 +47,8 @@ enum rtit_pt_opcode {
 	/* BIP (Table 33-46): ID[4:0] in 7:3, 100b; only inside a block. */
 	rtit_pt_bip_mask = 0x07,
 	rtit_pt_bip = 0x04,
-	rtit_pt_bip_shr = 3
+	rtit_pt_bip_shr = 3,
+	rtit_pt_bip_id_mask = 0x1f
 };
 
 /* Second byte after rtit_pt_ext. */
@@ -219,6 +220,17 @@ enum rtit_pt_cfe_type {
 	rtit_pt_cfe_shutdown = 0xa,
 	rtit_pt_cfe_uintr = 0xc,	/* vector = the user-interrupt vector */
 	rtit_pt_cfe_uiret = 0xd		/* FUP(CLIP) */
+};
+
+/* BBP types (Table 33-45): what the items of a block hold (Table 33-47). */
+enum rtit_pt_bbp_type {
+	rtit_pt_bbp_gpr = 0x01,		/* general-purpose registers */
+	rtit_pt_bbp_pebs_basic = 0x04,
+	rtit_pt_bbp_pebs_mem = 0x05,
+	rtit_pt_bbp_lbr0 = 0x08,
+	rtit_pt_bbp_lbr1 = 0x09,
+	rtit_pt_bbp_lbr2 = 0x0a,
+	rtit_pt_bbp_xmm = 0x10
 };
 
 /* EVD types (Table 33-51). */

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtit/opcodes_pt.h"
 #include "rtit/sim.h"
 
 /* ---- MSRs (SDM Vol. 4 Table 2-2; Vol. 3 20.2, 20.5.5.2, 20.9.2) ---- */
@@ -65,16 +66,7 @@ enum {
 #define RTIT_PEBS_CFG_LBR_SHIFT 24
 #define RTIT_PEBS_CFG_LBR_MASK (0xffull << RTIT_PEBS_CFG_LBR_SHIFT)
 
-/* ---- BBP types (Table 33-45) ---- */
-enum {
-	RTIT_BBP_GPR = 0x01,
-	RTIT_BBP_PEBS_BASIC = 0x04,
-	RTIT_BBP_PEBS_MEM = 0x05,
-	RTIT_BBP_LBR0 = 0x08,
-	RTIT_BBP_LBR1 = 0x09,
-	RTIT_BBP_LBR2 = 0x0A,
-	RTIT_BBP_XMM = 0x10
-};
+/* BBP types: enum rtit_pt_bbp_type, opcodes_pt.h (Table 33-45). */
 
 /* One block item (Table 33-47): the BBP type it belongs to, its BIP ID,
  * whether its block has 4-byte items (BBP.SZ), and the value (the lower 4
@@ -105,18 +97,18 @@ static inline size_t rtit_pebs_items(const struct rtit_sim_pebs *p,
 		unsigned k = p->mode == RTIT_SIM_MODE_64 ? 18 : 10;
 		for (unsigned i = 0; i < k; i++)
 			out[n++] = (struct rtit_pebs_item){
-				RTIT_BBP_GPR, (uint8_t)i, p->mode != RTIT_SIM_MODE_64,
+				rtit_pt_bbp_gpr, (uint8_t)i, p->mode != RTIT_SIM_MODE_64,
 				p->mode == RTIT_SIM_MODE_64 ? p->gpr[i] : p->gpr[i] & 0xffffffffull };
 	}
-	out[n++] = (struct rtit_pebs_item){ RTIT_BBP_PEBS_BASIC, 0, 0, p->ip };
-	out[n++] = (struct rtit_pebs_item){ RTIT_BBP_PEBS_BASIC, 1, 0, p->counters };
-	out[n++] = (struct rtit_pebs_item){ RTIT_BBP_PEBS_BASIC, 2, 0, p->tsc };
+	out[n++] = (struct rtit_pebs_item){ rtit_pt_bbp_pebs_basic, 0, 0, p->ip };
+	out[n++] = (struct rtit_pebs_item){ rtit_pt_bbp_pebs_basic, 1, 0, p->counters };
+	out[n++] = (struct rtit_pebs_item){ rtit_pt_bbp_pebs_basic, 2, 0, p->tsc };
 	if (p->groups & RTIT_PEBS_G_MEM)
 		for (unsigned i = 0; i < 4; i++)
-			out[n++] = (struct rtit_pebs_item){ RTIT_BBP_PEBS_MEM, (uint8_t)i, 0, p->mem[i] };
+			out[n++] = (struct rtit_pebs_item){ rtit_pt_bbp_pebs_mem, (uint8_t)i, 0, p->mem[i] };
 	if (p->groups & RTIT_PEBS_G_XMM)
 		for (unsigned i = 0; i < 32; i++)
-			out[n++] = (struct rtit_pebs_item){ RTIT_BBP_XMM, (uint8_t)i, 0, p->xmm[i] };
+			out[n++] = (struct rtit_pebs_item){ rtit_pt_bbp_xmm, (uint8_t)i, 0, p->xmm[i] };
 	return n;
 }
 
@@ -124,10 +116,10 @@ static inline size_t rtit_pebs_items(const struct rtit_sim_pebs *p,
 static inline uint8_t rtit_pebs_group_of(uint8_t type)
 {
 	switch (type) {
-	case RTIT_BBP_GPR: return RTIT_PEBS_G_GPR;
-	case RTIT_BBP_PEBS_MEM: return RTIT_PEBS_G_MEM;
-	case RTIT_BBP_XMM: return RTIT_PEBS_G_XMM;
-	case RTIT_BBP_LBR0: case RTIT_BBP_LBR1: case RTIT_BBP_LBR2: return RTIT_PEBS_G_LBR;
+	case rtit_pt_bbp_gpr: return RTIT_PEBS_G_GPR;
+	case rtit_pt_bbp_pebs_mem: return RTIT_PEBS_G_MEM;
+	case rtit_pt_bbp_xmm: return RTIT_PEBS_G_XMM;
+	case rtit_pt_bbp_lbr0: case rtit_pt_bbp_lbr1: case rtit_pt_bbp_lbr2: return RTIT_PEBS_G_LBR;
 	default: return 0;
 	}
 }

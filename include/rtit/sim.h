@@ -364,6 +364,14 @@ enum {
 	RTIT_SIM_MSR_UINTR_TT = 0x98A		/* UITTADDR */
 };
 
+/* The INIT state's CS (SDM Vol. 3 Table 10-1: selector F000H, base
+ * FFFF0000H, IP FFF0H): the BSP's reset vector, LIP FFFFFFF0H (Table
+ * 33-55 case 22's ResetLIP). */
+#define RTIT_SIM_RESET_CS 0xF000u
+#define RTIT_SIM_RESET_CS_BASE 0xFFFF0000ull
+#define RTIT_SIM_RESET_IP 0xFFF0ull
+#define RTIT_SIM_RESET_LIP (RTIT_SIM_RESET_CS_BASE + RTIT_SIM_RESET_IP)
+
 /* Why rtit_sim_run stopped. */
 enum rtit_sim_stop {
 	RTIT_SIM_STOP_NONE = 0,

@@ -276,14 +276,14 @@ Test(pebs, decoded_bips_carry_their_block_type)
 	k = rtit_pkt_decode(&c, h.out + off, h.n - off, &pk, NULL);
 	cr_assert_eq(k, 9);
 	cr_expect_eq(pk.type, RTIT_PT_BIP);
-	cr_expect_eq(pk.u.bip.type, RTIT_BBP_PEBS_BASIC);
+	cr_expect_eq(pk.u.bip.type, rtit_pt_bbp_pebs_basic);
 	cr_expect_eq(pk.u.bip.value, 0x1002);
 	char nm[32];
 	cr_expect_str_eq(rtit_pebs_item_name(pk.u.bip.type, 2, nm, sizeof(nm)), "Timestamp");
-	cr_expect_str_eq(rtit_pebs_item_name(RTIT_BBP_GPR, 2, nm, sizeof(nm)), "RAX");
-	cr_expect_str_eq(rtit_pebs_item_name(RTIT_BBP_LBR1, 0, nm, sizeof(nm)), "LBR[TOS-10]_INFO");
-	cr_expect_str_eq(rtit_pebs_item_name(RTIT_BBP_LBR2, 0x1f, nm, sizeof(nm)), "LBR[TOS-31]_INFO");
-	cr_expect_str_eq(rtit_pebs_item_name(RTIT_BBP_XMM, 0x1d, nm, sizeof(nm)), "XMM14_Q1");
+	cr_expect_str_eq(rtit_pebs_item_name(rtit_pt_bbp_gpr, 2, nm, sizeof(nm)), "RAX");
+	cr_expect_str_eq(rtit_pebs_item_name(rtit_pt_bbp_lbr1, 0, nm, sizeof(nm)), "LBR[TOS-10]_INFO");
+	cr_expect_str_eq(rtit_pebs_item_name(rtit_pt_bbp_lbr2, 0x1f, nm, sizeof(nm)), "LBR[TOS-31]_INFO");
+	cr_expect_str_eq(rtit_pebs_item_name(rtit_pt_bbp_xmm, 0x1d, nm, sizeof(nm)), "XMM14_Q1");
 }
 
 /* The PEBS record of a HLT (the counter overflowed on it) comes with the

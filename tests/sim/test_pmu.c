@@ -200,10 +200,10 @@ Test(sim_pmu, record_holds_the_state_after_the_instruction)
 	struct rtit_pebs_item it[RTIT_PEBS_MAX_ITEMS];
 	size_t n = rtit_pebs_items(p, it);
 	cr_expect_eq(n, 18 + 3 + 4 + 32);
-	cr_expect_eq(it[0].type, RTIT_BBP_GPR);
-	cr_expect_eq(it[18].type, RTIT_BBP_PEBS_BASIC);
-	cr_expect_eq(it[21].type, RTIT_BBP_PEBS_MEM);
-	cr_expect_eq(it[25].type, RTIT_BBP_XMM);
+	cr_expect_eq(it[0].type, rtit_pt_bbp_gpr);
+	cr_expect_eq(it[18].type, rtit_pt_bbp_pebs_basic);
+	cr_expect_eq(it[21].type, rtit_pt_bbp_pebs_mem);
+	cr_expect_eq(it[25].type, rtit_pt_bbp_xmm);
 	cr_expect_eq(it[25 + 2].value, 0x1122334455667788ull);
 }
 
