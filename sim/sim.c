@@ -2146,9 +2146,14 @@ static uint64_t inject_now(struct rtit_sim *sim, int i, uint64_t ip)
 	sim->inj_done[i] = true;
 	/* SDM Vol. 1 16.3.8.2: an interrupt, NMI, SMI or VM exit inside a
 	 * transaction aborts it; the event is then taken at the fallback
-	 * (an interrupt held by IF = 0 does neither) */
+	 * (an interrupt held by IF = 0 does neither).  An external MSR write
+	 * stands for a WRMSR by other software on this core (a handler, a
+	 * VMM), and WRMSR aborts (16.3.8.1): it aborts too, and the write
+	 * lands at the fallback (D61; the trace could not say InTX at a
+	 * TraceEn 0->1 otherwise: Table 33-27 lists no MODE.TSX for it). */
 	if (sim->rtm.depth &&
 	    (e->kind == RTIT_EV_NMI || e->kind == RTIT_EV_SMI || e->kind == RTIT_EV_VMEXIT ||
+	     e->kind == RTIT_EV_MSR_WRITE_EXTERNAL ||
 	     e->kind == RTIT_EV_INIT || (e->kind == RTIT_EV_UINTR && sim->uintr.uif &&
 					 sim->m.cpl == 3) ||
 	     (e->kind == RTIT_EV_EXT_INTERRUPT && (rget(sim, R_FLAGS) & EFL_IF))))

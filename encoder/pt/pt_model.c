@@ -812,6 +812,29 @@ static void on_trigger_rise(struct rtit_pt_model *m, uint64_t ip, const char *pg
 	}
 }
 
+/* 33.3.8: the overflow resolves; OVF (with its CYC, A-P27), then
+ * FUP(current IP) if PacketEn (A-P16) with BranchEn; else a TIP.PGE
+ * comes when PacketEn rises.  LastIP is kept (A-P10). */
+static void resolve_overflow(struct rtit_pt_model *m, uint64_t ip, bool pe)
+{
+	struct rtit_packet p = { .type = RTIT_PT_OVF };
+
+	m->ovf = false;
+	rtit_pt_calls_clear(&m->calls);
+	rtit_pt_tnt_clear(&m->tnt);
+	m->ndtip = 0;	/* the TIPs deferred behind it too */
+	if (!send(m, &p, 0, "OVF: the internal buffer overflow resolved (33.3.8)", F_ELIG))
+		return;
+	m->cyc_base = now_cycles(m);	/* Table 33-35: counter reset at OVF */
+	/* Only timing packets may come between the OVF and its FUP (33.3.8):
+	 * a MODE.Exec lost in the overflow goes with the next TIP/TIP.PGE
+	 * (rtitsim's reading). */
+	m->mode_known = false;
+	m->ip_full_next = true;
+	if (pe)
+		emit_ip(m, RTIT_PT_FUP, ip, "FUP after OVF: the first instruction traced again (33.3.8)");
+}
+
 /* TraceEn 1->0 (WRMSR, SMI): Table 33-56 cases 3/9: FUP, TIP.PGD(), then
  * every buffered byte is written (Table 33-6 bit 0). */
 static void on_trace_disable(struct rtit_pt_model *m, bool pe0, uint64_t fup_ip, const char *why)
@@ -821,17 +844,16 @@ static void on_trace_disable(struct rtit_pt_model *m, bool pe0, uint64_t fup_ip,
 	if (m->psb_due && ctl(m, RTIT_PT_CTL_INJECT_PSB_PMI))
 		m->status |= RTIT_PT_STATUS_PEND_PSB;
 	m->psb_due = false;
-	/* Disabled during an overflow: the flush makes room, the OVF tells the
-	 * decoder what was lost, and the FUP/TIP.PGD that follow complete it
-	 * (33.3.8 "FUP after OVF"; rtitsim's reading, docs/decisions.md).  If
-	 * the buffer overflows on the FUP/TIP.PGD themselves, the same once
-	 * more: after the flush they fit. */
+	/* Disabled during an overflow: the flush makes room and the overflow
+	 * resolves here, while PacketEn is still 1: OVF and its FUP (33.3.8),
+	 * then the disable's own FUP and TIP.PGD() (D61; one FUP for both
+	 * would read as an OVF followed by a TIP.PGD() with no FUP, a
+	 * synchronous disable).  If the buffer overflows on the FUP/TIP.PGD
+	 * themselves, the same once more: after the flush they fit. */
 	for (int pass = 0; pass < 2; pass++) {
 		if (m->ovf) {
-			struct rtit_packet o = { .type = RTIT_PT_OVF };
 			rtit_pt_model_drain(m);
-			m->ovf = false;
-			send(m, &o, 0, "OVF: the overflow ends with TraceEn cleared (33.3.8)", F_ELIG);
+			resolve_overflow(m, fup_ip, pe0);
 		}
 		if (!pe0)
 			break;
@@ -988,29 +1010,6 @@ static void classify(const struct rtit_sim_rec *r, struct op *o)
 		break;
 	default: o->taken = false; break;
 	}
-}
-
-/* 33.3.8: the overflow resolves; OVF (with its CYC, A-P27), then
- * FUP(current IP) if PacketEn (A-P16) with BranchEn; else a TIP.PGE
- * comes when PacketEn rises.  LastIP is kept (A-P10). */
-static void resolve_overflow(struct rtit_pt_model *m, uint64_t ip, bool pe)
-{
-	struct rtit_packet p = { .type = RTIT_PT_OVF };
-
-	m->ovf = false;
-	rtit_pt_calls_clear(&m->calls);
-	rtit_pt_tnt_clear(&m->tnt);
-	m->ndtip = 0;	/* the TIPs deferred behind it too */
-	if (!send(m, &p, 0, "OVF: the internal buffer overflow resolved (33.3.8)", F_ELIG))
-		return;
-	m->cyc_base = now_cycles(m);	/* Table 33-35: counter reset at OVF */
-	/* Only timing packets may come between the OVF and its FUP (33.3.8):
-	 * a MODE.Exec lost in the overflow goes with the next TIP/TIP.PGE
-	 * (rtitsim's reading). */
-	m->mode_known = false;
-	m->ip_full_next = true;
-	if (pe)
-		emit_ip(m, RTIT_PT_FUP, ip, "FUP after OVF: the first instruction traced again (33.3.8)");
 }
 
 /* Event Trace (33.4.2.29-30, Table 33-59): EVD, CFE and, when the CFE's

@@ -113,9 +113,13 @@ Test(buffer, disable_during_overflow)
 	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1200, 2, 0x1300, true);	/* overflows */
 	cr_assert_eq(px_wrmsr(&h, 0x1300, RTIT_PT_MSR_CTL, PT_CTL_ON & ~RTIT_PT_CTL_TRACE_EN), 0);
 	cr_assert_eq(rtit_pt_model_finish(&h.m), 0);
-	/* Flush, OVF, then Table 33-56 case 3: FUP(CLIP), TIP.PGD(). */
+	/* Flush; the overflow resolves at the WRMSR with PacketEn=1: OVF and
+	 * its FUP with the WRMSR's IP (33.3.8), uncompressed (IPBytes 011b,
+	 * D25); then Table 33-56 case 3: FUP(CLIP) (IPBytes 001b against
+	 * it), TIP.PGD() (D61). */
 	px_expect(&h, 0, ENABLE_1000, 0x2d, 0x00, 0x11, 0x2d, 0x00, 0x12,
-		  PT_OVF, 0x3d, 0x00, 0x13, 0x01);
+		  PT_OVF, 0x7d, 0x00, 0x13, 0x00, 0x00, 0x00, 0x00,
+		  0x3d, 0x00, 0x13, 0x01);
 }
 
 Test(buffer, mtc_per_edge)
