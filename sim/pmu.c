@@ -7,7 +7,8 @@
  *
  * What the model reports (CPUID.0AH): one general-purpose counter of 48
  * bits, no fixed counters; IA32_PERF_CAPABILITIES: full-width writes,
- * adaptive PEBS (PEBS_BASELINE), PEBS output to Intel PT; no LBRs.  The
+ * adaptive PEBS (PEBS_BASELINE), PEBS output to Intel PT; architectural
+ * LBRs up to 32 deep, without the call-stack mode (D63).  The
  * only event it counts is INST_RETIRED.ANY_P (event 0xC0, umask 0, no
  * edge, invert or counter mask); any other selection counts nothing.
  *
@@ -68,6 +69,163 @@ static void arm(struct rtit_sim *sim)
 		sim->pmu_due = p->base + ((1ull << RTIT_PMU_CTR_BITS) - p->ctr);
 }
 
+/* ---- Architectural LBRs (D63) ---- */
+
+/* IA32_LBR_CTL bits rtitsim accepts: CALL_STACK (the call-stack mode)
+ * is not modelled, so setting it is #GP as on a CPU without it
+ * (CPUID.1CH:EBX[1] = 0). */
+#define LBR_CTL_OK (RTIT_LBR_CTL_EN | RTIT_LBR_CTL_OS | RTIT_LBR_CTL_USR | RTIT_LBR_CTL_FILTERS)
+
+/* LBR_x (x = 0 the youngest) in the ring. */
+static unsigned lbr_slot(const struct sim_lbr *l, unsigned x)
+{
+	return (l->head + x) % RTIT_LBR_MAX_DEPTH;
+}
+
+static void lbr_clear(struct sim_lbr *l)
+{
+	memset(l->from, 0, sizeof(l->from));
+	memset(l->to, 0, sizeof(l->to));
+	memset(l->info, 0, sizeof(l->info));
+	l->head = 0;
+}
+
+/* IA32_LBR_CTL, IA32_LBR_DEPTH and the entries' MSRs: 1 done, 0 not an
+ * LBR MSR, -1 #GP. */
+static int lbr_msr(struct rtit_sim *sim, bool write, uint32_t msr, uint64_t *v)
+{
+	struct sim_lbr *l = &sim->pmu.lbr;
+	uint64_t *e = NULL;
+	unsigned x = msr & 0xff;
+
+	if (msr == RTIT_MSR_IA32_LBR_CTL) {
+		if (!write) {
+			*v = l->ctl;
+		} else {
+			if (*v & ~(uint64_t)LBR_CTL_OK)
+				return -1;
+			if ((*v & RTIT_LBR_CTL_EN) && !(l->ctl & RTIT_LBR_CTL_EN))
+				l->last_cycles = sim->cycles;	/* CYC_CNT counts from here */
+			l->ctl = *v;
+		}
+		return 1;
+	}
+	if (msr == RTIT_MSR_IA32_LBR_DEPTH) {
+		if (!write) {
+			*v = l->depth;
+			return 1;
+		}
+		/* a supported depth (8, 16, 24, 32); a write clears the
+		 * entries */
+		if (!*v || *v % 8 || *v > RTIT_LBR_MAX_DEPTH)
+			return -1;
+		l->depth = *v;
+		lbr_clear(l);
+		return 1;
+	}
+	if (x >= RTIT_LBR_MAX_DEPTH)
+		return 0;
+	switch (msr - x) {
+	case RTIT_MSR_IA32_LBR_0_FROM_IP: e = l->from; break;
+	case RTIT_MSR_IA32_LBR_0_TO_IP: e = l->to; break;
+	case RTIT_MSR_IA32_LBR_0_INFO: e = l->info; break;
+	default: return 0;
+	}
+	/* entries beyond the depth read 0 and ignore writes */
+	if (!write)
+		*v = x < l->depth ? e[lbr_slot(l, x)] : 0;
+	else if (x < l->depth)
+		e[lbr_slot(l, x)] = *v;
+	return 1;
+}
+
+/* The LBR branch type of a record, -1 if it records no branch: a taken
+ * near branch by its kind, and every other transfer (far branches, INT n,
+ * SYSCALL..., interrupts, exceptions, TSX aborts) OTHER_BRANCH.  An event
+ * that does not move the IP (SMI, VM exit and entry, PEBS, ...) or starts
+ * anew (INIT, SIPI), and anything inside an enclave, records nothing. */
+static int lbr_type(const struct rtit_sim_rec *r)
+{
+	static const int8_t insn[RTIT_IC_COUNT] = {
+		[RTIT_IC_OTHER] = -1, [RTIT_IC_COND] = RTIT_LBR_BR_JCC,
+		[RTIT_IC_DIRECT_JMP] = RTIT_LBR_BR_NEAR_REL_JMP,
+		[RTIT_IC_DIRECT_CALL] = RTIT_LBR_BR_NEAR_REL_CALL,
+		[RTIT_IC_INDIRECT_JMP] = RTIT_LBR_BR_NEAR_IND_JMP,
+		[RTIT_IC_INDIRECT_CALL] = RTIT_LBR_BR_NEAR_IND_CALL,
+		[RTIT_IC_RET] = RTIT_LBR_BR_NEAR_RET,
+		[RTIT_IC_FAR_JMP] = RTIT_LBR_BR_OTHER, [RTIT_IC_FAR_CALL] = RTIT_LBR_BR_OTHER,
+		[RTIT_IC_FAR_RET] = RTIT_LBR_BR_OTHER, [RTIT_IC_IRET] = RTIT_LBR_BR_OTHER,
+		[RTIT_IC_INT] = RTIT_LBR_BR_OTHER, [RTIT_IC_SYSCALL] = RTIT_LBR_BR_OTHER,
+		[RTIT_IC_SYSRET] = RTIT_LBR_BR_OTHER, [RTIT_IC_SYSENTER] = RTIT_LBR_BR_OTHER,
+		[RTIT_IC_SYSEXIT] = RTIT_LBR_BR_OTHER, [RTIT_IC_MOV_CR3] = -1,
+		[RTIT_IC_MOV_CR0] = -1, [RTIT_IC_WRMSR] = -1, [RTIT_IC_RDMSR] = -1,
+		[RTIT_IC_HLT] = -1, [RTIT_IC_PTWRITE] = -1, [RTIT_IC_MWAIT] = -1,
+		[RTIT_IC_XBEGIN] = -1, [RTIT_IC_XEND] = -1, [RTIT_IC_ENCLU] = -1,
+		[RTIT_IC_UIRET] = RTIT_LBR_BR_OTHER,
+	};
+
+	if (r->flags & RTIT_SIM_F_ENCLAVE)
+		return -1;
+	if (r->kind == RTIT_SIM_INSN)
+		return r->cls < RTIT_IC_COUNT && (r->flags & RTIT_SIM_F_TAKEN) ? insn[r->cls] : -1;
+	switch (r->cls) {
+	case RTIT_EV_EXCEPTION: case RTIT_EV_EXT_INTERRUPT: case RTIT_EV_NMI:
+	case RTIT_EV_UINTR: case RTIT_EV_TSX_ABORT:
+		return r->next_ip != r->ip ? RTIT_LBR_BR_OTHER : -1;
+	default:
+		return -1;
+	}
+}
+
+/* IA32_LBR_CTL's filter bit for a branch type. */
+static uint64_t lbr_filter_bit(int type)
+{
+	switch (type) {
+	case RTIT_LBR_BR_JCC: return RTIT_LBR_CTL_JCC;
+	case RTIT_LBR_BR_NEAR_REL_JMP: return RTIT_LBR_CTL_REL_JMP;
+	case RTIT_LBR_BR_NEAR_IND_JMP: return RTIT_LBR_CTL_IND_JMP;
+	case RTIT_LBR_BR_NEAR_REL_CALL: return RTIT_LBR_CTL_REL_CALL;
+	case RTIT_LBR_BR_NEAR_IND_CALL: return RTIT_LBR_CTL_IND_CALL;
+	case RTIT_LBR_BR_NEAR_RET: return RTIT_LBR_CTL_RETURN;
+	default: return RTIT_LBR_CTL_OTHER_BRANCH;
+	}
+}
+
+void sim_lbr_scan(struct rtit_sim *sim, const struct rtit_sim_rec *recs, size_t n)
+{
+	struct sim_lbr *l = &sim->pmu.lbr;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rtit_sim_rec *r = &recs[i];
+		int type = lbr_type(r);
+		bool abort = r->kind == RTIT_SIM_EVENT && r->cls == RTIT_EV_TSX_ABORT;
+		/* the OS/USR filter on the CPL the branch ends in (D63) */
+		uint64_t plm = r->cpl ? RTIT_LBR_CTL_USR : RTIT_LBR_CTL_OS;
+
+		if (type >= 0 && (l->ctl & plm) && (l->ctl & lbr_filter_bit(type))) {
+			uint64_t cyc = r->cycles - l->last_cycles;
+			unsigned s;
+
+			l->head = (l->head + RTIT_LBR_MAX_DEPTH - 1) % RTIT_LBR_MAX_DEPTH;
+			s = l->head;
+			l->from[s] = r->ip;
+			l->to[s] = r->next_ip;
+			l->info[s] = (cyc > RTIT_LBR_INFO_CYC_CNT ? RTIT_LBR_INFO_CYC_CNT : cyc) |
+				     (uint64_t)type << RTIT_LBR_INFO_BR_TYPE_SHIFT |
+				     RTIT_LBR_INFO_CYC_CNT_VALID |
+				     (abort ? RTIT_LBR_INFO_TSX_ABORT : 0) |
+				     (l->in_tx || abort ? RTIT_LBR_INFO_IN_TSX : 0);
+			l->last_cycles = r->cycles;
+		}
+		/* InTX for the next ones: the outermost XBEGIN and XEND
+		 * carry TX; an abort ends the transaction */
+		if (r->kind == RTIT_SIM_INSN && (r->flags & RTIT_SIM_F_TX))
+			l->in_tx = r->cls == RTIT_IC_XBEGIN;
+		else if (abort)
+			l->in_tx = false;
+	}
+}
+
 void sim_pmu_on_state(struct rtit_sim *sim)
 {
 	if (!sim->cfg.pmu || !(sim->pmu.evtsel & RTIT_EVTSEL_EN))
@@ -90,7 +248,7 @@ int sim_pmu_msr(struct rtit_sim *sim, bool write, uint32_t msr, uint64_t *v, boo
 	case RTIT_MSR_IA32_PEBS_ENABLE: case RTIT_MSR_IA32_PEBS_DATA_CFG:
 		break;
 	default:
-		return 0;
+		return lbr_msr(sim, write, msr, v);
 	}
 	fold(sim);
 	if (!write) {
@@ -141,9 +299,11 @@ int sim_pmu_msr(struct rtit_sim *sim, bool write, uint32_t msr, uint64_t *v, boo
 		p->pebs_enable = x;
 		break;
 	case RTIT_MSR_IA32_PEBS_DATA_CFG:
-		/* 20.9.2.1: Memory Info, GPRs, XMMs; LBRs (bit 3) and their
-		 * count (31:24) need LBRs, which the model has not */
-		if (x & ~(uint64_t)(RTIT_PEBS_G_MEM | RTIT_PEBS_G_GPR | RTIT_PEBS_G_XMM))
+		/* 20.9.2.1: Memory Info, GPRs, XMMs, LBRs (bit 3) and the
+		 * number of LBR entries - 1 (31:24), at most the deepest
+		 * stack (D63); the rest reserved */
+		if ((x & ~(RTIT_PEBS_CFG_GROUPS | RTIT_PEBS_CFG_LBR_MASK)) ||
+		    ((x & RTIT_PEBS_CFG_LBR_MASK) >> RTIT_PEBS_CFG_LBR_SHIFT) >= RTIT_LBR_MAX_DEPTH)
 			return -1;
 		p->data_cfg = x;
 		break;
@@ -244,6 +404,18 @@ void sim_pmu_assist(struct rtit_sim *sim, uint64_t ip)
 		uc_reg_read(sim->uc, UC_X86_REG_XMM0 + (int)i, q);
 		r->xmm[2 * i] = q[0];
 		r->xmm[2 * i + 1] = q[1];
+	}
+	if (r->groups & RTIT_PEBS_G_LBR) {
+		const struct sim_lbr *l = &p->lbr;
+
+		r->nlbr = (uint8_t)(((p->data_cfg & RTIT_PEBS_CFG_LBR_MASK) >>
+				     RTIT_PEBS_CFG_LBR_SHIFT) + 1);
+		for (unsigned x = 0; x < r->nlbr && x < l->depth; x++) {
+			unsigned s = lbr_slot(l, x);
+			r->lbr[3 * x] = l->from[s];
+			r->lbr[3 * x + 1] = l->to[s];
+			r->lbr[3 * x + 2] = l->info[s];
+		}
 	}
 	p->have_rec = true;
 	/* the counter wrapped to 0 at due; PEBS via Intel PT reloads it

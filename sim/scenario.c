@@ -60,6 +60,9 @@ static const struct msr_name msr_names[] = {
 	{ "IA32_PERF_GLOBAL_CTRL", 0x38F, RTIT_DIALECT_PT },
 	{ "IA32_PEBS_ENABLE", 0x3F1, RTIT_DIALECT_PT },
 	{ "IA32_PEBS_DATA_CFG", 0x3F2, RTIT_DIALECT_PT },
+	/* architectural LBRs (sim/pmu.c, D63) */
+	{ "IA32_LBR_CTL", 0x14CE, RTIT_DIALECT_PT },
+	{ "IA32_LBR_DEPTH", 0x14CF, RTIT_DIALECT_PT },
 	{ "IA32_TSC", 0x10, -1 },
 	{ "IA32_SYSENTER_CS", 0x174, -1 },
 	{ "IA32_SYSENTER_ESP", 0x175, -1 },

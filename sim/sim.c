@@ -171,6 +171,8 @@ void rtit_sim_config_default(struct rtit_sim_config *cfg)
 
 static void flush(struct rtit_sim *sim)
 {
+	if (sim->pmu.lbr.ctl & RTIT_LBR_CTL_EN)
+		sim_lbr_scan(sim, sim->batch, sim->nbatch);
 	if (sim->nbatch && sim->cfg.consumer.on_batch)
 		sim->cfg.consumer.on_batch(sim->batch, sim->nbatch,
 					   sim->cfg.consumer.opaque);
@@ -1112,7 +1114,10 @@ static int msr_access(struct rtit_sim *sim, bool write, uint32_t msr,
 	case 0xC0000083: p = &m->cstar; break;
 	case 0xC0000084: p = &m->fmask; break;
 	default:
-		/* the performance-monitoring MSRs (pmu.c) */
+		/* the performance-monitoring MSRs (pmu.c); the LBRs see the
+		 * records before this access, and only those (D63) */
+		if (sim->cfg.pmu)
+			flush(sim);
 		return sim_pmu_msr(sim, write, msr, v, ctx && ctx->kind == RTIT_SIM_INSN) > 0 ? 0 : -1;
 	}
 	if (write)
@@ -2399,6 +2404,7 @@ int rtit_sim_new(struct rtit_sim **simp, const struct rtit_sim_config *cfg)
 	sim->inj_due = -1;
 	sim->irq_deferred = -1;
 	sim->pmu_due = UINT64_MAX;
+	sim->pmu.lbr.depth = RTIT_LBR_MAX_DEPTH;	/* the reset value: the deepest */
 	sim->rand_state = 0x9e3779b97f4a7c15ull;
 	tmpl_on_state(sim);
 

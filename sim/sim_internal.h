@@ -8,6 +8,7 @@
 #include <Zydis/Zydis.h>
 
 #include "rtit/sim.h"
+#include "rtit/pebs.h"
 
 /* Guest registers by number (the SSA's GPR order, Vol. 3D 38.9.1), read
  * and written at the width of the current mode (sim_reg_get/set). */
@@ -137,12 +138,23 @@ struct sim_rtm {
  * while it counts, it is ctr + (retired - base).  sim->pmu_due is the
  * retired count at which it overflows with PEBS armed (UINT64_MAX when
  * not), a count stop like an injected event's. */
+/* Architectural LBRs (pmu.c, D63): a ring of RTIT_LBR_MAX_DEPTH entries;
+ * LBR_0 (the youngest) is at head, LBR_x at (head + x) % max. */
+struct sim_lbr {
+	uint64_t ctl, depth;
+	uint64_t from[RTIT_LBR_MAX_DEPTH], to[RTIT_LBR_MAX_DEPTH], info[RTIT_LBR_MAX_DEPTH];
+	unsigned head;
+	uint64_t last_cycles;	/* the cycle count at the last entry (CYC_CNT) */
+	bool in_tx;		/* inside an RTM transaction (INFO.IN_TSX) */
+};
+
 struct sim_pmu {
 	uint64_t evtsel, global_ctrl, global_status, pebs_enable, data_cfg, reload;
 	uint64_t ctr, base;
 	bool counting;		/* counts at the current CPL */
 	bool have_rec;
 	struct rtit_sim_pebs rec;
+	struct sim_lbr lbr;
 };
 
 /* SGX (SDM Vol. 3D chapters 37-40; docs/sim.md "SGX"): the enclaves
@@ -326,6 +338,10 @@ void sim_pmu_on_state(struct rtit_sim *sim);
  * fills sim->pmu.rec with the state now (after the overflowing
  * instruction, which was sim->last_ip), reloads the counter, re-arms. */
 void sim_pmu_assist(struct rtit_sim *sim, uint64_t ip);
+/* The LBRs (D63) see records @r[0..n) as they go to the consumer: each
+ * taken branch, interrupt, exception and TSX abort the filters of
+ * IA32_LBR_CTL pass becomes LBR_0.  Called only while LBREn is set. */
+void sim_lbr_scan(struct rtit_sim *sim, const struct rtit_sim_rec *r, size_t n);
 /* sgx.c: the SGX platform model */
 /* ENCLU at @ip (next instruction @nlip): checks, then the leaf's register
  * and enclave-mode effects; the caller writes the record or raises

@@ -32,6 +32,59 @@ enum {
 						 * goes to Intel PT (20.5.5.2) */
 };
 
+/* Architectural LBRs (SDM Vol. 3 "Last Branch Records", architectural
+ * LBR MSRs; docs/decisions.md D63): the control, the depth, and entry x's
+ * FROM, TO and INFO at base + x. */
+enum {
+	RTIT_MSR_IA32_LBR_CTL = 0x14CE,
+	RTIT_MSR_IA32_LBR_DEPTH = 0x14CF,
+	RTIT_MSR_IA32_LBR_0_INFO = 0x1200,
+	RTIT_MSR_IA32_LBR_0_FROM_IP = 0x1500,
+	RTIT_MSR_IA32_LBR_0_TO_IP = 0x1600
+};
+
+/* The deepest LBR stack rtitsim offers (CPUID.1CH:EAX[7:0] would report
+ * depths 8, 16, 24 and 32). */
+#define RTIT_LBR_MAX_DEPTH 32
+
+/* IA32_LBR_CTL: LBREn, OS (CPL 0), USR (CPL > 0), CALL_STACK (not
+ * modelled: #GP), and one filter bit per branch type (the branch is
+ * recorded when its type's bit is set). */
+enum {
+	RTIT_LBR_CTL_EN = 1u << 0,
+	RTIT_LBR_CTL_OS = 1u << 1,
+	RTIT_LBR_CTL_USR = 1u << 2,
+	RTIT_LBR_CTL_CALL_STACK = 1u << 3,
+	RTIT_LBR_CTL_JCC = 1u << 16,
+	RTIT_LBR_CTL_REL_JMP = 1u << 17,
+	RTIT_LBR_CTL_IND_JMP = 1u << 18,
+	RTIT_LBR_CTL_REL_CALL = 1u << 19,
+	RTIT_LBR_CTL_IND_CALL = 1u << 20,
+	RTIT_LBR_CTL_RETURN = 1u << 21,
+	RTIT_LBR_CTL_OTHER_BRANCH = 1u << 22,
+	RTIT_LBR_CTL_FILTERS = 0x7fu << 16
+};
+
+/* IA32_LBR_x_INFO: the cycles since the previous entry (saturating), the
+ * branch type, and the flags. */
+#define RTIT_LBR_INFO_CYC_CNT 0xffffull
+#define RTIT_LBR_INFO_BR_TYPE_SHIFT 56
+#define RTIT_LBR_INFO_CYC_CNT_VALID (1ull << 60)
+#define RTIT_LBR_INFO_TSX_ABORT (1ull << 61)
+#define RTIT_LBR_INFO_IN_TSX (1ull << 62)
+#define RTIT_LBR_INFO_MISPRED (1ull << 63)
+
+/* IA32_LBR_x_INFO.BR_TYPE; OTHER_BRANCH is 1xxxb, rtitsim writes 1000b. */
+enum rtit_lbr_br_type {
+	RTIT_LBR_BR_JCC = 0,
+	RTIT_LBR_BR_NEAR_IND_JMP = 1,
+	RTIT_LBR_BR_NEAR_REL_JMP = 2,
+	RTIT_LBR_BR_NEAR_IND_CALL = 3,
+	RTIT_LBR_BR_NEAR_REL_CALL = 4,
+	RTIT_LBR_BR_NEAR_RET = 5,
+	RTIT_LBR_BR_OTHER = 8
+};
+
 /* The counter width (CPUID.0AH:EAX[23:16]) rtitsim reports. */
 #define RTIT_PMU_CTR_BITS 48
 
@@ -77,13 +130,16 @@ struct rtit_pebs_item {
 	uint64_t value;
 };
 
-/* At most 18 GPRs + 3 Basic + 4 Memory + 32 XMM items. */
-#define RTIT_PEBS_MAX_ITEMS 57
+/* At most 18 GPRs + 3 Basic + 4 Memory + 32 XMM + 3 x 32 LBR items. */
+#define RTIT_PEBS_MAX_ITEMS (57 + 3 * RTIT_LBR_MAX_DEPTH)
 
 /*
  * The items of record @p in the order they go into the trace (D54): the
  * blocks by ascending BBP type, as Table 33-47 lists them (GPRs, Basic,
- * Memory, XMM), each block's items by ascending ID.  In 32-bit mode the
+ * Memory, LBR, XMM), each block's items by ascending ID; the LBR
+ * entries, youngest first, three items each (FROM_IP, TO_IP, INFO), fill
+ * LBR Block 0, 1 and 2 with 32 items each (LBR_1's first item is
+ * LBR[TOS-10]_INFO).  In 32-bit mode the
  * GPR block has 4-byte items (BBP.SZ=1) and no R8-R15; every other block
  * has 8-byte items (IPs, the TSC, addresses and XMM quadwords are 64-bit
  * values).  Returns the count.
@@ -106,6 +162,10 @@ static inline size_t rtit_pebs_items(const struct rtit_sim_pebs *p,
 	if (p->groups & RTIT_PEBS_G_MEM)
 		for (unsigned i = 0; i < 4; i++)
 			out[n++] = (struct rtit_pebs_item){ rtit_pt_bbp_pebs_mem, (uint8_t)i, 0, p->mem[i] };
+	if (p->groups & RTIT_PEBS_G_LBR)
+		for (unsigned i = 0; i < 3u * p->nlbr; i++)
+			out[n++] = (struct rtit_pebs_item){ (uint8_t)(rtit_pt_bbp_lbr0 + i / 32),
+							    (uint8_t)(i % 32), 0, p->lbr[i] };
 	if (p->groups & RTIT_PEBS_G_XMM)
 		for (unsigned i = 0; i < 32; i++)
 			out[n++] = (struct rtit_pebs_item){ rtit_pt_bbp_xmm, (uint8_t)i, 0, p->xmm[i] };

@@ -398,7 +398,7 @@ enum {
 	RTIT_PEBS_G_MEM = 1u << 0,	/* Memory Info */
 	RTIT_PEBS_G_GPR = 1u << 1,	/* general-purpose registers */
 	RTIT_PEBS_G_XMM = 1u << 2,	/* XMM0-15 */
-	RTIT_PEBS_G_LBR = 1u << 3	/* LBRs (not modelled: #GP) */
+	RTIT_PEBS_G_LBR = 1u << 3	/* LBRs (D63) */
 };
 
 /*
@@ -421,6 +421,11 @@ struct rtit_sim_pebs {
 	 * MemAccessLatency, TSXAuxInfo (fixed values, docs/sim.md) */
 	uint64_t mem[4];
 	uint64_t xmm[32];	/* XMMn_Q0, XMMn_Q1 for n = 0..15 */
+	/* LBRs: FROM_IP, TO_IP, INFO of LBR[TOS-0] (the youngest), then
+	 * LBR[TOS-1]...; nlbr entries (IA32_PEBS_DATA_CFG bits 31:24 + 1;
+	 * those beyond IA32_LBR_DEPTH, or never written, are 0) */
+	uint64_t lbr[96];
+	uint8_t nlbr;
 	uint8_t groups;		/* RTIT_PEBS_G_* written (IA32_PEBS_DATA_CFG) */
 	uint8_t mode;		/* 32 or 64: the mode at the record */
 };

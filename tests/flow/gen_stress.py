@@ -576,6 +576,15 @@ if pebs:
     cfg.append("msr IA32_PEBS_ENABLE = 0x2000000000000001")
     cfg.append("msr IA32_PERFEVTSEL0 = 0x%x" % (0x4000c0 | prnd.choice([0x10000, 0x20000, 0x30000])))
     cfg.append("msr IA32_PERF_GLOBAL_CTRL = 0x1")
+    # architectural LBRs in half of them (D63): random filters, depth and
+    # number of entries a record takes; a generator of their own
+    lrnd = random.Random(seed * 1299743 + 17)
+    if lrnd.random() < 0.5:
+        cfg.append("msr IA32_LBR_CTL = 0x%x" % (1 | lrnd.choice([2, 4, 6]) << 0 |
+                                                 lrnd.randint(1, 0x7f) << 16))
+        cfg.append("msr IA32_LBR_DEPTH = %d" % lrnd.choice([8, 16, 24, 32]))
+        cfg.append("msr IA32_PEBS_DATA_CFG = 0x%x" % (lrnd.choice([0, 1, 2, 4, 7]) | 8 |
+                                                       lrnd.randint(0, 31) << 24))
 if sgx:
     cfg.append("enclave base=encl0 size=0x2000 tcs=tcs0 oentry=0 debug=%d" % sgx_debug)
 cfg.append("end-at done")

@@ -11,7 +11,8 @@
  * R8-R15 (IDs 0-17); PEBS Basic (04h) Instruction Pointer, Applicable
  * Counters, Timestamp (0-2); PEBS Memory (05h) MemAccessAddress,
  * MemAuxInfo, MemAccessLatency, TSXAuxInfo (0-3); XMM (10h) XMMn_Q0/Q1 at
- * 2n/2n+1.  As in test_pt_tsx.c, code lives in 0x1000-0x1fff after a
+ * 2n/2n+1; LBR_0..2 (08h-0Ah) LBR[TOS-k] FROM_IP, TO_IP, INFO at 3k,
+ * 3k+1, 3k+2, 32 a block.  As in test_pt_tsx.c, code lives in 0x1000-0x1fff after a
  * TIP.PGE(0x1000), so a FUP is 3D lo hi (IPBytes 001b, Table 33-18).
  */
 #include "pt_harness.h"
@@ -175,6 +176,44 @@ Test(pebs, all_groups_in_table_order)
 	cr_expect_eq(b[k + 2], 0x3d);
 	cr_expect_eq(h.n - n, k + 5);
 	cr_expect_eq(h.types[h.ntypes - 1], RTIT_PT_FUP);
+}
+
+/* LBRs (Table 33-47 "LBR_0".."LBR_2", D63): three items an entry
+ * (FROM_IP, TO_IP, INFO), 32 items a block, so 11 entries fill LBR Block 0
+ * (BBP type 08h, IDs 00h-1Fh: LBR[TOS-0]_FROM_IP to LBR[TOS-10]_TO_IP)
+ * and open LBR Block 1 (09h) with LBR[TOS-10]_INFO at ID 00h; LBR blocks
+ * come after Basic (04h) and before XMM (10h). */
+Test(pebs, lbr_entries_fill_blocks_0_and_1)
+{
+	struct rtit_sim_pebs p = basic;
+	size_t n = start(PT_CTL_ON, 0x1000), k;
+
+	p.groups = RTIT_PEBS_G_LBR;
+	p.nlbr = 11;
+	for (unsigned i = 0; i < 33; i++)
+		p.lbr[i] = 0x100 + i;
+	px_op(&h, 0x1002, 2);
+	n = h.n;
+	pebs(0x1004, &p);
+	const uint8_t *b = h.out + n;
+	k = 3 + 3 * 9;	/* BBP 02 63 04 and the three Basic BIPs */
+	cr_assert_eq(b[k], 0x02);
+	cr_assert_eq(b[k + 1], 0x63);
+	cr_assert_eq(b[k + 2], 0x08, "LBR Block 0");
+	k += 3;
+	for (unsigned i = 0; i < 32; i++, k += 9) {
+		cr_assert_eq(b[k], (uint8_t)(i << 3 | 4), "item %u header", i);
+		cr_assert_eq(b[k + 1], (uint8_t)(i & 0xff), "item %u low byte", i);
+		cr_assert_eq(b[k + 2], 0x01, "item %u second byte", i);
+	}
+	static const uint8_t tail[] = {
+		0x02, 0x63, 0x09,				/* LBR Block 1 */
+		0x04, 0x20, 0x01, 0, 0, 0, 0, 0, 0,		/* ID 0: LBR[TOS-10]_INFO */
+		0x02, 0xb3,					/* BEP IP=1 */
+		0x3d, 0x04, 0x10,				/* FUP 0x1004 */
+	};
+	cr_assert_eq(h.n - n, k + sizeof(tail));
+	cr_expect_eq(memcmp(b + k, tail, sizeof(tail)), 0);
 }
 
 /* No CYC goes with the block: BBP, BIP and BEP are not CYC-eligible

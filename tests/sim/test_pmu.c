@@ -58,6 +58,7 @@ struct msr_set {
 struct pmu_opts {
 	int mode, cpl, deliver;
 	bool pmu_off;
+	bool handlers;		/* vector 0x21's handler at the label h_21 */
 	const struct msr_set *msrs;	/* presets, ended by msr 0 */
 };
 
@@ -80,6 +81,9 @@ static void pmu_run(struct pmu_run *t, const char *src, const struct pmu_opts *o
 	cr_assert_eq(rtit_sim_load_asm(sim, src, 0x401000, "test.s", 0), 0, "%s", rtit_sim_errmsg(sim));
 	if (rtit_sim_symbol(sim, "done", &t->sym_done) == 0)
 		rtit_sim_set_end(sim, t->sym_done);
+	uint64_t h;
+	if (o->handlers && rtit_sim_symbol(sim, "h_21", &h) == 0)
+		cr_assert_eq(rtit_sim_set_handler(sim, 0x21, h), 0);
 	for (const struct msr_set *m = o->msrs; m && m->msr; m++)
 		cr_assert_eq(rtit_sim_msr_preset(sim, m->msr, m->v), 0, "preset 0x%x = 0x%llx",
 			     m->msr, (unsigned long long)m->v);
@@ -334,9 +338,19 @@ Test(sim_pmu, gp_on_invalid_values)
 		{ RTIT_MSR_IA32_PEBS_ENABLE, 3ull << RTIT_PEBS_OUTPUT_SHIFT },	/* 11b */
 		{ RTIT_MSR_IA32_PEBS_ENABLE, 2 },	/* PMC1: no such counter */
 		{ RTIT_MSR_IA32_PEBS_ENABLE, 1ull << 32 },
-		{ RTIT_MSR_IA32_PEBS_DATA_CFG, RTIT_PEBS_G_LBR },	/* no LBRs */
-		{ RTIT_MSR_IA32_PEBS_DATA_CFG, 3ull << RTIT_PEBS_CFG_LBR_SHIFT },
+		/* 32 LBR entries at most (31:24 = entries - 1, D63) */
+		{ RTIT_MSR_IA32_PEBS_DATA_CFG, RTIT_PEBS_G_LBR | 32ull << RTIT_PEBS_CFG_LBR_SHIFT },
 		{ RTIT_MSR_IA32_PEBS_DATA_CFG, 1ull << 4 },
+		{ RTIT_MSR_IA32_PEBS_DATA_CFG, 1ull << 32 },
+		/* IA32_LBR_CTL: the call-stack mode is not offered; bits 15:4,
+		 * 63:23 reserved */
+		{ RTIT_MSR_IA32_LBR_CTL, RTIT_LBR_CTL_EN | RTIT_LBR_CTL_CALL_STACK },
+		{ RTIT_MSR_IA32_LBR_CTL, 1ull << 4 },
+		{ RTIT_MSR_IA32_LBR_CTL, 1ull << 23 },
+		/* IA32_LBR_DEPTH: 8, 16, 24 or 32 */
+		{ RTIT_MSR_IA32_LBR_DEPTH, 0 },
+		{ RTIT_MSR_IA32_LBR_DEPTH, 12 },
+		{ RTIT_MSR_IA32_LBR_DEPTH, 40 },
 		{ RTIT_MSR_IA32_A_PMC0, 1ull << 48 },
 		{ RTIT_MSR_RELOAD_PMC0, 1ull << 63 },
 		{ RTIT_MSR_IA32_PERFEVTSEL0, 1ull << 32 },
@@ -357,12 +371,134 @@ Test(sim_pmu, gp_on_invalid_values)
 	cr_expect_eq(rtit_sim_msr_preset(sim, RTIT_MSR_IA32_PEBS_ENABLE,
 					 RTIT_PEBS_OUTPUT_PT | RTIT_PEBS_PMI_EACH | RTIT_PEBS_EN_PMC0), 0);
 	cr_expect_eq(rtit_sim_msr_preset(sim, RTIT_MSR_IA32_PEBS_DATA_CFG, 7), 0);
+	cr_expect_eq(rtit_sim_msr_preset(sim, RTIT_MSR_IA32_PEBS_DATA_CFG,
+					 0xf | 31ull << RTIT_PEBS_CFG_LBR_SHIFT), 0);
+	cr_expect_eq(rtit_sim_msr_preset(sim, RTIT_MSR_IA32_LBR_CTL,
+					 RTIT_LBR_CTL_EN | RTIT_LBR_CTL_OS | RTIT_LBR_CTL_USR |
+					 RTIT_LBR_CTL_FILTERS), 0);
+	for (uint64_t d = 8; d <= 32; d += 8)
+		cr_expect_eq(rtit_sim_msr_preset(sim, RTIT_MSR_IA32_LBR_DEPTH, d), 0, "depth %llu",
+			     (unsigned long long)d);
 	rtit_sim_free(sim);
 	cfg.pmu = false;
 	cr_assert_eq(rtit_sim_new(&sim, &cfg), 0);
 	cr_expect_lt(rtit_sim_msr_preset(sim, RTIT_MSR_IA32_PEBS_ENABLE, 0), 0);
 	cr_expect_lt(rtit_sim_msr_preset(sim, RTIT_MSR_IA32_A_PMC0, 0), 0);
+	cr_expect_lt(rtit_sim_msr_preset(sim, RTIT_MSR_IA32_LBR_CTL, 0), 0);
 	rtit_sim_free(sim);
+}
+
+/* ---- Architectural LBRs (D63) ----
+ * The program, its addresses from the encodings (Vol. 2: MOV r32, imm32
+ * 5 bytes, DEC r32 2, JNZ rel8 2, CALL rel32 5, JMP rel8 2, RET 1, LEA
+ * r64, [RIP + d32] 7, JMP r64 2, NOP 1) and, with CPI 1, the cycle count
+ * after each instruction = its number:
+ *   401000 mov ecx, 2 (1); 401005 dec ecx (2, 4); 401007 jnz 401005 (3:
+ *   taken, 5: not); 401009 call 401010 (6); 40100e jmp 401011 (8); 401010
+ *   ret (7); 401011 lea rax (9); 401018 jmp rax (10); 40101a nop (11: the
+ *   counter, at 2^48 - 11, overflows: the PEBS record). */
+static const char *lbr_prog =
+	P "mov ecx, 2\nl: dec ecx\njnz l\ncall f\njmp g\nf: ret\n"
+	"g: lea rax, [rip + h]\njmp rax\nh: nop\ndone: nop\n";
+
+#define LBR_INFO(cyc, type) ((uint64_t)(cyc) | (uint64_t)(type) << RTIT_LBR_INFO_BR_TYPE_SHIFT | \
+			     RTIT_LBR_INFO_CYC_CNT_VALID)
+#define LBR_ALL (RTIT_LBR_CTL_EN | RTIT_LBR_CTL_OS | RTIT_LBR_CTL_USR | RTIT_LBR_CTL_FILTERS)
+
+/* Every taken branch, youngest first (LBR[TOS-0]), with its type and the
+ * cycles since the entry before (since LBREn for the first); the untaken
+ * JNZ records nothing; the 6th entry asked for was never written: 0. */
+Test(sim_pmu, lbr_entries_youngest_first)
+{
+	static const struct msr_set m[] = {
+		{ RTIT_MSR_IA32_LBR_CTL, LBR_ALL },
+		ARM(CTR(11), CTR(100), RTIT_PEBS_G_LBR | 5ull << RTIT_PEBS_CFG_LBR_SHIFT), { 0, 0 } };
+	static const uint64_t want[18] = {
+		0x401018, 0x40101a, LBR_INFO(2, RTIT_LBR_BR_NEAR_IND_JMP),
+		0x40100e, 0x401011, LBR_INFO(1, RTIT_LBR_BR_NEAR_REL_JMP),
+		0x401010, 0x40100e, LBR_INFO(1, RTIT_LBR_BR_NEAR_RET),
+		0x401009, 0x401010, LBR_INFO(3, RTIT_LBR_BR_NEAR_REL_CALL),
+		0x401007, 0x401005, LBR_INFO(3, RTIT_LBR_BR_JCC),
+		0, 0, 0,
+	};
+	struct pmu_run t;
+
+	pmu_run(&t, lbr_prog, &(struct pmu_opts){ .msrs = m });
+	cr_assert_eq(t.npebs, 1);
+	cr_assert_eq(t.pebs[0].ip, 0x40101a, "eventing IP");
+	cr_assert_eq(t.pebs[0].nlbr, 6);
+	for (int i = 0; i < 18; i++)
+		cr_expect_eq(t.pebs[0].lbr[i], want[i], "item %d: 0x%llx, expected 0x%llx", i,
+			     (unsigned long long)t.pebs[0].lbr[i], (unsigned long long)want[i]);
+	/* the items: LBR Block 0, IDs 0..17 after the 3 Basic ones */
+	struct rtit_pebs_item it[RTIT_PEBS_MAX_ITEMS];
+	size_t n = rtit_pebs_items(&t.pebs[0], it);
+	cr_expect_eq(n, 3 + 18);
+	cr_expect_eq(it[3].type, rtit_pt_bbp_lbr0);
+	cr_expect_eq(it[20].id, 17);
+	long i = nth_pebs(&t, 0);
+	cr_expect_eq(t.recs[i].vector, RTIT_PEBS_G_LBR);
+	cr_expect_eq(t.recs[i].msr, rtit_pebs_digest(it, n));
+}
+
+/* The filters: JCC and RETURN only, and OS/USR on the CPL the branch ends
+ * in (CPL 0 here): the RET's cycle count runs from the JNZ's entry. */
+Test(sim_pmu, lbr_filters)
+{
+	static const struct msr_set jcc_ret[] = {
+		{ RTIT_MSR_IA32_LBR_CTL, RTIT_LBR_CTL_EN | RTIT_LBR_CTL_OS | RTIT_LBR_CTL_JCC |
+					 RTIT_LBR_CTL_RETURN },
+		ARM(CTR(11), CTR(100), RTIT_PEBS_G_LBR | 2ull << RTIT_PEBS_CFG_LBR_SHIFT), { 0, 0 } };
+	static const struct msr_set usr_only[] = {
+		{ RTIT_MSR_IA32_LBR_CTL, LBR_ALL & ~(uint64_t)RTIT_LBR_CTL_OS },
+		ARM(CTR(11), CTR(100), RTIT_PEBS_G_LBR | 2ull << RTIT_PEBS_CFG_LBR_SHIFT), { 0, 0 } };
+	static const struct msr_set depth8[] = {
+		{ RTIT_MSR_IA32_LBR_CTL, LBR_ALL }, { RTIT_MSR_IA32_LBR_DEPTH, 8 },
+		ARM(CTR(11), CTR(100), RTIT_PEBS_G_LBR | 9ull << RTIT_PEBS_CFG_LBR_SHIFT), { 0, 0 } };
+	struct pmu_run t;
+
+	pmu_run(&t, lbr_prog, &(struct pmu_opts){ .msrs = jcc_ret });
+	cr_assert_eq(t.npebs, 1);
+	cr_expect_eq(t.pebs[0].lbr[0], 0x401010);
+	cr_expect_eq(t.pebs[0].lbr[2], LBR_INFO(4, RTIT_LBR_BR_NEAR_RET));
+	cr_expect_eq(t.pebs[0].lbr[3], 0x401007);
+	cr_expect_eq(t.pebs[0].lbr[5], LBR_INFO(3, RTIT_LBR_BR_JCC));
+	cr_expect_eq(t.pebs[0].lbr[6], 0, "a third entry was never written");
+
+	pmu_run(&t, lbr_prog, &(struct pmu_opts){ .msrs = usr_only });
+	cr_assert_eq(t.npebs, 1);
+	for (int i = 0; i < 9; i++)
+		cr_expect_eq(t.pebs[0].lbr[i], 0, "USR only at CPL 0: nothing, item %d", i);
+
+	/* 10 entries asked of a stack 8 deep: the last two read 0 */
+	pmu_run(&t, lbr_prog, &(struct pmu_opts){ .msrs = depth8 });
+	cr_assert_eq(t.pebs[0].nlbr, 10);
+	cr_expect_eq(t.pebs[0].lbr[12], 0x401007, "the 5th entry");
+	for (int i = 15; i < 30; i++)
+		cr_expect_eq(t.pebs[0].lbr[i], 0, "item %d", i);
+}
+
+/* Far transfers and events are OTHER_BRANCH: INT 0x21 (from the INT to
+ * its handler) and its IRETQ (back past it). */
+Test(sim_pmu, lbr_other_branches)
+{
+	static const char *src = P "nop\nint 0x21\nnop\nnop\ndone: nop\n"
+				   ".org 0x40\nh_21: iretq\n";
+	static const struct msr_set m[] = {
+		{ RTIT_MSR_IA32_LBR_CTL, LBR_ALL },
+		ARM(CTR(4), CTR(100), RTIT_PEBS_G_LBR | 1ull << RTIT_PEBS_CFG_LBR_SHIFT), { 0, 0 } };
+	struct pmu_run t;
+
+	/* 401000 nop (1), 401001 int 0x21 (2) -> 401040, iretq (3) ->
+	 * 401003, 401003 nop (4): the record */
+	pmu_run(&t, src, &(struct pmu_opts){ .msrs = m, .handlers = true });
+	cr_assert_eq(t.npebs, 1);
+	cr_expect_eq(t.pebs[0].lbr[0], 0x401040);
+	cr_expect_eq(t.pebs[0].lbr[1], 0x401003);
+	cr_expect_eq(t.pebs[0].lbr[2] >> RTIT_LBR_INFO_BR_TYPE_SHIFT & 0xf, RTIT_LBR_BR_OTHER);
+	cr_expect_eq(t.pebs[0].lbr[3], 0x401001);
+	cr_expect_eq(t.pebs[0].lbr[4], 0x401040);
+	cr_expect_eq(t.pebs[0].lbr[5] >> RTIT_LBR_INFO_BR_TYPE_SHIFT & 0xf, RTIT_LBR_BR_OTHER);
 }
 
 /* A guest RDMSR of the counter reads it as counted so far: five NOPs
