@@ -157,11 +157,30 @@ fast_run(struct rtit_pktdec *d, struct rtit_pktdec_item *items, size_t cap, cons
 	while (it < it_end && pos <= end) {
 		const uint8_t *p = buf + pos;
 		const unsigned row = ccp << 8 | b0;
-		const unsigned size = tsize[row];
+		unsigned size = tsize[row];
 		const struct rtit_pktdec_fast *e = &tab[row];
-		uint64_t w, lo, hi;
+		uint64_t w, f, lo, hi;
 
 		__builtin_memcpy(&w, p + 1, 8);
+		f = w;		/* the fields' bytes */
+		if (!ccp_ctx && __builtin_expect(!size && e->second, 0)) {
+			/* Intel PT: the second byte names the packet. */
+			const unsigned row2 = (unsigned)e->second << 8 | (uint8_t)w;
+
+			/* Long TNT, Table 33-16: the highest set bit of
+			 * the payload is the stop bit; none below it is an
+			 * error (general path).  Masks, not a branch: Long
+			 * TNTs come at random among the packets of 0x02. */
+			const uint64_t pl = (w >> 8) & rtit_mask(8 * rtit_pt_pl_tnt64_size);
+			const unsigned n = rtit_msb(pl | 1);
+			uint64_t is_tnt;
+
+			size = tsize[row2];
+			e = &tab[row2];
+			is_tnt = -(uint64_t)e->tnt_msb;
+			f = (((pl & rtit_mask(n)) | (uint64_t)n << 56) & is_tnt) | (w & ~is_tnt);
+			size &= ~(unsigned)(is_tnt & -(uint64_t)(pl < 2));
+		}
 		if (__builtin_expect(!size || (w & e->slow_if) || (e->needs_ip & needs_slow), 0)) {
 			struct rtit_pkt_ctx ctx = d->ctx;
 			int ret;
@@ -182,8 +201,8 @@ fast_run(struct rtit_pktdec *d, struct rtit_pktdec_item *items, size_t cap, cons
 			it++;
 			continue;
 		}
-		lo = e->lo_const | (w & e->lo_mask) << e->lo_shl;
-		hi = e->hi_const | (w & e->hi_mask);
+		lo = e->lo_const | rtit_rotl64(f & e->lo_mask, e->lo_rot);
+		hi = e->hi_const | (f & e->hi_mask);
 		__builtin_memcpy(&it->pkt, &e->head, 8);
 		__builtin_memcpy((uint8_t *)&it->pkt.u, &lo, 8);
 		__builtin_memcpy((uint8_t *)&it->pkt.u + 8, &hi, 8);
