@@ -43,6 +43,7 @@ UNION_AT(ip_bit, 0);
 _Static_assert(sizeof(((struct rtit_packet *)0)->u) >= 16, "two words");
 _Static_assert(offsetof(struct rtit_packet, u) >= 8, "head: type and size in 8 bytes");
 _Static_assert(sizeof(struct rtit_pktdec_fast) == 64, "one cache line a row");
+_Static_assert(sizeof(struct rtit_pktdec_item) == 64, "one cache line an item (the batch call's stores)");
 
 /* The row being built: the table row and its size byte. */
 struct row {
