@@ -74,7 +74,8 @@ static void row_ccp_next(struct row row, bool cycle_acc)
 }
 
 /* An IP packet with @nbytes payload bytes: @keep = the last-IP bits the
- * IP keeps, @sext_bits = the width it is sign-extended from (0: none). */
+ * IP keeps, @sext_bits = the width the payload is sign-extended from (0:
+ * none; only where nothing is kept). */
 static void row_ip(struct row row, enum rtit_pkt_type type,
 		   uint8_t ipc, bool zext, unsigned nbytes, uint64_t keep,
 		   unsigned sext_bits)
@@ -116,7 +117,9 @@ static void build_rtit(struct rtit_pktdec_fast tab[rtit_pktdec_fast_tabs][256],
 			 * Table 18: CNT 00b/01b send LIP[15:0]/[31:0], the
 			 * rest matched from LAST_LIP (valid) or zero (Zext);
 			 * CNT 10b sends LIP[47:0]; CNT 11b is reserved.  The
-			 * 48-bit LIP is sign-extended (PACKETS.md 1.7). */
+			 * 48-bit LIP is sign-extended (PACKETS.md 1.7): the
+			 * fast path holds the last LIP so, the bits a
+			 * compressed IP keeps are all those above it. */
 			enum rtit_pkt_type type = fup_types[(b >> rtit_r_fup_event_shr) & rtit_r_fup_event_mask];
 			unsigned cnt = b & rtit_r_fup_cnt_mask;
 			bool zext = b & rtit_r_fup_zext;
@@ -125,8 +128,8 @@ static void build_rtit(struct rtit_pktdec_fast tab[rtit_pktdec_fast_tabs][256],
 			if (!type || nbytes < 0)
 				continue;
 			row_ip(r, type, (uint8_t)cnt, zext, (unsigned)nbytes,
-			       cnt == rtit_r_cnt_48 || zext ? 0 : rtit_mask(rtit_r_lip_bits) & ~rtit_mask(8u * (unsigned)nbytes),
-			       rtit_r_lip_bits);
+			       cnt == rtit_r_cnt_48 || zext ? 0 : ~rtit_mask(8u * (unsigned)nbytes),
+			       cnt == rtit_r_cnt_48 ? rtit_r_lip_bits : 0);
 			row_ccp_next(r, cycle_acc);	/* 4.2.15: every FUP and TIP */
 		} else if (b == rtit_r_tracestop) {
 			/* TraceSTOP (4.2.11): no CCP follows (4.2.15). */

@@ -64,8 +64,10 @@ enum { rtit_pktdec_bufsize = 1 << 16 };
  *                                      bytes, as stored);
  *   union bytes 0-7  = lo_const | rotl(w & lo_mask, lo_rot);
  *   union bytes 8-15 = hi_const | (w & hi_mask);
- *   its IP           = (last IP & ip_keep) | (union bytes 8-15 & ip_load),
- *                      sign-extended from bit 63 - sext_shl;
+ *   its IP           = (last IP & ip_keep) | (union bytes 8-15 & ip_load
+ *                      sign-extended from bit 63 - sext_shl), with the
+ *                      last IP held sign-extended (RTIT: from LIP bit 47),
+ *                      so one AND and one OR link an IP to the next;
  * so decoding it takes no branch on its type.  The packet's size is in a
  * separate byte table (struct rtit_pktdec's fast_size: the one load on the
  * critical path from a packet to the next); size 0 there, needs_ip while
