@@ -34,9 +34,10 @@
  *           fast path) and read by the timed runs' consumer;
  *   item32  the same with a 32-byte item (4 stores);
  *   walkw+item  the two together: the fast path minus the decoding.
- * Sizes the first-byte table leaves to the general decoder come from the
- * stored ones (a decode before the timing).  Streams without a CCP context
- * (RTIT and Intel PT).
+ * The walks' table is the stream's own: a first byte's packet size where
+ * all its packets have one; the others (Intel PT's 0x02 packets, CYCs with
+ * Exp) take the size a decode stored per offset before the timing, one
+ * more dependent load.  Streams without a CCP context (RTIT and Intel PT).
  */
 #include <inttypes.h>
 #include <stddef.h>
