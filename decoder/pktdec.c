@@ -114,6 +114,19 @@ static inline bool neutral(enum rtit_pkt_type t)
 	return !rtit_pkt_has_ip(t) && t != RTIT_R_PSB && t != RTIT_PT_PSB && t != RTIT_PT_BBP;
 }
 
+/* An item's ip_status and last_ip_valid, with the padding after them, in
+ * one 8-byte store. */
+static inline void status_store(struct rtit_pktdec_item *it, int status, bool valid)
+{
+	_Static_assert(offsetof(struct rtit_pktdec_item, last_ip_valid) ==
+		       offsetof(struct rtit_pktdec_item, ip_status) + 4 &&
+		       offsetof(struct rtit_pktdec_item, ip_status) + 8 == sizeof(*it),
+		       "ip_status, last_ip_valid and padding end the item");
+	uint64_t v = (uint32_t)status | (uint64_t)valid << 32;
+
+	__builtin_memcpy((uint8_t *)it + offsetof(struct rtit_pktdec_item, ip_status), &v, 8);
+}
+
 /*
  * The fast path: the packets of the first-byte table (pktdec_fast.c), one
  * after the other, with no branch on the packet type (a random mix of
@@ -124,91 +137,153 @@ static inline bool neutral(enum rtit_pkt_type t)
  * IP, not a PSB, not a BBP); the fast path stops before any other (an IP
  * packet the table cannot reconstruct, a PSB, an error), and before
  * Intel PT blocks.  Returns the number decoded.  The state lives in locals
- * while it runs.  @track: reconstruct IPs (a constant at each call).
+ * while it runs.  @track: reconstruct IPs; @known: the last IP is known
+ * (else the run stops after the packet that makes it known: from then on
+ * no packet needs the check); @ccp_ctx: RTIT cycle-accurate, the row
+ * depends on the CCP context (constants at each call).
+ *
+ * The next packet's first byte is taken from the payload word already
+ * loaded (it is byte size-1 of w when the packet has at most 8 bytes), not
+ * loaded again from the buffer: what links one packet to the next is then
+ * one table load and a shift, not two dependent loads (D29).
  */
 static inline __attribute__((always_inline)) size_t
-fast_run(struct rtit_pktdec *d, struct rtit_pktdec_item *items, size_t cap, const bool track)
+fast_run(struct rtit_pktdec *d, struct rtit_pktdec_item *items, size_t cap, const bool track,
+	 const bool known, const bool ccp_ctx)
 {
 	const uint8_t *buf = d->buf;
-	const uint64_t lip_mask = d->cfg.dialect == RTIT_DIALECT_RTIT
-		? rtit_mask(rtit_r_lip_bits) : ~0ull;
-	uint64_t last = d->lip.ip, base = d->base;
-	bool valid = d->lip.valid;
+	const struct rtit_pktdec_fast *tab = d->fast[0];
+	const uint8_t *tsize = d->fast_size[0];
+	const bool rtit = d->cfg.dialect == RTIT_DIALECT_RTIT;
+	const uint64_t lip_mask = rtit ? rtit_mask(rtit_r_lip_bits) : ~0ull;
+	/* The last IP sign-extended (the rows' rule, pktdec.h). */
+	uint64_t last = rtit ? rtit_sext(d->lip.ip, rtit_r_lip_bits) : d->lip.ip;
+	uint64_t base = d->base;
+	bool valid = known || d->lip.valid;
 	/* IPs compressed against an unknown last IP go the general way. */
-	uint8_t needs_slow = track && !valid;
-	unsigned ccp = d->ctx.expect_ccp;
+	const uint8_t needs_slow = track && !known;
+	unsigned ccp = ccp_ctx ? d->ctx.expect_ccp : 0;
 	size_t pos = d->pos, end;
 	struct rtit_pktdec_item *it = items, *it_end = items + cap;
+	unsigned b0;
 
 	if (d->general_only || d->ctx.in_block || d->len < max_packet)
 		return 0;
 	end = d->len - max_packet;
+	b0 = pos <= end ? buf[pos] : 0;
 	while (it < it_end && pos <= end) {
-		const uint8_t *p = buf + pos;
-		const uint8_t b0 = p[0];
-		const unsigned size = d->fast_size[ccp][b0];
-		const struct rtit_pktdec_fast *e = &d->fast[ccp][b0];
-		uint64_t w, lo, hi;
+		/* No packet is longer than max_packet: this many packets
+		 * start at or before end, one bound to check a packet. */
+		const size_t room = (end - pos) / max_packet + 1;
+		struct rtit_pktdec_item *const stop =
+			(size_t)(it_end - it) > room ? it + room : it_end;
 
-		__builtin_memcpy(&w, p + 1, 8);
-		if (__builtin_expect(!size || (w & e->slow_if) || (e->needs_ip & needs_slow), 0)) {
-			struct rtit_pkt_ctx ctx = d->ctx;
-			int ret;
+		while (it < stop) {
+			const uint8_t *p = buf + pos;
+			const unsigned row = ccp << 8 | b0;
+			unsigned size = tsize[row];
+			const struct rtit_pktdec_fast *e = &tab[row];
+			uint64_t w, f, lo, hi;
 
-			ctx.expect_ccp = ccp;
-			ret = rtit_pkt_decode(&ctx, p, d->len - pos, &it->pkt, NULL);
-			if (ret <= 0 || !neutral(it->pkt.type))
-				break;
-			rtit_pkt_ctx_on_packet(&ctx, &it->pkt);
-			ccp = ctx.expect_ccp;
+			__builtin_memcpy(&w, p + 1, 8);
+			f = w;		/* the fields' bytes */
+			if (!ccp_ctx && __builtin_expect(!size && e->second, 0)) {
+				/* Intel PT: the second byte names the packet. */
+				const unsigned row2 = (unsigned)e->second << 8 | (uint8_t)w;
+
+				/* Long TNT, Table 33-16: the highest set bit of
+				 * the payload is the stop bit; none below it is an
+				 * error (general path).  Masks, not a branch: Long
+				 * TNTs come at random among the packets of 0x02. */
+				const uint64_t pl = (w >> 8) & rtit_mask(8 * rtit_pt_pl_tnt64_size);
+				const unsigned n = rtit_msb(pl | 1);
+				uint64_t is_tnt;
+
+				size = tsize[row2];
+				e = &tab[row2];
+				is_tnt = -(uint64_t)e->tnt_msb;
+				f = (((pl & rtit_mask(n)) | (uint64_t)n << 56) & is_tnt) | (w & ~is_tnt);
+				size &= ~(unsigned)(is_tnt & -(uint64_t)(pl < 2));
+			}
+			if (__builtin_expect(!size || (w & e->slow_if) || (e->needs_ip & needs_slow), 0)) {
+				struct rtit_pkt_ctx ctx = d->ctx;
+				int ret;
+
+				ctx.expect_ccp = ccp;
+				ret = rtit_pkt_decode(&ctx, p, d->len - pos, &it->pkt, NULL);
+				if (ret <= 0 || !neutral(it->pkt.type))
+					goto out;
+				rtit_pkt_ctx_on_packet(&ctx, &it->pkt);
+				ccp = ccp_ctx ? ctx.expect_ccp : 0;
+				it->offset = base + pos;
+				it->raw = p;
+				it->ip = it->last_ip = 0;
+				status_store(it, 0, false);
+				pos += (size_t)ret;
+				b0 = pos <= end ? buf[pos] : 0;
+				it++;
+				continue;
+			}
+			lo = e->lo_const | rtit_rotl64(f & e->lo_mask, e->lo_rot);
+			hi = e->hi_const | (f & e->hi_mask);
+			__builtin_memcpy(&it->pkt, &e->head, 8);
+			__builtin_memcpy((uint8_t *)&it->pkt.u, &lo, 8);
+			__builtin_memcpy((uint8_t *)&it->pkt.u + 8, &hi, 8);
 			it->offset = base + pos;
 			it->raw = p;
-			it->ip = it->last_ip = 0;
-			it->last_ip_valid = false;
-			it->ip_status = 0;
-			pos += (size_t)ret;
-			it++;
-			continue;
-		}
-		lo = e->lo_const | (w & e->lo_mask) << e->lo_shl;
-		hi = e->hi_const | (w & e->hi_mask);
-		__builtin_memcpy(&it->pkt, &e->head, 8);
-		__builtin_memcpy((uint8_t *)&it->pkt.u, &lo, 8);
-		__builtin_memcpy((uint8_t *)&it->pkt.u + 8, &hi, 8);
-		it->offset = base + pos;
-		it->raw = p;
-		if (track) {
-			/* The IP packets' rule, as track_ip() and
-			 * rtit_last_ip_expand(): masks instead of branches. */
-			uint64_t ip = (last & e->ip_keep) | (hi & e->ip_load);
+			if (track) {
+				/* The IP packets' rule, as track_ip() and
+				 * rtit_last_ip_expand(): masks instead of branches. */
+				uint64_t x = hi & e->ip_load;
+				uint64_t ip = (last & e->ip_keep) |
+					(uint64_t)((int64_t)(x << e->sext_shl) >> e->sext_shl);
 
-			ip = (uint64_t)((int64_t)(ip << e->sext_shl) >> e->sext_shl);
-			it->ip = ip & e->ip_load;
-			it->last_ip = last & -(uint64_t)e->is_ip;
-			it->last_ip_valid = valid & e->is_ip;
-			it->ip_status = e->ip_status;
-			last = ip & lip_mask;
-			valid |= e->ip_load & 1;
-			needs_slow = !valid;
-		} else {
-			it->ip = it->last_ip = 0;
-			it->last_ip_valid = false;
-			it->ip_status = 0;
+				it->ip = ip & e->ip_load;
+				it->last_ip = last & lip_mask & -(uint64_t)e->is_ip;
+				status_store(it, e->ip_status, valid & e->is_ip);
+				last = ip;
+				valid |= e->ip_load & 1;
+			} else {
+				it->ip = it->last_ip = 0;
+				status_store(it, 0, false);
+			}
+			if (ccp_ctx)
+				ccp = e->next_ccp;
+			pos += size;
+			it++;
+			if (__builtin_expect(size <= sizeof(w), 1))
+				b0 = (uint8_t)(w >> (8 * size - 8));
+			else
+				b0 = pos <= end ? buf[pos] : 0;
+			if (track && !known && valid)
+				goto out;
 		}
-		ccp = e->next_ccp;
-		pos += size;
-		it++;
 	}
+out:
 	d->pos = pos;
-	d->lip.ip = last;
+	d->lip.ip = last & lip_mask;
 	d->lip.valid = valid;
-	d->ctx.expect_ccp = ccp;
+	d->ctx.expect_ccp = ccp_ctx ? ccp : d->ctx.expect_ccp;
 	return (size_t)(it - items);
 }
 
 static size_t fast(struct rtit_pktdec *d, struct rtit_pktdec_item *items, size_t cap)
 {
-	return d->cfg.no_ip ? fast_run(d, items, cap, false) : fast_run(d, items, cap, true);
+	/* The RTIT CCP context (rtit_pkt_ctx_init: cycle_acc is RTIT only). */
+	const bool ccp = d->ctx.cycle_acc;
+	size_t n = 0;
+
+	if (d->cfg.no_ip)
+		return ccp ? fast_run(d, items, cap, false, false, true)
+			: fast_run(d, items, cap, false, false, false);
+	if (!d->lip.valid) {
+		n = ccp ? fast_run(d, items, cap, true, false, true)
+			: fast_run(d, items, cap, true, false, false);
+		if (!d->lip.valid || n == cap)
+			return n;
+	}
+	return n + (ccp ? fast_run(d, items + n, cap - n, true, true, true)
+		    : fast_run(d, items + n, cap - n, true, true, false));
 }
 
 /* One packet by the general decoder (packet_decode.c) from the buffered

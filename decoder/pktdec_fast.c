@@ -36,9 +36,14 @@ UNION_AT(mtc.rng, 1);
 UNION_AT(cyc.value, 0);
 UNION_AT(cyc.nbytes, 8);
 UNION_AT(tsc, 0);
+UNION_AT(mode.bits, 0);
+UNION_AT(cbr, 0);
+UNION_AT(vmcs, 0);
+UNION_AT(ip_bit, 0);
 _Static_assert(sizeof(((struct rtit_packet *)0)->u) >= 16, "two words");
 _Static_assert(offsetof(struct rtit_packet, u) >= 8, "head: type and size in 8 bytes");
 _Static_assert(sizeof(struct rtit_pktdec_fast) == 64, "one cache line a row");
+_Static_assert(sizeof(struct rtit_pktdec_item) == 64, "one cache line an item (the batch call's stores)");
 
 /* The row being built: the table row and its size byte. */
 struct row {
@@ -69,7 +74,8 @@ static void row_ccp_next(struct row row, bool cycle_acc)
 }
 
 /* An IP packet with @nbytes payload bytes: @keep = the last-IP bits the
- * IP keeps, @sext_bits = the width it is sign-extended from (0: none). */
+ * IP keeps, @sext_bits = the width the payload is sign-extended from (0:
+ * none; only where nothing is kept). */
 static void row_ip(struct row row, enum rtit_pkt_type type,
 		   uint8_t ipc, bool zext, unsigned nbytes, uint64_t keep,
 		   unsigned sext_bits)
@@ -86,8 +92,8 @@ static void row_ip(struct row row, enum rtit_pkt_type type,
 }
 
 /* RTIT, Figure 2 (the first-byte map). */
-static void build_rtit(struct rtit_pktdec_fast tab[2][256], uint8_t size[2][256],
-		       bool cycle_acc)
+static void build_rtit(struct rtit_pktdec_fast tab[rtit_pktdec_fast_tabs][256],
+		       uint8_t size[rtit_pktdec_fast_tabs][256], bool cycle_acc)
 {
 	static const enum rtit_pkt_type fup_types[8] = {
 		[rtit_r_ev_pge] = RTIT_R_FUP_PGE, [rtit_r_ev_pgd] = RTIT_R_FUP_PGD,
@@ -111,7 +117,9 @@ static void build_rtit(struct rtit_pktdec_fast tab[2][256], uint8_t size[2][256]
 			 * Table 18: CNT 00b/01b send LIP[15:0]/[31:0], the
 			 * rest matched from LAST_LIP (valid) or zero (Zext);
 			 * CNT 10b sends LIP[47:0]; CNT 11b is reserved.  The
-			 * 48-bit LIP is sign-extended (PACKETS.md 1.7). */
+			 * 48-bit LIP is sign-extended (PACKETS.md 1.7): the
+			 * fast path holds the last LIP so, the bits a
+			 * compressed IP keeps are all those above it. */
 			enum rtit_pkt_type type = fup_types[(b >> rtit_r_fup_event_shr) & rtit_r_fup_event_mask];
 			unsigned cnt = b & rtit_r_fup_cnt_mask;
 			bool zext = b & rtit_r_fup_zext;
@@ -120,8 +128,8 @@ static void build_rtit(struct rtit_pktdec_fast tab[2][256], uint8_t size[2][256]
 			if (!type || nbytes < 0)
 				continue;
 			row_ip(r, type, (uint8_t)cnt, zext, (unsigned)nbytes,
-			       cnt == rtit_r_cnt_48 || zext ? 0 : rtit_mask(rtit_r_lip_bits) & ~rtit_mask(8u * (unsigned)nbytes),
-			       rtit_r_lip_bits);
+			       cnt == rtit_r_cnt_48 || zext ? 0 : ~rtit_mask(8u * (unsigned)nbytes),
+			       cnt == rtit_r_cnt_48 ? rtit_r_lip_bits : 0);
 			row_ccp_next(r, cycle_acc);	/* 4.2.15: every FUP and TIP */
 		} else if (b == rtit_r_tracestop) {
 			/* TraceSTOP (4.2.11): no CCP follows (4.2.15). */
@@ -155,13 +163,101 @@ static void build_rtit(struct rtit_pktdec_fast tab[2][256], uint8_t size[2][256]
 			continue;
 		row_fixed(r, RTIT_R_CCP, ccnt, b >> rtit_r_ccp_shl, ccnt);
 		r.r->lo_mask = rtit_mask(8 * (ccnt - 1));
-		r.r->lo_shl = 8 - rtit_r_ccp_shl;
+		r.r->lo_rot = 8 - rtit_r_ccp_shl;
 	}
+}
+
+/* Intel PT: the tables of the packets the second byte names. */
+enum { pt_tab_ext = 1, pt_tab_mode = 2 };
+
+/* A field of the payload after the second byte: w's bytes from 1 on, so
+ * the union word gets them rotated right by a byte (and left by @shl). */
+static void row_ext_field(struct row row, unsigned nbytes, unsigned skip_bits, unsigned shl)
+{
+	row.r->lo_mask = rtit_mask(8 * (1 + nbytes)) & ~rtit_mask(8 + skip_bits);
+	row.r->lo_rot = (uint8_t)((64 - 8 - skip_bits + shl) & 63);
+}
+
+/* The packets after 0x02 (33.4.2, Table 33-16 to 33-51) the fast path
+ * decodes, in the general decoder's order (pt_decode_ext): PTW (its 8-byte
+ * payload outruns w), MNT (a third opcode byte), TMA, MWAIT, PWRE, PWRX,
+ * CFE and EVD (fields across bytes) stay general, as do PSB (it resets the
+ * last IP) and BBP (it opens a block). */
+static void build_pt_ext(struct row r, uint8_t b1)
+{
+	if ((b1 & rtit_pt_ext_ptw_mask) == rtit_pt_ext_ptw)
+		return;
+	switch (b1 & rtit_pt_ext_ip_mask) {
+	case rtit_pt_ext_exstop:
+		/* EXSTOP (Table 33-41): IP in bit 7. */
+		row_fixed(r, RTIT_PT_EXSTOP, rtit_pt_exstop_size, (b1 & rtit_pt_ext_ip) != 0, 0);
+		return;
+	case rtit_pt_ext_bep:
+		/* BEP (Table 33-48): IP in bit 7. */
+		row_fixed(r, RTIT_PT_BEP, rtit_pt_bep_size, (b1 & rtit_pt_ext_ip) != 0, 0);
+		return;
+	default:
+		break;
+	}
+	switch (b1) {
+	case rtit_pt_ext_psbend:	/* Table 33-37 */
+		row_fixed(r, RTIT_PT_PSBEND, rtit_pt_psbend_size, 0, 0);
+		break;
+	case rtit_pt_ext_ovf:		/* Table 33-35 */
+		row_fixed(r, RTIT_PT_OVF, rtit_pt_ovf_size, 0, 0);
+		break;
+	case rtit_pt_ext_stop:		/* Table 33-28 */
+		row_fixed(r, RTIT_PT_TRACESTOP, rtit_pt_stop_size, 0, 0);
+		break;
+	case rtit_pt_ext_cbr:
+		/* CBR (Table 33-29): the ratio in byte 2, byte 3 reserved. */
+		row_fixed(r, RTIT_PT_CBR, rtit_pt_cbr_size, 0, 0);
+		row_ext_field(r, 1, 0, 0);
+		break;
+	case rtit_pt_ext_pip:
+		/* PIP (Table 33-24): payload = CR3[51:5] << 1 | NR; NR is
+		 * w's bit 8, which lands on pip.nr (union byte 9). */
+		_Static_assert(rtit_pt_pip_nr == 1, "NR is payload bit 0");
+		row_fixed(r, RTIT_PT_PIP, rtit_pt_pip_size, 0, 0);
+		row_ext_field(r, rtit_pt_pl_pip_size, rtit_pt_pip_shr, rtit_pt_pip_shl);
+		r.r->hi_mask = (uint64_t)rtit_pt_pip_nr << 8;
+		break;
+	case rtit_pt_ext_vmcs:
+		/* VMCS (Table 33-34): pointer[51:12]. */
+		row_fixed(r, RTIT_PT_VMCS, rtit_pt_vmcs_size, 0, 0);
+		row_ext_field(r, rtit_pt_pl_vmcs_size, 0, rtit_pt_vmcs_shl);
+		break;
+	case rtit_pt_ext_tnt64:
+		/* Long TNT (Table 33-16): the stop bit, the highest set bit
+		 * of the 6 payload bytes, ends the TNT bits; fast_run() puts
+		 * their count in the fields' byte 7 and the bits below it. */
+		row_fixed(r, RTIT_PT_TNT64, rtit_pt_tnt64_size, 0, 0);
+		r.r->tnt_msb = 1;
+		r.r->lo_mask = rtit_mask(8) << 56;
+		r.r->lo_rot = 8;
+		r.r->hi_mask = rtit_mask(8 * rtit_pt_pl_tnt64_size);
+		break;
+	default:
+		break;
+	}
+}
+
+/* MODE (Table 33-25): the leaf in bits 7:5 of the second byte names the
+ * packet, its bits are 4:0; reserved leaves: general path (an error). */
+static void build_pt_mode(struct row r, uint8_t b1)
+{
+	unsigned leaf = (b1 & rtit_pt_mode_leaf_mask) >> rtit_pt_mode_leaf_shr;
+
+	if (leaf == rtit_pt_mode_exec)
+		row_fixed(r, RTIT_PT_MODE_EXEC, rtit_pt_mode_size, b1 & rtit_pt_mode_bits_mask, 0);
+	else if (leaf == rtit_pt_mode_tsx)
+		row_fixed(r, RTIT_PT_MODE_TSX, rtit_pt_mode_size, b1 & rtit_pt_mode_bits_mask, 0);
 }
 
 /* Intel PT, 33.4.2 (Packet Summary).  Only outside a BBP..BEP block (the
  * decoder takes the general path inside one, 33.4.1.1). */
-static void build_pt(struct rtit_pktdec_fast tab[2][256], uint8_t size[2][256])
+static void build_pt(struct rtit_pktdec_fast tab[rtit_pktdec_fast_tabs][256],
+		     uint8_t size[rtit_pktdec_fast_tabs][256])
 {
 	static const enum rtit_pkt_type ip_types[32] = {
 		[rtit_pt_tip] = RTIT_PT_TIP, [rtit_pt_tip_pge] = RTIT_PT_TIP_PGE,
@@ -211,7 +307,7 @@ static void build_pt(struct rtit_pktdec_fast tab[2][256], uint8_t size[2][256])
 			} else {
 				row_fixed(r, RTIT_PT_CYC, rtit_pt_opc_size + 1, b >> rtit_pt_cyc_shr, 2);
 				r.r->lo_mask = rtit_mask(8) & ~(uint64_t)rtit_pt_cyc_ext_exp;
-				r.r->lo_shl = (8 - rtit_pt_cyc_shr) - rtit_pt_cyc_ext_shr;
+				r.r->lo_rot = (8 - rtit_pt_cyc_shr) - rtit_pt_cyc_ext_shr;
 				r.r->slow_if = rtit_pt_cyc_ext_exp;
 			}
 		} else if (b == rtit_pt_tsc) {
@@ -222,22 +318,30 @@ static void build_pt(struct rtit_pktdec_fast tab[2][256], uint8_t size[2][256])
 			/* MTC (Table 33-31): CTC in byte 1. */
 			row_fixed(r, RTIT_PT_MTC, rtit_pt_mtc_size, 0, 0);
 			r.r->lo_mask = rtit_mask(8 * rtit_pt_pl_mtc_size);
+		} else if (b == rtit_pt_ext) {
+			r.r->second = pt_tab_ext;
+		} else if (b == rtit_pt_mode) {
+			r.r->second = pt_tab_mode;
 		}
-		/* 0x02 and its second-byte table, MODE (the leaf decides the
-		 * type) and the reserved bytes: general path. */
+		/* The reserved bytes: general path. */
+	}
+	for (unsigned b = 0; b < 256; b++) {
+		build_pt_ext((struct row){ &tab[pt_tab_ext][b], &size[pt_tab_ext][b] }, (uint8_t)b);
+		build_pt_mode((struct row){ &tab[pt_tab_mode][b], &size[pt_tab_mode][b] }, (uint8_t)b);
 	}
 }
 
-void rtit_pktdec_fast_build(struct rtit_pktdec_fast tab[2][256], uint8_t size[2][256],
+void rtit_pktdec_fast_build(struct rtit_pktdec_fast tab[rtit_pktdec_fast_tabs][256],
+			    uint8_t size[rtit_pktdec_fast_tabs][256],
 			    enum rtit_dialect dialect, bool cycle_acc)
 {
-	memset(tab, 0, 2 * 256 * sizeof(tab[0][0]));
-	memset(size, 0, 2 * 256);
+	memset(tab, 0, rtit_pktdec_fast_tabs * 256 * sizeof(tab[0][0]));
+	memset(size, 0, rtit_pktdec_fast_tabs * 256);
 	if (dialect == RTIT_DIALECT_RTIT)
 		build_rtit(tab, size, cycle_acc);
 	else
 		build_pt(tab, size);
-	for (unsigned c = 0; c < 2; c++)
+	for (unsigned c = 0; c < rtit_pktdec_fast_tabs; c++)
 		for (unsigned b = 0; b < 256; b++)
 			if (!tab[c][b].ip_load)
 				tab[c][b].ip_keep = ~0ull;	/* the last IP stays */

@@ -15,7 +15,8 @@
  * (rare packets, reserved encodings, PSB, anything whose meaning a row
  * cannot state) have size 0.
  */
-void rtit_pktdec_fast_build(struct rtit_pktdec_fast tab[2][256], uint8_t size[2][256],
+void rtit_pktdec_fast_build(struct rtit_pktdec_fast tab[rtit_pktdec_fast_tabs][256],
+			    uint8_t size[rtit_pktdec_fast_tabs][256],
 			    enum rtit_dialect dialect, bool cycle_acc);
 
 #endif /* RTIT_DECODER_PKTDEC_FAST_H */

@@ -19,8 +19,28 @@
  * word, the IP; ours the offset too), and the IP runs' sums of IPs must
  * agree.
  * Targets: >= 1 GB/s, and >= 2x libipt, bare and with IPs.
+ *
+ * "bench_pktdec MiB bounds" measures instead what this machine does per
+ * packet of the same streams with no decoding at all (D29), to show what
+ * limits the decoder:
+ *   walk2   the packet boundaries only, each from its first byte and then
+ *           that byte's size: two dependent loads a packet;
+ *   walkw   the same with the next first byte shifted out of the 8 bytes
+ *           loaded after the first one: one load and a shift (the fast
+ *           path's chain);
+ *   walk1   each boundary from a size stored per byte position: one load
+ *           a packet, the shortest chain a byte-serial walk can have;
+ *   item    no walk: a 64-byte item a packet written (8 stores, as the
+ *           fast path) and read by the timed runs' consumer;
+ *   item32  the same with a 32-byte item (4 stores);
+ *   walkw+item  the two together: the fast path minus the decoding.
+ * The walks' table is the stream's own: a first byte's packet size where
+ * all its packets have one; the others (Intel PT's 0x02 packets, CYCs with
+ * Exp) take the size a decode stored per offset before the timing, one
+ * more dependent load.  Streams without a CCP context (RTIT and Intel PT).
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +247,134 @@ static double mbs(size_t len, const struct result *r)
 	return (double)len / 1e6 / r->secs;
 }
 
+/* The bounds (above).  @tsize: the size of the packets a first byte
+ * starts, 0 when they differ (from the stream: the first-byte table
+ * without the rules); @sz: each packet's size at its offset. */
+enum bound { B_WALK2, B_WALKW, B_WALK1, B_ITEM, B_ITEM32, B_WALKW_ITEM, B_COUNT };
+static const char *const bound_names[B_COUNT] = {
+	"walk2", "walkw", "walk1", "item", "item32", "walkw+item",
+};
+
+struct item32 {
+	uint64_t head, word, offset, ip;
+};
+
+static struct result run_bound(enum bound k, const uint8_t tsize[256], const uint8_t *buf,
+			       size_t len, const uint8_t *sz, uint64_t npackets)
+{
+	static struct rtit_pktdec_item items[batch];
+	static struct item32 items32[batch];
+	struct result r = { 0, 0, 0, 0 };
+	double t0 = now();
+	size_t pos = 0;
+	unsigned b0 = buf[0];
+
+	while (r.packets < npackets) {
+		size_t n = npackets - r.packets < batch ? (size_t)(npackets - r.packets) : batch;
+
+		for (size_t i = 0; i < n; i++) {
+			const size_t at = pos;
+			uint64_t w = 0;
+			unsigned s;
+
+			if (k == B_WALK1) {
+				pos += sz[pos];
+				continue;
+			}
+			if (k == B_WALK2) {
+				s = tsize[buf[pos]];
+				pos += __builtin_expect(s != 0, 1) ? s : sz[pos];
+				continue;
+			}
+			if (k == B_WALKW || k == B_WALKW_ITEM) {
+				__builtin_memcpy(&w, buf + pos + 1, 8);
+				s = tsize[b0];
+				if (__builtin_expect(!s, 0))
+					s = sz[pos];
+				pos += s;
+				b0 = __builtin_expect(s <= 8, 1) ? (uint8_t)(w >> (8 * s - 8)) : buf[pos];
+			}
+			if (k == B_ITEM || k == B_WALKW_ITEM) {
+				struct rtit_pktdec_item *it = &items[i];
+				uint64_t h = at & 7, ip[2] = { 0, 0 };
+
+				__builtin_memcpy(&it->pkt, &h, 8);
+				__builtin_memcpy(&it->pkt.u, &w, 8);
+				__builtin_memcpy((uint8_t *)&it->pkt.u + 8, &at, 8);
+				it->offset = at;
+				it->raw = buf + at;
+				__builtin_memcpy(&it->ip, ip, 16);
+				__builtin_memcpy((uint8_t *)it + offsetof(struct rtit_pktdec_item, ip_status),
+						 ip, 8);
+			} else if (k == B_ITEM32) {
+				items32[i] = (struct item32){ at & 7, at, at, 0 };
+			}
+		}
+		if (k == B_ITEM || k == B_WALKW_ITEM) {
+			for (size_t i = 0; i < n; i++)
+				r.check += consume(&items[i]) + items[i].ip;
+		} else if (k == B_ITEM32) {
+			for (size_t i = 0; i < n; i++)
+				r.check += items32[i].head + items32[i].word + items32[i].offset +
+					items32[i].ip;
+		}
+		r.packets += n;
+	}
+	r.secs = now() - t0;
+	if (k != B_ITEM && k != B_ITEM32 && pos != len) {
+		fprintf(stderr, "bench: %s lost the packet boundaries\n", bound_names[k]);
+		exit(1);
+	}
+	r.check += pos;
+	return r;
+}
+
+/* bench_pktdec MiB bounds: each stream's bounds, best of 3. */
+static int bounds(const struct pktgen_opts *o, const char *name, uint8_t *buf, size_t cap)
+{
+	static struct rtit_pktdec d;
+	static struct rtit_pktdec_item items[batch];
+	struct rtit_pktdec_cfg cfg = { .dialect = o->dialect, .cycle_acc = o->cycle_acc,
+				       .mem = buf };
+	struct pktgen g;
+	size_t len;
+	uint8_t *sz, tsize[256] = { 0 }, seen[256] = { 0 };
+	int n;
+
+	pktgen_init(&g, o);
+	len = pktgen_fill(&g, buf, cap - 16);
+	memset(buf + len, 0, 16);
+	sz = calloc(len + 16, 1);
+	cfg.mem_len = len;
+	if (!sz || rtit_pktdec_init(&d, &cfg) < 0) {
+		free(sz);
+		return 1;
+	}
+	while ((n = rtit_pktdec_next_batch(&d, items, batch)) > 0) {
+		for (int i = 0; i < n; i++) {
+			uint8_t b = items[i].raw[0], size = items[i].pkt.size;
+
+			sz[items[i].offset] = size;
+			tsize[b] = seen[b] && tsize[b] != size ? 0 : size;
+			seen[b] |= tsize[b] != 0;
+		}
+	}
+	printf("%-9s", name);
+	for (unsigned k = 0; k < B_COUNT; k++) {
+		struct result best = { 1e30, 0, 0, 0 };
+
+		for (int i = 0; i < 3; i++) {
+			struct result r = run_bound((enum bound)k, tsize, buf, len, sz, g.npackets);
+			if (r.secs < best.secs)
+				best = r;
+		}
+		printf(" %7.0f %5.0f", mbs(len, &best), (double)best.packets / 1e6 / best.secs);
+	}
+	printf("\n");
+	free(sz);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	size_t mib = argc > 1 ? (size_t)strtoul(argv[1], NULL, 10) : 128;
@@ -249,6 +397,19 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	streams[2].o.mask = pktgen_pt_libipt();
+	if (argc > 2 && !strcmp(argv[2], "bounds")) {
+		printf("%-9s", "MB/s Mp/s");
+		for (unsigned k = 0; k < B_COUNT; k++)
+			printf(" %13s", bound_names[k]);
+		printf("\n");
+		/* Not the cycle-accurate stream: its walk would need the CCP
+		 * context (a second table), which none of the bounds model. */
+		for (size_t s = 0; s < sizeof(streams) / sizeof(streams[0]); s++)
+			if (!streams[s].o.cycle_acc && bounds(&streams[s].o, streams[s].name, buf, cap))
+				return 1;
+		free(buf);
+		return 0;
+	}
 	printf("%-9s %6s %5s %15s %15s %7s %7s %7s %11s\n", "stream", "MB", "B/pkt",
 	       "bare MB/s Mp/s", "IPs MB/s Mp/s", "next", "ipt", "ipt+IP", "x ipt, +IP");
 	for (size_t s = 0; s < sizeof(streams) / sizeof(streams[0]); s++) {

@@ -53,4 +53,10 @@ static inline unsigned rtit_msb(uint64_t v)
 	return 63u - (unsigned)__builtin_clzll(v);
 }
 
+/* @v rotated left by @n, n in 0..63 (one instruction). */
+static inline uint64_t rtit_rotl64(uint64_t v, unsigned n)
+{
+	return (v << (n & 63)) | (v >> (-n & 63));
+}
+
 #endif /* RTIT_BITS_H */

@@ -151,8 +151,8 @@ struct rtit_pkt_bbp {
 };
 
 struct rtit_pkt_bip {
-	uint8_t id;		/* ID[4:0] (PACKETS.md A-P6) */
 	uint64_t value;
+	uint8_t id;		/* ID[4:0] (PACKETS.md A-P6) */
 	uint8_t type;		/* decoded: the block's BBP.Type (names the
 				 * item, Table 33-47); not encoded */
 };

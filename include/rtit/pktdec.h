@@ -62,15 +62,19 @@ enum { rtit_pktdec_bufsize = 1 << 16 };
  * on the fast path is
  *   type, size                         head (struct rtit_packet's first 8
  *                                      bytes, as stored);
- *   union bytes 0-7  = lo_const | (w & lo_mask) << lo_shl;
+ *   union bytes 0-7  = lo_const | rotl(w & lo_mask, lo_rot);
  *   union bytes 8-15 = hi_const | (w & hi_mask);
- *   its IP           = (last IP & ip_keep) | (union bytes 8-15 & ip_load),
- *                      sign-extended from bit 63 - sext_shl;
+ *   its IP           = (last IP & ip_keep) | (union bytes 8-15 & ip_load
+ *                      sign-extended from bit 63 - sext_shl), with the
+ *                      last IP held sign-extended (RTIT: from LIP bit 47),
+ *                      so one AND and one OR link an IP to the next;
  * so decoding it takes no branch on its type.  The packet's size is in a
  * separate byte table (struct rtit_pktdec's fast_size: the one load on the
  * critical path from a packet to the next); size 0 there, needs_ip while
  * the last IP is unknown, or bits slow_if set in w, send the packet to the
- * general decoder.
+ * general decoder.  Intel PT: a first byte whose packet the second byte
+ * names (0x02, MODE) has size 0 and names, in second, the table its row is
+ * in, indexed by that byte (w's byte 0; the payload starts at byte 1).
  * 64 bytes: one cache line a row.
  */
 struct rtit_pktdec_fast {
@@ -81,12 +85,21 @@ struct rtit_pktdec_fast {
 	uint64_t ip_load;	/* ~0 when the IP is known and loads the last IP */
 	uint8_t needs_ip;	/* 1: compresses against the last IP */
 	uint8_t slow_if;	/* bits of w[7:0] that need the general path */
-	uint8_t lo_shl;
+	uint8_t lo_rot;
 	uint8_t sext_shl;
 	uint8_t is_ip;		/* 1 for an IP packet (the item gets the last IP) */
 	int8_t ip_status;	/* 0, or 1 for a suppressed PT IP */
-	uint8_t next_ccp;	/* RTIT 4.2.15: a cycle count packet follows */
+	union {
+		uint8_t next_ccp;	/* RTIT 4.2.15: a cycle count packet follows */
+		uint8_t second;		/* PT: the row is in fast[second][byte 1] */
+	};
+	uint8_t tnt_msb;	/* PT Long TNT: the stop bit ends the TNT bits */
 };
+
+/* The fast path's tables: RTIT [0] headers, [1] the CCP due after a
+ * CCP-bearing packet (4.2.15); Intel PT [0] first bytes, [1] the byte after
+ * 0x02, [2] the byte after MODE. */
+enum { rtit_pktdec_fast_tabs = 3 };
 
 struct rtit_pktdec {
 	struct rtit_pktdec_cfg cfg;
@@ -102,9 +115,9 @@ struct rtit_pktdec {
 	/* Tests: every packet by the general decoder, the reference the
 	 * fast path is compared with (set after rtit_pktdec_init). */
 	bool general_only;
-	/* The fast path: [expect_ccp][first byte] (RTIT; PT uses [0]). */
-	struct rtit_pktdec_fast fast[2][256] __attribute__((aligned(64)));
-	uint8_t fast_size[2][256];	/* 0: the general decoder's */
+	/* The fast path: [table][byte] (rtit_pktdec_fast_tabs). */
+	struct rtit_pktdec_fast fast[rtit_pktdec_fast_tabs][256] __attribute__((aligned(64)));
+	uint8_t fast_size[rtit_pktdec_fast_tabs][256];	/* 0: the general decoder's */
 	uint8_t own[rtit_pktdec_bufsize];
 };
 

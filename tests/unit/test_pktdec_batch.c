@@ -13,6 +13,7 @@
 
 #include "pktcmp.h"
 #include "pktgen.h"
+#include "rtit/opcodes_pt.h"
 #include "rtit/pktdec.h"
 
 /* What a decoder said, in order: a packet, an error, or the end. */
@@ -218,6 +219,41 @@ Test(pktdec_batch, random_bytes)
 	}
 }
 
+/* @head (@nhead bytes) after a prefix (@pre: 0 none; 1 a full IP then,
+ * cycle accurate, its CCP, so @head is a header; 2 a full IP without its
+ * CCP, so it is a CCP), then random bytes, every way. */
+static void check_after_prefix(int dl, int cyc, int pre, const uint8_t *head, size_t nhead,
+			       struct pktgen_rng *r)
+{
+	uint8_t buf[64];
+	size_t n = 0;
+	struct rtit_pkt_ctx ctx;
+	struct rtit_packet ip = {
+		.type = dl ? RTIT_PT_TIP : RTIT_R_TIP,
+		.u.ip = { .ipc = dl ? 6 : 2, .payload = pktgen_rng_next(r)
+			  & (dl ? ~0ull : 0xffffffffffffull) },
+	};
+
+	rtit_pkt_ctx_init(&ctx, (enum rtit_dialect)dl, cyc);
+	if (pre) {
+		int m = rtit_pkt_encode(&ctx, &ip, buf, sizeof(buf));
+		cr_assert_gt(m, 0);
+		n += (size_t)m;
+		rtit_pkt_ctx_on_packet(&ctx, &ip);
+	}
+	if (pre == 1 && cyc) {
+		struct rtit_packet ccp = { .type = RTIT_R_CCP, .u.cyc = { .value = 5 } };
+		int m = rtit_pkt_encode(&ctx, &ccp, buf + n, sizeof(buf) - n);
+		cr_assert_gt(m, 0);
+		n += (size_t)m;
+	}
+	memcpy(buf + n, head, nhead);
+	n += nhead;
+	for (int i = 0; i < 24; i++)
+		buf[n++] = (uint8_t)pktgen_rng_next(r);
+	check_all((enum rtit_dialect)dl, cyc, buf, n, false);
+}
+
 /* Every first byte in every context, after a known last IP and without
  * one, with random bytes after it: each row of the first-byte table
  * (decoder/pktdec_fast.c) against the general decoder. */
@@ -228,39 +264,34 @@ Test(pktdec_batch, every_first_byte)
 	pktgen_rng_seed(&r, 7);
 	for (int dl = 0; dl < 2; dl++) {
 		for (int cyc = 0; cyc < (dl == RTIT_DIALECT_RTIT ? 2 : 1); cyc++) {
-			/* Prefixes: none; a full IP; a full IP then (cycle
-			 * accurate) its CCP, so the test byte is a header;
-			 * a full IP without its CCP, so it is a CCP. */
 			for (int pre = 0; pre < (cyc ? 3 : 2); pre++) {
 				for (unsigned b = 0; b < 256; b++) {
 					for (int k = 0; k < 4; k++) {
-						uint8_t buf[64];
-						size_t n = 0;
-						struct rtit_pkt_ctx ctx;
-						struct rtit_packet ip = {
-							.type = dl ? RTIT_PT_TIP : RTIT_R_TIP,
-							.u.ip = { .ipc = dl ? 6 : 2, .payload = pktgen_rng_next(&r)
-								  & (dl ? ~0ull : 0xffffffffffffull) },
-						};
-						rtit_pkt_ctx_init(&ctx, (enum rtit_dialect)dl, cyc);
-						if (pre) {
-							int m = rtit_pkt_encode(&ctx, &ip, buf, sizeof(buf));
-							cr_assert_gt(m, 0);
-							n += (size_t)m;
-							rtit_pkt_ctx_on_packet(&ctx, &ip);
-						}
-						if (pre == 1 && cyc) {
-							struct rtit_packet ccp = { .type = RTIT_R_CCP,
-										   .u.cyc = { .value = 5 } };
-							int m = rtit_pkt_encode(&ctx, &ccp, buf + n, sizeof(buf) - n);
-							cr_assert_gt(m, 0);
-							n += (size_t)m;
-						}
-						buf[n++] = (uint8_t)b;
-						for (int i = 0; i < 24; i++)
-							buf[n++] = (uint8_t)pktgen_rng_next(&r);
-						check_all((enum rtit_dialect)dl, cyc, buf, n, false);
+						uint8_t head = (uint8_t)b;
+						check_after_prefix(dl, cyc, pre, &head, 1, &r);
 					}
+				}
+			}
+		}
+	}
+}
+
+/* Intel PT: every second byte after each first byte that leaves the
+ * packet to it (0x02, MODE; the byte tables 1 and 2 of the fast path),
+ * with random bytes after it. */
+Test(pktdec_batch, every_second_byte)
+{
+	struct pktgen_rng r;
+
+	static const uint8_t firsts[] = { rtit_pt_ext, rtit_pt_mode };
+
+	pktgen_rng_seed(&r, 8);
+	for (size_t f = 0; f < sizeof(firsts); f++) {
+		for (int pre = 0; pre < 2; pre++) {
+			for (unsigned b1 = 0; b1 < 256; b1++) {
+				for (int k = 0; k < 4; k++) {
+					uint8_t head[2] = { firsts[f], (uint8_t)b1 };
+					check_after_prefix(RTIT_DIALECT_PT, 0, pre, head, 2, &r);
 				}
 			}
 		}
