@@ -33,6 +33,9 @@
  * decodes no instruction of is a failure, unless --may-be-empty says
  * nothing was traced.
  *
+ * --mutate-flow N adds 1 to the IP of the flow's instruction N (from 0)
+ * before comparing: the self-test that a wrong flow fails.
+ *
  * Exit 0 when everything perf decoded matched, 1 on a mismatch or an
  * error (first one printed), 2 on bad input.
  */
@@ -130,9 +133,18 @@ int main(int argc, char **argv)
 	struct rtit_sim_rec *recs;
 	size_t nrecs;
 
-	bool may_be_empty = argc == 4 && !strcmp(argv[3], "--may-be-empty");
-	if (argc != 3 && !may_be_empty) {
-		fprintf(stderr, "usage: perf_check PREFIX SCRIPT_OUTPUT [--may-be-empty]\n");
+	bool may_be_empty = false, usage = argc < 3;
+	long mutate = -1;
+	for (int a = 3; a < argc && !usage; a++) {
+		if (!strcmp(argv[a], "--may-be-empty"))
+			may_be_empty = true;
+		else if (!strcmp(argv[a], "--mutate-flow") && a + 1 < argc)
+			mutate = atol(argv[++a]);
+		else
+			usage = true;
+	}
+	if (usage) {
+		fprintf(stderr, "usage: perf_check PREFIX SCRIPT_OUTPUT [--may-be-empty] [--mutate-flow N]\n");
 		return 2;
 	}
 	if (runfiles_read_flow(argv[1], &recs, &nrecs) < 0)
@@ -147,6 +159,10 @@ int main(int argc, char **argv)
 			cls[nips] = recs[i].cls;
 			ips[nips++] = recs[i].ip;
 		}
+	/* The self-test (tests/perf/run_perf_mutations.sh): instruction N's
+	 * IP, one byte on, must make the comparison fail. */
+	if (mutate >= 0 && (size_t)mutate < nips)
+		ips[mutate]++;
 
 	FILE *so = fopen(argv[2], "r");
 	if (!so) {
@@ -248,9 +264,9 @@ int main(int argc, char **argv)
 			errs[e].text);
 		rc = 1;
 	}
-	printf("%s: perf decoded %zu of the flow's %zu instructions, all matching (%zu INT n/ENCLU"
-	       " as asynchronous branches, %zu overflows)%s\n", argv[1], matched, nips, async, overflows,
-	       rc ? " -- FAILED" : "");
+	printf("%s: perf decoded %zu of the flow's %zu instructions, %s (%zu INT n/ENCLU"
+	       " as asynchronous branches, %zu overflows)\n", argv[1], matched, nips,
+	       rc ? "FAILED" : "all matching", async, overflows);
 	if (!rc && !matched && !may_be_empty) {
 		fprintf(stderr, "%s: perf decoded nothing\n", argv[1]);
 		rc = 1;
