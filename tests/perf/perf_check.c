@@ -8,7 +8,7 @@
  * reads PREFIX.flow, PREFIX.sideband (the number of overflows) and the
  * output of
  *
- *   perf script --itrace=bi1ie -F event,ip,addr,flags
+ *   perf script --itrace=bi1ieo -F event,ip,addr,flags
  *
  * on the perf.data perfdata_write made of the run: one "instructions"
  * sample per instruction perf decoded (period 1), "branches" samples
@@ -35,6 +35,13 @@
  *
  * --mutate-flow N adds 1 to the IP of the flow's instruction N (from 0)
  * before comparing: the self-test that a wrong flow fails.
+ *
+ * Event Trace (when IA32_RTIT_CTL has EventEn; --events: the output of
+ *   perf script --itrace=Ie -F event,ip,flags,synth) and PEBS ("ppp"
+ * samples of the aux-output event, --itrace=o): perf's CFE.INTR (vector,
+ * EVD.PFA), CFE.IRET, IF changes (iflag, the new IF) and PEBS records
+ * (eventing IP) must be the flow's, one by one from where the first is
+ * (compare_items).
  *
  * Exit 0 when everything perf decoded matched, 1 on a mismatch or an
  * error (first one printed), 2 on bad input.
@@ -98,21 +105,6 @@ static size_t match_seg(const struct flow *fl, const struct perf_insn *d, size_t
 	return t;
 }
 
-static unsigned sideband_overflows(const char *prefix)
-{
-	char path[1024], line[256];
-	unsigned n = 0;
-	snprintf(path, sizeof(path), "%s.sideband", prefix);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "overflows %u", &n) == 1)
-			break;
-	fclose(f);
-	return n;
-}
-
 /* The last whitespace-separated hex number of s before end (or NULL). */
 static bool last_hex(const char *s, const char *end, uint64_t *v)
 {
@@ -128,6 +120,173 @@ static bool last_hex(const char *s, const char *end, uint64_t *v)
 	return e == end;
 }
 
+/* The sideband's overflow count and IA32_RTIT_CTL. */
+static void read_sideband(const char *prefix, unsigned *overflows, uint64_t *ctl)
+{
+	char path[1024], line[256];
+	unsigned long long v;
+	*overflows = 0;
+	*ctl = 0;
+	snprintf(path, sizeof(path), "%s.sideband", prefix);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "overflows %u", overflows) != 1 &&
+		    sscanf(line, "ia32_rtit_ctl %llx", &v) == 1)
+			*ctl = v;
+	fclose(f);
+}
+
+/*
+ * Event Trace and PEBS, perf's and the flow's: an interrupt, exception or
+ * NMI (CFE.INTR with its vector, and the page-fault address of EVD.PFA),
+ * an IRET (CFE.IRET), a change of RFLAGS.IF (MODE.Exec's IF bit; vector:
+ * the new IF), a PEBS record (its eventing IP).
+ */
+enum item_kind { IT_INTR, IT_IRET, IT_IF, IT_PEBS };
+
+struct item {
+	uint8_t kind;		/* enum item_kind */
+	uint8_t vector;
+	bool has_pfa;
+	uint64_t ip, pfa;
+};
+
+struct items {
+	struct item *v;
+	size_t n, cap;
+};
+
+static void item_add(struct items *l, struct item it)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->v = realloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n++] = it;
+}
+
+static const char *const item_names[] = {"CFE.INTR", "CFE.IRET", "IF change", "PEBS record"};
+
+/*
+ * The flow's items: an EventEn trace has a CFE.INTR for every interrupt,
+ * exception and NMI and a CFE.IRET for every IRET (Table 33-59 cases 1,
+ * 4-6), and a MODE.Exec for every change of RFLAGS.IF (33.4.2.8); PEBS
+ * records are RTIT_EV_PEBS events (value: the eventing IP).  IF is 0
+ * before the first record (RFLAGS' reset value 2).
+ */
+static void flow_items(const struct rtit_sim_rec *recs, size_t n, struct items *et, struct items *pebs)
+{
+	bool iflag = false;
+	for (size_t i = 0; i < n; i++) {
+		const struct rtit_sim_rec *r = &recs[i];
+		bool ev = r->kind != RTIT_SIM_INSN;
+		if (ev && (r->cls == RTIT_EV_EXCEPTION || r->cls == RTIT_EV_EXT_INTERRUPT ||
+			   r->cls == RTIT_EV_NMI))
+			item_add(et, (struct item){IT_INTR, r->cls == RTIT_EV_NMI ? 2 : r->vector,
+						   r->cls == RTIT_EV_EXCEPTION && r->vector == 14,
+						   r->ip, r->value});
+		if (!ev && r->cls == RTIT_IC_IRET)
+			item_add(et, (struct item){IT_IRET, 0, false, r->ip, 0});
+		if (ev && r->cls == RTIT_EV_PEBS)
+			item_add(pebs, (struct item){IT_PEBS, 0, false, r->value, 0});
+		else if (!!(r->flags & RTIT_SIM_F_IF) != iflag) {
+			iflag = !iflag;
+			item_add(et, (struct item){IT_IF, iflag, false, r->ip, 0});
+		}
+	}
+}
+
+static bool item_equal(const struct item *a, const struct item *b)
+{
+	return a->kind == b->kind && a->ip == b->ip && a->vector == b->vector &&
+	       (!a->has_pfa || !b->has_pfa || a->pfa == b->pfa);
+}
+
+/*
+ * perf's items must be the flow's without a gap: from where perf's first
+ * one is in the flow, one by one.  None from perf is a failure when the
+ * flow has some (want).  0, or 1 after printing the first difference.
+ */
+static int compare_items(const char *prefix, const char *what, const struct items *got,
+			 const struct items *want)
+{
+	size_t j = 0;
+	while (got->n && j < want->n && !item_equal(&got->v[0], &want->v[j]))
+		j++;
+	if (got->n && j == want->n) {
+		fprintf(stderr, "%s: the first of perf's %s (%s at 0x%" PRIx64 " vector %u) is not in the flow\n",
+			prefix, what, item_names[got->v[0].kind], got->v[0].ip, got->v[0].vector);
+		return 1;
+	}
+	for (size_t i = 0; i < got->n; i++, j++) {
+		const struct item *g = &got->v[i];
+		if (j >= want->n || !item_equal(g, &want->v[j])) {
+			fprintf(stderr, "%s: %s %zu of perf's (%s at 0x%" PRIx64 " vector %u) is not the flow's"
+				" next one%s", prefix, what, i + 1, item_names[g->kind], g->ip, g->vector,
+				j < want->n ? "" : " (the flow has no more)\n");
+			if (j < want->n)
+				fprintf(stderr, " (%s at 0x%" PRIx64 " vector %u)\n",
+					item_names[want->v[j].kind], want->v[j].ip, want->v[j].vector);
+			return 1;
+		}
+	}
+	if (!got->n && want->n) {
+		fprintf(stderr, "%s: perf reports no %s, the flow has %zu\n", prefix, what, want->n);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * perf script --itrace=Ie -F event,ip,flags,synth: "evt:" samples with
+ * "cfe: TYPE IP: B vector: V [PFA: 0x...]" (intel_pt_synth_events_sample),
+ * and "iflag:" samples with "IFLAG: OLD->NEW" (intel_pt_synth_iflag_chg_
+ * sample; only when AUXTRACE_INFO says the PMU has event_trace).  The IP
+ * is the line's last number.
+ */
+static int read_events(const char *path, struct items *et)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	if (!f) {
+		fprintf(stderr, "%s: cannot read perf script's output\n", path);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *nl = strchr(line, '\n'), *c, *v, *pfa;
+		char *end = nl ? nl : line + strlen(line);
+		struct item it = {0};
+		if (!last_hex(line, end, &it.ip))
+			continue;
+		if (strstr(line, "evt:") && (c = strstr(line, "cfe: "))) {
+			c += 5;
+			if (!strncmp(c, "INTR ", 5))
+				it.kind = IT_INTR;
+			else if (!strncmp(c, "IRET ", 5))
+				it.kind = IT_IRET;
+			else {
+				fprintf(stderr, "%s: a CFE type this check does not compare: %s", path, line);
+				fclose(f);
+				return -1;
+			}
+			if (it.kind == IT_INTR && (v = strstr(c, "vector: ")))
+				it.vector = (uint8_t)strtoul(v + 8, NULL, 10);
+			if ((pfa = strstr(c, "PFA: ")))
+				it.has_pfa = true, it.pfa = strtoull(pfa + 5, NULL, 16);
+			item_add(et, it);
+		} else if (strstr(line, "iflag:") && (c = strstr(line, "IFLAG: "))) {
+			/* "IFLAG: OLD->NEW": the new RFLAGS.IF */
+			it.kind = IT_IF;
+			it.vector = c[10] == '1';
+			item_add(et, it);
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rtit_sim_rec *recs;
@@ -135,16 +294,19 @@ int main(int argc, char **argv)
 
 	bool may_be_empty = false, usage = argc < 3;
 	long mutate = -1;
+	const char *events_path = NULL;
 	for (int a = 3; a < argc && !usage; a++) {
 		if (!strcmp(argv[a], "--may-be-empty"))
 			may_be_empty = true;
 		else if (!strcmp(argv[a], "--mutate-flow") && a + 1 < argc)
 			mutate = atol(argv[++a]);
+		else if (!strcmp(argv[a], "--events") && a + 1 < argc)
+			events_path = argv[++a];
 		else
 			usage = true;
 	}
 	if (usage) {
-		fprintf(stderr, "usage: perf_check PREFIX SCRIPT_OUTPUT [--may-be-empty] [--mutate-flow N]\n");
+		fprintf(stderr, "usage: perf_check PREFIX SCRIPT_OUTPUT [--events EVENTS_OUTPUT] [--may-be-empty] [--mutate-flow N]\n");
 		return 2;
 	}
 	if (runfiles_read_flow(argv[1], &recs, &nrecs) < 0)
@@ -173,6 +335,7 @@ int main(int argc, char **argv)
 	struct perf_insn *d = malloc(cap * sizeof(*d));
 	struct perf_err *errs = malloc(64 * sizeof(*errs));
 	bool seg = true, have_async = false;
+	struct items pebs = {0}, et = {0}, want_pebs = {0}, want_et = {0};
 	uint64_t async_from = 0;
 	char line[1024];
 	while (fgets(line, sizeof(line), so)) {
@@ -191,6 +354,14 @@ int main(int argc, char **argv)
 				overflows++;
 			seg = true;	/* perf resumes at the next FUP or TIP.PGE */
 			have_async = false;
+		} else if ((code = strstr(line, "ppp:")) && code > line && code[-1] != ' ') {
+			/* the PEBS event's sample (precise_ip 3): its IP */
+			struct item it = {IT_PEBS, 0, false, 0, 0};
+			if (!last_hex(line, end, &it.ip)) {
+				fprintf(stderr, "%s: cannot read a PEBS sample in: %s", argv[2], line);
+				return 2;
+			}
+			item_add(&pebs, it);
 		} else if (strstr(line, "instructions:")) {
 			if (!last_hex(line, end, &to)) {
 				fprintf(stderr, "%s: cannot read an instruction in: %s", argv[2], line);
@@ -250,7 +421,9 @@ int main(int argc, char **argv)
 		k = q;
 		i = j;
 	}
-	unsigned sb_ovf = sideband_overflows(argv[1]);
+	unsigned sb_ovf;
+	uint64_t ctl;
+	read_sideband(argv[1], &sb_ovf, &ctl);
 	for (size_t e = 0; e < nerr && !rc; e++) {
 		/* where in the flow perf was when it reported the error */
 		size_t pos = errs[e].at ? flow_at[errs[e].at - 1] : 0;
@@ -264,14 +437,27 @@ int main(int argc, char **argv)
 			errs[e].text);
 		rc = 1;
 	}
+	/* Event Trace (EventEn, IA32_RTIT_CTL bit 31) and PEBS records */
+	flow_items(recs, nrecs, &want_et, &want_pebs);
+	if (!rc && events_path && (ctl >> 31 & 1)) {
+		if (read_events(events_path, &et) < 0)
+			return 2;
+		rc = compare_items(argv[1], "Event Trace items", &et, &want_et);
+	}
+	if (!rc)
+		rc = compare_items(argv[1], "PEBS records", &pebs, &want_pebs);
 	printf("%s: perf decoded %zu of the flow's %zu instructions, %s (%zu INT n/ENCLU"
-	       " as asynchronous branches, %zu overflows)\n", argv[1], matched, nips,
-	       rc ? "FAILED" : "all matching", async, overflows);
+	       " as asynchronous branches, %zu overflows); %zu Event Trace items, %zu PEBS records\n",
+	       argv[1], matched, nips, rc ? "FAILED" : "all matching", async, overflows, et.n, pebs.n);
 	if (!rc && !matched && !may_be_empty) {
 		fprintf(stderr, "%s: perf decoded nothing\n", argv[1]);
 		rc = 1;
 	}
 	free(flow_at);
+	free(pebs.v);
+	free(et.v);
+	free(want_pebs.v);
+	free(want_et.v);
 	free(d);
 	free(errs);
 	free(ips);

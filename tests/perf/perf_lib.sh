@@ -20,7 +20,9 @@ perf_setup() {
 # SCENARIO into OUT/run.*, (optionally one trace byte replaced), the
 # perf.data and image.elf made of it in OUT, and perf's decoding of it in
 # OUT/script.txt: every instruction (i1i), every branch (b), the errors
-# (e).  Prints what failed and returns 1 on a failure.
+# (e), the PEBS records (o); in OUT/events.txt the Event Trace items (I:
+# CFE/EVD and IF changes; a second run, since perf prints no addr field
+# for them).  Prints what failed and returns 1 on a failure.
 export PERF_CONFIG=/dev/null	# no perfconfig changes the decoding
 perf_decode() {
 	local f=$1 o=$2 out
@@ -35,8 +37,10 @@ perf_decode() {
 	if ! out=$("$W" "$o/run" "$f" "$o" 2>&1); then
 		echo "perfdata_write: $out"; return 1
 	fi
-	if ! (cd "$o" && "$P" script -i perf.data --itrace=bi1ie -F event,ip,addr,flags \
-		>script.txt 2>script.err); then
+	if ! (cd "$o" && "$P" script -i perf.data --itrace=bi1ieo -F event,ip,addr,flags \
+		>script.txt 2>script.err &&
+		"$P" script -i perf.data --itrace=Ie -F event,ip,flags,synth \
+		>events.txt 2>>script.err); then
 		echo "perf script: $(head -3 "$o/script.err")"; return 1
 	fi
 }

@@ -17,10 +17,12 @@
  *                      as 32-bit when its DSO is an ELF32), with a symbol
  *                      per range so perf loads the DSO's symbols and with
  *                      them its class (dso->is_64_bit);
- *   OUTDIR/perf.data   the file header, one attr for the intel_pt event,
- *                      and the records AUXTRACE_INFO, COMM, one MMAP2 per
- *                      range (pointing at image.elf), AUXTRACE with the
- *                      trace, FINISHED_ROUND.
+ *   OUTDIR/perf.data   the file header, the attrs of the intel_pt event
+ *                      and of a PEBS event with aux_output (the PEBS
+ *                      records in the trace are its), and the records
+ *                      AUXTRACE_INFO, COMM, one MMAP2 per range (pointing
+ *                      at image.elf), AUXTRACE with the trace,
+ *                      FINISHED_ROUND.
  *
  * The layouts follow Linux's tools/perf: util/header.h (struct
  * perf_file_header, perf_file_attr), include/uapi/linux/perf_event.h
@@ -167,6 +169,7 @@ static void put_str8(struct buf *b, const char *s)
  * perf_event.h): pid, tid, then the event's id. */
 #define SAMPLE_ID_SIZE 16
 #define EVENT_ID 1
+#define PEBS_EVENT_ID 2
 
 static void put_sample_id(struct buf *b)
 {
@@ -352,6 +355,21 @@ static struct perf_event_attr pt_attr(uint64_t ctl)
 	return a;
 }
 
+/* The PEBS event whose records go to the trace, as `perf record -e
+ * '{intel_pt//,instructions/aux-output/ppp}'` writes it (perf-intel-pt(1),
+ * "PEBS via Intel PT"): aux_output set, so perf synthesizes its samples
+ * from the BBP/BIP/BEP blocks (--itrace=o, intel_pt_setup_pebs_events);
+ * IA32_PMC0 counts retired instructions here (docs/sim.md). */
+static struct perf_event_attr pebs_attr(const struct perf_event_attr *pt)
+{
+	struct perf_event_attr a = *pt;
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.precise_ip = 3;
+	a.aux_output = 1;
+	return a;
+}
+
 int main(int argc, char **argv)
 {
 	char path[4096], elfpath[4096];
@@ -437,10 +455,15 @@ int main(int argc, char **argv)
 	priv[PRIV_CYC_BIT] = CTL_CYCEN;
 	priv[PRIV_MAX_NONTURBO_RATIO] = sb.cbr;
 	priv[PRIV_FILTER_STR_LEN] = 0;
-	put_header(&d, PERF_RECORD_AUXTRACE_INFO, 0, (uint16_t)(8 + 8 + sizeof(priv)));
+	/* After the fixed array and the filter string (none): the intel_pt
+	 * PMU's caps/event_trace (perf 5.18 on); perf synthesizes its IF
+	 * change samples only with it.  EventEn set says the CPU has it. */
+	uint64_t cap_event_trace = sb.ctl >> 31 & 1;
+	put_header(&d, PERF_RECORD_AUXTRACE_INFO, 0, (uint16_t)(8 + 8 + sizeof(priv) + 8));
 	put32(&d, PERF_AUXTRACE_INTEL_PT);
 	put32(&d, 0);
 	put(&d, priv, sizeof(priv));
+	put64(&d, cap_event_trace);
 
 	/* COMM: pid, tid, comm */
 	static const char comm[] = "rtitsim";
@@ -493,26 +516,32 @@ int main(int argc, char **argv)
 
 	put_header(&d, PERF_RECORD_FINISHED_ROUND, 0, 8);
 
-	/* The file: header, attrs (perf_file_attr: the attr, then its ids
-	 * as a section), the ids, the data; no feature sections. */
-	struct perf_event_attr attr = pt_attr(sb.ctl);
+	/* The file: header, the ids, attrs (perf_file_attr: the attr, then
+	 * its ids as a section), the data; no feature sections. */
+	struct perf_event_attr attrs[2];
+	attrs[0] = pt_attr(sb.ctl);
+	attrs[1] = pebs_attr(&attrs[0]);
 	const uint64_t hdr_size = 104, attr_size = PERF_ATTR_SIZE_VER7 + 16;
-	uint64_t ids_off = hdr_size, attrs_off = ids_off + 8, data_off = attrs_off + attr_size;
+	uint64_t ids_off = hdr_size, attrs_off = ids_off + 2 * 8;
+	uint64_t data_off = attrs_off + 2 * attr_size;
 	struct buf f = {0};
 	put64(&f, PERF_MAGIC2);
 	put64(&f, hdr_size);
 	put64(&f, attr_size);
 	put64(&f, attrs_off);	/* attrs */
-	put64(&f, attr_size);
+	put64(&f, 2 * attr_size);
 	put64(&f, data_off);	/* data */
 	put64(&f, d.n);
 	put64(&f, 0);		/* event_types (unused) */
 	put64(&f, 0);
 	put(&f, NULL, 32);	/* adds_features: none */
-	put64(&f, EVENT_ID);	/* the event's one id */
-	put(&f, &attr, PERF_ATTR_SIZE_VER7);
-	put64(&f, ids_off);
-	put64(&f, 8);
+	put64(&f, EVENT_ID);	/* each event's one id */
+	put64(&f, PEBS_EVENT_ID);
+	for (int i = 0; i < 2; i++) {
+		put(&f, &attrs[i], PERF_ATTR_SIZE_VER7);
+		put64(&f, ids_off + 8 * (uint64_t)i);
+		put64(&f, 8);
+	}
 	put(&f, d.p, d.n);
 	snprintf(path, sizeof(path), "%s/perf.data", argv[3]);
 	if (spit(path, &f) < 0)

@@ -17,7 +17,7 @@ for f in "$D"/pt_*.scn; do
 	fi
 	if ! out=$(perf_decode "$f" "$T/$n"); then
 		fail=$((fail + 1)); echo "FAIL: $n: $out"
-	elif out=$("$C" "$T/$n/run" "$T/$n/script.txt" 2>&1); then
+	elif out=$("$C" "$T/$n/run" "$T/$n/script.txt" --events "$T/$n/events.txt" 2>&1); then
 		pass=$((pass + 1)); echo "${out//$T\//}"
 	else
 		fail=$((fail + 1)); echo "FAIL: $n: ${out//$T\//}"

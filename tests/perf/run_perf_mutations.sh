@@ -16,7 +16,7 @@ expect() {
 	if ! out=$(perf_decode "$D/$n.scn" "$o" "${mut[@]}"); then
 		echo "FAIL: $n ($what): $out"; fail=1; return
 	fi
-	out=$("$C" "$o/run" "$o/script.txt" "${args[@]}" 2>&1)
+	out=$("$C" "$o/run" "$o/script.txt" --events "$o/events.txt" "${args[@]}" 2>&1)
 	rc=$?
 	if [ $rc -ne "$want" ]; then
 		echo "FAIL: $n ($what): perf_check exits $rc, not $want: ${out//$T\//}"; fail=1
@@ -37,7 +37,15 @@ expect pt_branches 1 "flow instruction 5's IP + 1" --mutate-flow 5
 expect pt_event_trace 0 "unchanged"
 expect pt_event_trace 1 "trace byte 0x22 TIP.PGE IP 10 -> 11" 0x22 0x11
 expect pt_event_trace 1 "flow instruction 9's IP + 1" --mutate-flow 9
+# the flow of instructions unchanged, Event Trace not: CFE.INTR at 0x34
+# (02 13 01 20) with vector 0x21; the CLI's MODE.Exec at 0x2a (99 01)
+# saying IF=1 (99 05)
+expect pt_event_trace 1 "trace byte 0x37 CFE.INTR vector 20 -> 21" 0x37 0x21
+expect pt_event_trace 1 "trace byte 0x2b MODE.Exec IF 01 -> 05" 0x2b 0x05
 expect pt_pebs 0 "unchanged"
 expect pt_pebs 1 "trace byte 0x6b BEP b3 -> b2" 0x6b 0xb2
 expect pt_pebs 1 "flow instruction 12's IP + 1" --mutate-flow 12
+# the first record's Instruction Pointer BIP at 0x28 (04 0c 10 40 ...)
+# saying 0x40100d
+expect pt_pebs 1 "trace byte 0x29 BIP eventing IP 0c -> 0d" 0x29 0x0d
 [ $fail -eq 0 ]
