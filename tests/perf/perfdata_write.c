@@ -49,6 +49,7 @@
 #include <string.h>
 #include <unicorn/unicorn.h>
 
+#include "rtit/msr_pt.h"
 #include "rtit/scenario.h"
 #include "rtit/sim.h"
 #include "runfiles.h"
@@ -332,6 +333,47 @@ static void write_elf(struct buf *b, struct range *r, size_t nr, const uint8_t *
 		ELF_HEADERS(32, EM_386);
 }
 
+/*
+ * The address filters as `perf record --filter` gives them to the
+ * kernel and writes them into AUXTRACE_INFO: "filter OFF/SIZE@FILE" for
+ * an ADDRn_CFG of 1 (FilterEn inside), "stop OFF/SIZE@FILE" for 2
+ * (TraceStop), OFF a file offset in image.elf, joined by ",".  perf needs
+ * them to know that a direct branch into such a range is what a TIP.PGD
+ * ends (intel_pt_pgd_ip): it does not compare the TIP.PGD's IP with the
+ * branch's target.  ADDRn_A/B: the scenario's presets (33.2.8.5); CFG:
+ * IA32_RTIT_CTL bits 35:32 + 4n.  -1 when a range is not in one mapped
+ * range.
+ */
+static int addr_filter(const struct rtit_scenario *sc, uint64_t ctl, const struct range *r,
+		       size_t nr, const char *elfpath, char *out, size_t size)
+{
+	uint64_t a[4] = {0}, b[4] = {0};
+	size_t len = 0;
+	out[0] = 0;
+	for (size_t i = 0; i < sc->nmsrs; i++) {
+		uint32_t m = sc->msrs[i].msr;
+		if (m >= RTIT_PT_MSR_ADDR0_A && m <= RTIT_PT_MSR_ADDR3_B)
+			((m - RTIT_PT_MSR_ADDR0_A) & 1 ? b : a)[(m - RTIT_PT_MSR_ADDR0_A) / 2] =
+				sc->msrs[i].value;
+	}
+	for (unsigned n = 0; n < 4; n++) {
+		uint64_t cfg = (ctl & RTIT_PT_CTL_ADDR_CFG_MASK(n)) >> RTIT_PT_CTL_ADDR_CFG_SHIFT(n);
+		if (cfg != RTIT_PT_ADDR_FILTER && cfg != RTIT_PT_ADDR_STOP)
+			continue;
+		size_t i = 0;
+		while (i < nr && !(a[n] >= r[i].addr && b[n] < r[i].addr + r[i].size && a[n] <= b[n]))
+			i++;
+		if (i == nr)
+			return -1;
+		len += (size_t)snprintf(out + len, size - len, "%s%s 0x%" PRIx64 "/0x%" PRIx64 "@%s",
+					len ? "," : "", cfg == RTIT_PT_ADDR_FILTER ? "filter" : "stop",
+					r[i].off + (a[n] - r[i].addr), b[n] - a[n] + 1, elfpath);
+		if (len >= size)
+			return -1;
+	}
+	return 0;
+}
+
 /* perf_event_attr for the intel_pt event, as `perf record -e
  * intel_pt//` would write it for a per-thread recording. */
 static struct perf_event_attr pt_attr(uint64_t ctl)
@@ -454,15 +496,25 @@ int main(int argc, char **argv)
 	priv[PRIV_TSC_CTC_D] = sb.art_den ? sb.art_den : 1;
 	priv[PRIV_CYC_BIT] = CTL_CYCEN;
 	priv[PRIV_MAX_NONTURBO_RATIO] = sb.cbr;
-	priv[PRIV_FILTER_STR_LEN] = 0;
-	/* After the fixed array and the filter string (none): the intel_pt
-	 * PMU's caps/event_trace (perf 5.18 on); perf synthesizes its IF
-	 * change samples only with it.  EventEn set says the CPU has it. */
+	char filter[1024];
+	if (addr_filter(&sc, sb.ctl, r, nregs, elfpath, filter, sizeof(filter)) < 0) {
+		fprintf(stderr, "%s: an ADDRn range is not inside one mapped range\n", argv[2]);
+		return 2;
+	}
+	/* the string NUL-terminated, padded to 8 bytes (roundup(len + 1, 8)) */
+	size_t flen = strlen(filter), fpad = flen ? (flen + 1 + 7) & ~(size_t)7 : 0;
+	priv[PRIV_FILTER_STR_LEN] = flen;
+	/* After the fixed array and the filter string: the intel_pt PMU's
+	 * caps/event_trace (perf 5.18 on); perf synthesizes its IF change
+	 * samples only with it.  EventEn set says the CPU has it. */
 	uint64_t cap_event_trace = sb.ctl >> 31 & 1;
-	put_header(&d, PERF_RECORD_AUXTRACE_INFO, 0, (uint16_t)(8 + 8 + sizeof(priv) + 8));
+	put_header(&d, PERF_RECORD_AUXTRACE_INFO, 0,
+		   (uint16_t)(8 + 8 + sizeof(priv) + fpad + 8));
 	put32(&d, PERF_AUXTRACE_INTEL_PT);
 	put32(&d, 0);
 	put(&d, priv, sizeof(priv));
+	put(&d, filter, flen);
+	put(&d, NULL, fpad - flen);
 	put64(&d, cap_event_trace);
 
 	/* COMM: pid, tid, comm */
