@@ -40,8 +40,8 @@
  *   perf script --itrace=Ie -F event,ip,flags,synth) and PEBS ("ppp"
  * samples of the aux-output event, --itrace=o): perf's CFE.INTR (vector,
  * EVD.PFA), CFE.IRET, IF changes (iflag, the new IF) and PEBS records
- * (eventing IP) must be the flow's, one by one from where the first is
- * (compare_items).
+ * (eventing IP) must be the flow's, in its order, and every one the
+ * segments perf decoded cover must be among them (compare_items).
  *
  * Exit 0 when everything perf decoded matched, 1 on a mismatch or an
  * error (first one printed), 2 on bad input.
@@ -139,10 +139,13 @@ static void read_sideband(const char *prefix, unsigned *overflows, uint64_t *ctl
 }
 
 /*
- * Event Trace and PEBS, perf's and the flow's: an interrupt, exception or
- * NMI (CFE.INTR with its vector, and the page-fault address of EVD.PFA),
- * an IRET (CFE.IRET), a change of RFLAGS.IF (MODE.Exec's IF bit; vector:
- * the new IF), a PEBS record (its eventing IP).
+ * Event Trace and PEBS, perf's and the flow's: an interrupt, exception,
+ * NMI or INT n (CFE.INTR with its vector, and the page-fault address of
+ * EVD.PFA), an IRET (CFE.IRET), a change of RFLAGS.IF (MODE.Exec's IF bit;
+ * vector: the new IF), a PEBS record (its eventing IP).  pos: for the
+ * flow's, the number of the flow's instructions before it (for one an
+ * instruction makes, that instruction's index), and whether perf's
+ * segments cover it (expected).
  */
 enum item_kind { IT_INTR, IT_IRET, IT_IF, IT_PEBS };
 
@@ -150,7 +153,10 @@ struct item {
 	uint8_t kind;		/* enum item_kind */
 	uint8_t vector;
 	bool has_pfa;
+	bool by_insn;		/* made by the instruction at pos */
+	bool expected;
 	uint64_t ip, pfa;
+	size_t pos;
 };
 
 struct items {
@@ -171,30 +177,61 @@ static const char *const item_names[] = {"CFE.INTR", "CFE.IRET", "IF change", "P
 
 /*
  * The flow's items: an EventEn trace has a CFE.INTR for every interrupt,
- * exception and NMI and a CFE.IRET for every IRET (Table 33-59 cases 1,
- * 4-6), and a MODE.Exec for every change of RFLAGS.IF (33.4.2.8); PEBS
- * records are RTIT_EV_PEBS events (value: the eventing IP).  IF is 0
- * before the first record (RFLAGS' reset value 2).
+ * exception, NMI and INT n and a CFE.IRET for every IRET (Table 33-59
+ * cases 1-6), and a MODE.Exec for every change of RFLAGS.IF (33.4.2.8);
+ * PEBS records are RTIT_EV_PEBS events (value: the eventing IP).  IF is
+ * taken as 0 before the first record (RFLAGS' reset value 2); a change
+ * there is not expected (items_expect), since the scenario may have set
+ * IF before the run.
  */
 static void flow_items(const struct rtit_sim_rec *recs, size_t n, struct items *et, struct items *pebs)
 {
 	bool iflag = false;
+	size_t pos = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct rtit_sim_rec *r = &recs[i];
-		bool ev = r->kind != RTIT_SIM_INSN;
-		if (ev && (r->cls == RTIT_EV_EXCEPTION || r->cls == RTIT_EV_EXT_INTERRUPT ||
-			   r->cls == RTIT_EV_NMI))
-			item_add(et, (struct item){IT_INTR, r->cls == RTIT_EV_NMI ? 2 : r->vector,
-						   r->cls == RTIT_EV_EXCEPTION && r->vector == 14,
-						   r->ip, r->value});
-		if (!ev && r->cls == RTIT_IC_IRET)
-			item_add(et, (struct item){IT_IRET, 0, false, r->ip, 0});
-		if (ev && r->cls == RTIT_EV_PEBS)
-			item_add(pebs, (struct item){IT_PEBS, 0, false, r->value, 0});
-		else if (!!(r->flags & RTIT_SIM_F_IF) != iflag) {
-			iflag = !iflag;
-			item_add(et, (struct item){IT_IF, iflag, false, r->ip, 0});
+		bool insn = r->kind == RTIT_SIM_INSN;
+		struct item it = {.by_insn = insn, .ip = r->ip, .pos = pos};
+		if (!insn && (r->cls == RTIT_EV_EXCEPTION || r->cls == RTIT_EV_EXT_INTERRUPT ||
+			      r->cls == RTIT_EV_NMI)) {
+			it.kind = IT_INTR;
+			it.vector = r->cls == RTIT_EV_NMI ? 2 : r->vector;
+			it.has_pfa = r->cls == RTIT_EV_EXCEPTION && r->vector == 14;
+			it.pfa = r->value;
+			item_add(et, it);
 		}
+		if (insn && r->cls == RTIT_IC_INT) {
+			it.kind = IT_INTR;
+			it.vector = r->vector;
+			item_add(et, it);
+		}
+		if (insn && r->cls == RTIT_IC_IRET) {
+			it.kind = IT_IRET;
+			item_add(et, it);
+		}
+		if (!insn && r->cls == RTIT_EV_PEBS) {
+			it.kind = IT_PEBS;
+			it.ip = r->value;
+			item_add(pebs, it);
+		} else if (!!(r->flags & RTIT_SIM_F_IF) != iflag) {
+			iflag = !iflag;
+			it.kind = IT_IF;
+			it.vector = iflag;
+			item_add(et, it);
+		}
+		pos += insn;
+	}
+}
+
+/* An item is expected from perf when perf's segments cover it: made by
+ * an instruction of a segment or between two, not by its first (after an
+ * overflow its packets may be lost, or before the enable). */
+static void items_expect(struct items *l, const size_t *seg_from, const size_t *seg_to, size_t nseg)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct item *it = &l->v[i];
+		for (size_t s = 0; s < nseg && !it->expected; s++)
+			it->expected = it->pos > seg_from[s] && it->pos < seg_to[s];
 	}
 }
 
@@ -205,36 +242,34 @@ static bool item_equal(const struct item *a, const struct item *b)
 }
 
 /*
- * perf's items must be the flow's without a gap: from where perf's first
- * one is in the flow, one by one.  None from perf is a failure when the
- * flow has some (want).  0, or 1 after printing the first difference.
+ * perf's items must be the flow's, in the flow's order (a subsequence:
+ * perf may also report some where its segments begin or end), and perf
+ * must report every item its segments cover.  0, or 1 after printing the
+ * first difference.
  */
 static int compare_items(const char *prefix, const char *what, const struct items *got,
 			 const struct items *want)
 {
 	size_t j = 0;
-	while (got->n && j < want->n && !item_equal(&got->v[0], &want->v[j]))
-		j++;
-	if (got->n && j == want->n) {
-		fprintf(stderr, "%s: the first of perf's %s (%s at 0x%" PRIx64 " vector %u) is not in the flow\n",
-			prefix, what, item_names[got->v[0].kind], got->v[0].ip, got->v[0].vector);
-		return 1;
-	}
-	for (size_t i = 0; i < got->n; i++, j++) {
-		const struct item *g = &got->v[i];
-		if (j >= want->n || !item_equal(g, &want->v[j])) {
-			fprintf(stderr, "%s: %s %zu of perf's (%s at 0x%" PRIx64 " vector %u) is not the flow's"
-				" next one%s", prefix, what, i + 1, item_names[g->kind], g->ip, g->vector,
-				j < want->n ? "" : " (the flow has no more)\n");
-			if (j < want->n)
-				fprintf(stderr, " (%s at 0x%" PRIx64 " vector %u)\n",
-					item_names[want->v[j].kind], want->v[j].ip, want->v[j].vector);
+	for (size_t i = 0; i <= got->n; i++) {
+		const struct item *g = i < got->n ? &got->v[i] : NULL;
+		while (j < want->n && !(g && item_equal(g, &want->v[j]))) {
+			const struct item *w = &want->v[j];
+			if (w->expected) {
+				fprintf(stderr, "%s: perf does not report the flow's %s at 0x%" PRIx64
+					" (vector %u, after the flow's instruction %zu) among its %s\n",
+					prefix, item_names[w->kind], w->ip, w->vector, w->pos, what);
+				return 1;
+			}
+			j++;
+		}
+		if (g && j == want->n) {
+			fprintf(stderr, "%s: %s %zu of perf's (%s at 0x%" PRIx64 " vector %u) is not in the"
+				" flow, in its order\n", prefix, what, i + 1, item_names[g->kind], g->ip,
+				g->vector);
 			return 1;
 		}
-	}
-	if (!got->n && want->n) {
-		fprintf(stderr, "%s: perf reports no %s, the flow has %zu\n", prefix, what, want->n);
-		return 1;
+		j++;
 	}
 	return 0;
 }
@@ -276,7 +311,8 @@ static int read_events(const char *path, struct items *et)
 			if ((pfa = strstr(c, "PFA: ")))
 				it.has_pfa = true, it.pfa = strtoull(pfa + 5, NULL, 16);
 			item_add(et, it);
-		} else if (strstr(line, "iflag:") && (c = strstr(line, "IFLAG: "))) {
+		} else if (strstr(line, "iflag:") && (c = strstr(line, "IFLAG: ")) && it.ip) {
+			/* (at IP 0: the IF the enable's MODE.Exec gives, no change) */
 			/* "IFLAG: OLD->NEW": the new RFLAGS.IF */
 			it.kind = IT_IF;
 			it.vector = c[10] == '1';
@@ -356,7 +392,7 @@ int main(int argc, char **argv)
 			have_async = false;
 		} else if ((code = strstr(line, "ppp:")) && code > line && code[-1] != ' ') {
 			/* the PEBS event's sample (precise_ip 3): its IP */
-			struct item it = {IT_PEBS, 0, false, 0, 0};
+			struct item it = {.kind = IT_PEBS};
 			if (!last_hex(line, end, &it.ip)) {
 				fprintf(stderr, "%s: cannot read a PEBS sample in: %s", argv[2], line);
 				return 2;
@@ -394,6 +430,8 @@ int main(int argc, char **argv)
 	struct flow fl = {ips, cls, nips};
 	size_t k = 0, matched = 0, rc = 0;
 	size_t *flow_at = malloc((n + 1) * sizeof(*flow_at));	/* flow position after perf's insn t */
+	size_t *seg_from = malloc((n + 1) * sizeof(*seg_from)), *seg_to = malloc((n + 1) * sizeof(*seg_to));
+	size_t nseg = 0;
 	for (size_t i = 0; i < n;) {
 		size_t j = i + 1;
 		while (j < n && !d[j].seg_start)
@@ -414,6 +452,8 @@ int main(int argc, char **argv)
 			break;
 		}
 		match_seg(&fl, d, i, j, best, &q, flow_at, &async);
+		seg_from[nseg] = best;
+		seg_to[nseg++] = q;
 		if (getenv("PERF_CHECK_VERBOSE"))
 			fprintf(stderr, "perf %zu-%zu (from 0x%" PRIx64 ") is flow %zu-%zu\n", i, j, d[i].ip,
 				best, q);
@@ -439,6 +479,8 @@ int main(int argc, char **argv)
 	}
 	/* Event Trace (EventEn, IA32_RTIT_CTL bit 31) and PEBS records */
 	flow_items(recs, nrecs, &want_et, &want_pebs);
+	items_expect(&want_et, seg_from, seg_to, nseg);
+	items_expect(&want_pebs, seg_from, seg_to, nseg);
 	if (!rc && events_path && (ctl >> 31 & 1)) {
 		if (read_events(events_path, &et) < 0)
 			return 2;
@@ -454,6 +496,8 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	free(flow_at);
+	free(seg_from);
+	free(seg_to);
 	free(pebs.v);
 	free(et.v);
 	free(want_pebs.v);
