@@ -40,8 +40,9 @@
  *   perf script --itrace=Ie -F event,ip,flags,synth) and PEBS ("ppp"
  * samples of the aux-output event, --itrace=o): perf's CFE.INTR (vector,
  * EVD.PFA), CFE.IRET, IF changes (iflag, the new IF) and PEBS records
- * (eventing IP) must be the flow's, in its order, and every one the
- * segments perf decoded cover must be among them (compare_items).
+ * (eventing IP) must be the flow's, in its order, and, when the trace
+ * did not overflow, every one the segments perf decoded cover must be
+ * among them (compare_items).
  *
  * Exit 0 when everything perf decoded matched, 1 on a mismatch or an
  * error (first one printed), 2 on bad input.
@@ -54,14 +55,19 @@
 #include "rtit/sim.h"
 #include "runfiles.h"
 
+/* asynchronous branches between two instructions perf lists, at most */
+#define MAX_ASYNC 4
+
 /* intel_pt_err_msgs: INTEL_PT_ERR_OVR */
 #define PERF_ERR_OVERFLOW 7
 
 struct perf_insn {
 	uint64_t ip;
 	bool seg_start;		/* first after an enable, disable or overflow */
-	bool after_async;	/* an asynchronous branch from async_from before it */
-	uint64_t async_from;
+	/* the asynchronous branches since the last instruction: their FROMs
+	 * (an EEXIT's FUP + TIP to an INT n's, say) */
+	uint8_t nasync;
+	uint64_t async_from[MAX_ASYNC];
 };
 
 struct perf_err {
@@ -79,7 +85,7 @@ struct flow {
 /*
  * Matches perf's instructions i..j-1 with the flow from position p: an
  * INT n or ENCLU at the FROM of an asynchronous branch before an
- * instruction is skipped (counted in *async).  Returns the first
+ * instruction (of each, in order) is skipped (counted in *async).  Returns the first
  * instruction that does not match (j when all do); *q is the flow
  * position after the last match, flow_at[t] the one after instruction t.
  */
@@ -90,12 +96,13 @@ static size_t match_seg(const struct flow *fl, const struct perf_insn *d, size_t
 	*q = p;
 	for (; t < j && *q < fl->n; t++) {
 		size_t x = *q;
-		if (d[t].after_async && fl->ips[x] == d[t].async_from && fl->ips[x] != d[t].ip &&
-		    (fl->cls[x] == RTIT_IC_INT || fl->cls[x] == RTIT_IC_ENCLU)) {
-			x++;
-			if (async)
-				++*async;
-		}
+		for (unsigned a = 0; a < d[t].nasync && x < fl->n; a++)
+			if (fl->ips[x] == d[t].async_from[a] && fl->ips[x] != d[t].ip &&
+			    (fl->cls[x] == RTIT_IC_INT || fl->cls[x] == RTIT_IC_ENCLU)) {
+				x++;
+				if (async)
+					++*async;
+			}
 		if (x >= fl->n || fl->ips[x] != d[t].ip)
 			break;
 		*q = x + 1;
@@ -141,19 +148,23 @@ static void read_sideband(const char *prefix, unsigned *overflows, uint64_t *ctl
 /*
  * Event Trace and PEBS, perf's and the flow's: an interrupt, exception,
  * NMI or INT n (CFE.INTR with its vector, and the page-fault address of
- * EVD.PFA), an IRET (CFE.IRET), a change of RFLAGS.IF (MODE.Exec's IF bit;
+ * EVD.PFA), an IRET (CFE.IRET), an SMI and its RSM (CFE.SMI, CFE.RSM), a change of RFLAGS.IF (MODE.Exec's IF bit;
  * vector: the new IF), a PEBS record (its eventing IP).  pos: for the
  * flow's, the number of the flow's instructions before it (for one an
  * instruction makes, that instruction's index), and whether perf's
  * segments cover it (expected).
  */
-enum item_kind { IT_INTR, IT_IRET, IT_IF, IT_PEBS };
+enum item_kind { IT_INTR, IT_IRET, IT_IF, IT_PEBS, IT_SMI, IT_RSM };
 
 struct item {
 	uint8_t kind;		/* enum item_kind */
 	uint8_t vector;
 	bool has_pfa;
 	bool by_insn;		/* made by the instruction at pos */
+	bool any_ip;		/* perf's CFE with IP = 0: its IP is perf's last one */
+	bool optional;		/* perf's first IF change after the start or an
+				 * overflow: from IF unknown, perf's 0, so maybe
+				 * no change */
 	bool expected;
 	uint64_t ip, pfa;
 	size_t pos;
@@ -173,12 +184,13 @@ static void item_add(struct items *l, struct item it)
 	l->v[l->n++] = it;
 }
 
-static const char *const item_names[] = {"CFE.INTR", "CFE.IRET", "IF change", "PEBS record"};
+static const char *const item_names[] = {"CFE.INTR", "CFE.IRET", "IF change", "PEBS record",
+					 "CFE.SMI", "CFE.RSM"};
 
 /*
  * The flow's items: an EventEn trace has a CFE.INTR for every interrupt,
- * exception, NMI and INT n and a CFE.IRET for every IRET (Table 33-59
- * cases 1-6), and a MODE.Exec for every change of RFLAGS.IF (33.4.2.8);
+ * exception, NMI and INT n, a CFE.IRET for every IRET, a CFE.SMI and
+ * CFE.RSM for SMIs (Table 33-59 cases 1-9), and a MODE.Exec for every change of RFLAGS.IF (33.4.2.8);
  * PEBS records are RTIT_EV_PEBS events (value: the eventing IP).  IF is
  * taken as 0 before the first record (RFLAGS' reset value 2); a change
  * there is not expected (items_expect), since the scenario may have set
@@ -205,6 +217,10 @@ static void flow_items(const struct rtit_sim_rec *recs, size_t n, struct items *
 			it.vector = r->vector;
 			item_add(et, it);
 		}
+		if (!insn && (r->cls == RTIT_EV_SMI || r->cls == RTIT_EV_RSM)) {
+			it.kind = r->cls == RTIT_EV_SMI ? IT_SMI : IT_RSM;
+			item_add(et, it);
+		}
 		if (insn && r->cls == RTIT_IC_IRET) {
 			it.kind = IT_IRET;
 			item_add(et, it);
@@ -224,20 +240,23 @@ static void flow_items(const struct rtit_sim_rec *recs, size_t n, struct items *
 }
 
 /* An item is expected from perf when perf's segments cover it: made by
- * an instruction of a segment or between two, not by its first (after an
- * overflow its packets may be lost, or before the enable). */
+ * an instruction of a segment or between two, but not by its first
+ * (after an overflow its packets may be lost, or come before the enable)
+ * or its last (a transfer that disables sends no MODE.Exec, 33.4.2.8). */
 static void items_expect(struct items *l, const size_t *seg_from, const size_t *seg_to, size_t nseg)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		struct item *it = &l->v[i];
 		for (size_t s = 0; s < nseg && !it->expected; s++)
-			it->expected = it->pos > seg_from[s] && it->pos < seg_to[s];
+			it->expected = it->pos > seg_from[s] &&
+				       it->pos + it->by_insn < seg_to[s];
 	}
 }
 
 static bool item_equal(const struct item *a, const struct item *b)
 {
-	return a->kind == b->kind && a->ip == b->ip && a->vector == b->vector &&
+	return a->kind == b->kind && (a->ip == b->ip || a->any_ip || b->any_ip) &&
+	       a->vector == b->vector &&
 	       (!a->has_pfa || !b->has_pfa || a->pfa == b->pfa);
 }
 
@@ -253,6 +272,13 @@ static int compare_items(const char *prefix, const char *what, const struct item
 	size_t j = 0;
 	for (size_t i = 0; i <= got->n; i++) {
 		const struct item *g = i < got->n ? &got->v[i] : NULL;
+		if (g && g->optional) {
+			size_t k = j;
+			while (k < want->n && !item_equal(g, &want->v[k]) && !want->v[k].expected)
+				k++;
+			if (k == want->n || !item_equal(g, &want->v[k]))
+				continue;
+		}
 		while (j < want->n && !(g && item_equal(g, &want->v[j]))) {
 			const struct item *w = &want->v[j];
 			if (w->expected) {
@@ -289,10 +315,14 @@ static int read_events(const char *path, struct items *et)
 		fprintf(stderr, "%s: cannot read perf script's output\n", path);
 		return -1;
 	}
+	bool if_known = false;
 	while (fgets(line, sizeof(line), f)) {
 		char *nl = strchr(line, '\n'), *c, *v, *pfa;
 		char *end = nl ? nl : line + strlen(line);
 		struct item it = {0};
+		if ((c = strstr(line, "instruction trace error")) && (c = strstr(c, " code ")) &&
+		    atoi(c + 6) == PERF_ERR_OVERFLOW)
+			if_known = false;
 		if (!last_hex(line, end, &it.ip))
 			continue;
 		if (strstr(line, "evt:") && (c = strstr(line, "cfe: "))) {
@@ -301,11 +331,18 @@ static int read_events(const char *path, struct items *et)
 				it.kind = IT_INTR;
 			else if (!strncmp(c, "IRET ", 5))
 				it.kind = IT_IRET;
+			else if (!strncmp(c, "SMI ", 4))
+				it.kind = IT_SMI;
+			else if (!strncmp(c, "RSM ", 4))
+				it.kind = IT_RSM;
 			else {
 				fprintf(stderr, "%s: a CFE type this check does not compare: %s", path, line);
 				fclose(f);
 				return -1;
 			}
+			/* IP: 0, a stand-alone CFE (Table 33-49): the sample's IP
+			 * is where perf was, not the event's */
+			it.any_ip = strstr(c, "IP: 0 ") != NULL;
 			if (it.kind == IT_INTR && (v = strstr(c, "vector: ")))
 				it.vector = (uint8_t)strtoul(v + 8, NULL, 10);
 			if ((pfa = strstr(c, "PFA: ")))
@@ -316,6 +353,8 @@ static int read_events(const char *path, struct items *et)
 			/* "IFLAG: OLD->NEW": the new RFLAGS.IF */
 			it.kind = IT_IF;
 			it.vector = c[10] == '1';
+			it.optional = !if_known;
+			if_known = true;
 			item_add(et, it);
 		}
 	}
@@ -370,9 +409,10 @@ int main(int argc, char **argv)
 	size_t cap = 4096, n = 0, nerr = 0, overflows = 0, async = 0;
 	struct perf_insn *d = malloc(cap * sizeof(*d));
 	struct perf_err *errs = malloc(64 * sizeof(*errs));
-	bool seg = true, have_async = false;
+	bool seg = true;
+	uint8_t nasync = 0;
 	struct items pebs = {0}, et = {0}, want_pebs = {0}, want_et = {0};
-	uint64_t async_from = 0;
+	uint64_t async_from[MAX_ASYNC] = {0};
 	char line[1024];
 	while (fgets(line, sizeof(line), so)) {
 		char *nl = strchr(line, '\n');
@@ -389,7 +429,7 @@ int main(int argc, char **argv)
 			if (atoi(code + 6) == PERF_ERR_OVERFLOW)
 				overflows++;
 			seg = true;	/* perf resumes at the next FUP or TIP.PGE */
-			have_async = false;
+			nasync = 0;
 		} else if ((code = strstr(line, "ppp:")) && code > line && code[-1] != ' ') {
 			/* the PEBS event's sample (precise_ip 3): its IP */
 			struct item it = {.kind = IT_PEBS};
@@ -407,8 +447,10 @@ int main(int argc, char **argv)
 				cap *= 2;
 				d = realloc(d, cap * sizeof(*d));
 			}
-			d[n++] = (struct perf_insn){to, seg, have_async, async_from};
-			seg = have_async = false;
+			d[n] = (struct perf_insn){.ip = to, .seg_start = seg, .nasync = nasync};
+			memcpy(d[n++].async_from, async_from, sizeof(async_from));
+			seg = false;
+			nasync = 0;
 		} else if (strstr(line, "branches:") && (arrow = strstr(line, "=>"))) {
 			if (!last_hex(line, arrow, &from) || !last_hex(arrow, end, &to)) {
 				fprintf(stderr, "%s: cannot read a branch in: %s", argv[2], line);
@@ -417,10 +459,9 @@ int main(int argc, char **argv)
 			if (strstr(line, "tr strt") || strstr(line, "tr end"))
 				seg = true;
 			/* the instruction at FROM was not listed: asynchronous */
-			else if (from && (!n || seg || d[n - 1].ip != from)) {
-				have_async = true;
-				async_from = from;
-			}
+			else if (from && (!n || seg || nasync || d[n - 1].ip != from) &&
+				 nasync < MAX_ASYNC)
+				async_from[nasync++] = from;
 		}
 	}
 	fclose(so);
@@ -479,8 +520,13 @@ int main(int argc, char **argv)
 	}
 	/* Event Trace (EventEn, IA32_RTIT_CTL bit 31) and PEBS records */
 	flow_items(recs, nrecs, &want_et, &want_pebs);
-	items_expect(&want_et, seg_from, seg_to, nseg);
-	items_expect(&want_pebs, seg_from, seg_to, nseg);
+	/* which perf must report: none when the trace overflowed (a block or
+	 * a CFE may be lost with the packets while the instructions around
+	 * it decode) */
+	if (!sb_ovf) {
+		items_expect(&want_et, seg_from, seg_to, nseg);
+		items_expect(&want_pebs, seg_from, seg_to, nseg);
+	}
 	if (!rc && events_path && (ctl >> 31 & 1)) {
 		if (read_events(events_path, &et) < 0)
 			return 2;
