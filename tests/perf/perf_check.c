@@ -270,32 +270,47 @@ static int compare_items(const char *prefix, const char *what, const struct item
 			 const struct items *want)
 {
 	size_t j = 0;
+	if (getenv("PERF_CHECK_VERBOSE") && *getenv("PERF_CHECK_VERBOSE") == '2') {
+		for (size_t i = 0; i < want->n; i++)
+			fprintf(stderr, "  flow %s at 0x%" PRIx64 " vector %u pos %zu%s\n",
+				item_names[want->v[i].kind], want->v[i].ip, want->v[i].vector,
+				want->v[i].pos, want->v[i].expected ? " expected" : "");
+		for (size_t i = 0; i < got->n; i++)
+			fprintf(stderr, "  perf %s at 0x%" PRIx64 " vector %u\n", item_names[got->v[i].kind],
+				got->v[i].ip, got->v[i].vector);
+	}
 	for (size_t i = 0; i <= got->n; i++) {
 		const struct item *g = i < got->n ? &got->v[i] : NULL;
-		if (g && g->optional) {
-			size_t k = j;
-			while (k < want->n && !item_equal(g, &want->v[k]) && !want->v[k].expected)
+		/* the next expected item e: perf's item is e when equal, else
+		 * the first equal one before e (items repeat: a loop's INT n
+		 * where perf decoded and where it did not) */
+		size_t e = j, k = j;
+		while (e < want->n && !want->v[e].expected)
+			e++;
+		if (g && !(e < want->n && item_equal(g, &want->v[e])))
+			while (k < e && !item_equal(g, &want->v[k]))
 				k++;
-			if (k == want->n || !item_equal(g, &want->v[k]))
-				continue;
+		else
+			k = e;
+		if (g && k < want->n && item_equal(g, &want->v[k])) {
+			j = k + 1;
+			continue;
 		}
-		while (j < want->n && !(g && item_equal(g, &want->v[j]))) {
-			const struct item *w = &want->v[j];
-			if (w->expected) {
-				fprintf(stderr, "%s: perf does not report the flow's %s at 0x%" PRIx64
-					" (vector %u, after the flow's instruction %zu) among its %s\n",
-					prefix, item_names[w->kind], w->ip, w->vector, w->pos, what);
-				return 1;
-			}
-			j++;
+		if (g && g->optional)
+			continue;
+		if (e < want->n) {
+			const struct item *w = &want->v[e];
+			fprintf(stderr, "%s: perf does not report the flow's %s at 0x%" PRIx64
+				" (vector %u, after the flow's instruction %zu) among its %s\n",
+				prefix, item_names[w->kind], w->ip, w->vector, w->pos, what);
+			return 1;
 		}
-		if (g && j == want->n) {
+		if (g) {
 			fprintf(stderr, "%s: %s %zu of perf's (%s at 0x%" PRIx64 " vector %u) is not in the"
 				" flow, in its order\n", prefix, what, i + 1, item_names[g->kind], g->ip,
 				g->vector);
 			return 1;
 		}
-		j++;
 	}
 	return 0;
 }
