@@ -261,10 +261,43 @@ static bool item_equal(const struct item *a, const struct item *b)
 }
 
 /*
+ * Whether perf's items got[i..] can be the flow's want[j..] in order (a
+ * subsequence), every expected one among them, perf's optional ones
+ * possibly none of the flow's: ok[i][j] = (want[j] not expected and
+ * ok[i][j+1]) or (got[i] = want[j] and ok[i+1][j+1]) or (got[i] optional
+ * and ok[i+1][j]).  Items repeat (a loop's INT n where perf decoded and
+ * where it did not), so no greedy choice will do.  -1 when too large.
+ */
+static int items_align(const struct items *got, const struct items *want)
+{
+	size_t n = got->n, m = want->n, w = m + 1;
+	if ((n + 1) > (64u << 20) / w)
+		return -1;
+	uint8_t *ok = malloc((n + 1) * w);
+	if (!ok)
+		return -1;
+	for (size_t i = n + 1; i-- > 0;)
+		for (size_t j = m + 1; j-- > 0;) {
+			const struct item *g = i < n ? &got->v[i] : NULL, *x = j < m ? &want->v[j] : NULL;
+			bool v;
+			if (!g)
+				v = !x || (!x->expected && ok[i * w + j + 1]);
+			else
+				v = (x && !x->expected && ok[i * w + j + 1]) ||
+				    (x && item_equal(g, x) && ok[(i + 1) * w + j + 1]) ||
+				    (g->optional && ok[(i + 1) * w + j]);
+			ok[i * w + j] = v;
+		}
+	int r = ok[0];
+	free(ok);
+	return r;
+}
+
+/*
  * perf's items must be the flow's, in the flow's order (a subsequence:
  * perf may also report some where its segments begin or end), and perf
- * must report every item its segments cover.  0, or 1 after printing the
- * first difference.
+ * must report every item its segments cover (items_align).  0, or 1
+ * after printing where a first-match walk finds the first difference.
  */
 static int compare_items(const char *prefix, const char *what, const struct items *got,
 			 const struct items *want)
@@ -279,19 +312,16 @@ static int compare_items(const char *prefix, const char *what, const struct item
 			fprintf(stderr, "  perf %s at 0x%" PRIx64 " vector %u\n", item_names[got->v[i].kind],
 				got->v[i].ip, got->v[i].vector);
 	}
+	if (items_align(got, want) == 1)
+		return 0;
 	for (size_t i = 0; i <= got->n; i++) {
 		const struct item *g = i < got->n ? &got->v[i] : NULL;
-		/* the next expected item e: perf's item is e when equal, else
-		 * the first equal one before e (items repeat: a loop's INT n
-		 * where perf decoded and where it did not) */
+		/* the first equal one up to the next expected item e */
 		size_t e = j, k = j;
 		while (e < want->n && !want->v[e].expected)
 			e++;
-		if (g && !(e < want->n && item_equal(g, &want->v[e])))
-			while (k < e && !item_equal(g, &want->v[k]))
-				k++;
-		else
-			k = e;
+		while (g && k < e && !item_equal(g, &want->v[k]))
+			k++;
 		if (g && k < want->n && item_equal(g, &want->v[k])) {
 			j = k + 1;
 			continue;
@@ -312,7 +342,8 @@ static int compare_items(const char *prefix, const char *what, const struct item
 			return 1;
 		}
 	}
-	return 0;
+	fprintf(stderr, "%s: perf's %s cannot be aligned with the flow's\n", prefix, what);
+	return 1;
 }
 
 /*
