@@ -3,10 +3,11 @@
  * an independent decoder) reports for an rtitsim trace with the
  * simulator's ground-truth flow, instruction by instruction.
  *
- *   perf_check PREFIX SCRIPT_OUTPUT [--may-be-empty]
+ *   perf_check PREFIX SCRIPT_OUTPUT [--events EVENTS_OUTPUT]
+ *              [--may-be-empty] [--mutate-flow N]
  *
- * reads PREFIX.flow, PREFIX.sideband (the number of overflows) and the
- * output of
+ * reads PREFIX.flow, PREFIX.sideband (the number of overflows,
+ * IA32_RTIT_CTL) and the output of
  *
  *   perf script --itrace=bi1ieo -F event,ip,addr,flags
  *
@@ -39,10 +40,10 @@
  * Event Trace (when IA32_RTIT_CTL has EventEn; --events: the output of
  *   perf script --itrace=Ie -F event,ip,flags,synth) and PEBS ("ppp"
  * samples of the aux-output event, --itrace=o): perf's CFE.INTR (vector,
- * EVD.PFA), CFE.IRET, IF changes (iflag, the new IF) and PEBS records
- * (eventing IP) must be the flow's, in its order, and, when the trace
- * did not overflow, every one the segments perf decoded cover must be
- * among them (compare_items).
+ * EVD.PFA), CFE.IRET, CFE.SMI/RSM, IF changes (iflag, the new IF) and
+ * PEBS records (eventing IP) must be the flow's, in its order, and, when
+ * the trace did not overflow, every one the segments perf decoded cover
+ * must be among them (compare_items).
  *
  * Exit 0 when everything perf decoded matched, 1 on a mismatch or an
  * error (first one printed), 2 on bad input.
