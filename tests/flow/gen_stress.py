@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gen_stress.py SEED [rtit|pt [libipt]] > OUT.scn - a random scenario for the flow
+"""gen_stress.py SEED [rtit|pt [libipt|perf]] > OUT.scn - a random scenario for the flow
 decoder's round trip, in either dialect (the same program for a seed): a kernel that enters user mode, user code with loops on
 RDRAND-driven conditions, nested direct and indirect calls (RET compression
 kept and broken), indirect jumps, INT n, SYSCALL, faults (#UD, #DE) whose
@@ -18,7 +18,9 @@ AEXs resumed by the AEP's ERESUME: a generator of their own too.
 `pt libipt` leaves out what libipt 2.0.5 cannot decode (Event Trace, PEBS
 blocks, enclaves, VM exits: docs/decisions.md D61), the rest of the seed's
 scenario unchanged, for the libipt cross-check of the property test
-(tests/libipt/run_ptflow_stress.sh).
+(tests/libipt/run_ptflow_stress.sh); `pt perf` what Linux perf 6.1 cannot
+(VM exits, opt-out enclaves, Event Trace with an enclave, SMIs with Event
+Trace: D62), for the perf cross-check (tests/perf/run_perf_stress.sh).
 Deterministic for a seed."""
 import random
 import sys
@@ -26,6 +28,7 @@ import sys
 seed = int(sys.argv[1])
 pt = len(sys.argv) > 2 and sys.argv[2] == "pt"
 libipt = pt and len(sys.argv) > 3 and sys.argv[3] == "libipt"
+perf = pt and len(sys.argv) > 3 and sys.argv[3] == "perf"
 rnd = random.Random(seed)
 # the trace configuration draws from its own generator: the program of a
 # seed is the same in both dialects
@@ -45,6 +48,8 @@ pebs = pt and prnd.random() < 0.5 and not libipt
 ernd = random.Random(seed * 1299721 + 13)
 sgx = pt and seed % 7 != 3 and ernd.random() < 0.4 and not libipt
 sgx_debug = ernd.random() < 0.5
+# perf 6.1 cannot bind an opt-out enclave entry's TIP.PGD() (D62)
+sgx = sgx and not (perf and not sgx_debug)
 sgx_calls = 0
 
 
@@ -370,7 +375,7 @@ if seed % 7 == 3:
     if rnd.random() < 0.3:
         print("param buffer_bytes = 32\nparam drain = 1/4")
     if pt:
-        print("msr IA32_RTIT_CTL = 0x%x" % (pt_ctl(0x4) & ~(libipt << 31)))
+        print("msr IA32_RTIT_CTL = 0x%x" % (pt_ctl(0x4) & ~((libipt or (perf and sgx)) << 31)))
     else:
         print("msr RTIT_EVENTS = 0x37\nmsr RTIT_CTL = 0x%x" % ctl)
     for _ in range(rnd.randint(0, 4)):
@@ -520,8 +525,10 @@ if pt:
     # the same program under Intel PT: IA32_RTIT_CTL and ADDRn (Table 33-6)
     cfg = [c for c in cfg if not c.startswith(("msr RTIT_", "param"))]
     ctl = pt_ctl(crnd.choice([0xc, 0xc, 0xc, 0x8, 0x4]))
-    if libipt:
-        ctl &= ~(1 << 31)                          # no EventEn
+    # no EventEn: libipt predates it; perf 6.1 reads an AEX's CFE
+    # differently (D62)
+    if libipt or (perf and sgx):
+        ctl &= ~(1 << 31)
     if cr3en:
         ctl |= 0x80                                # CR3Filter
         cfg.append("msr IA32_RTIT_CR3_MATCH = 0x1000")
@@ -549,8 +556,13 @@ for _ in range(rnd.randint(0, 6)):
     # EEXIT reads as the EEXIT (decisions D52)
     if sgx and k.startswith(("smi", "vmexit")):
         continue
-    # libipt 2.0.5 follows a VM exit only with the VMM's image
-    if libipt and k.startswith("vmexit"):
+    # libipt 2.0.5 follows a VM exit only with the VMM's image; perf 6.1
+    # decodes non-root code only as a guest kernel's (D62)
+    if (libipt or perf) and k.startswith("vmexit"):
+        continue
+    # perf 6.1 binds the CFE.RSM(IP=0) after an RSM's TIP.PGE to the next
+    # FUP, another event's (D62)
+    if perf and pt and (ctl >> 31) & 1 and k.startswith("smi"):
         continue
     if pt and k.startswith("vmexit"):
         k += vmexit_args()

@@ -46,6 +46,7 @@
 
 #include "rtit/scenario.h"
 #include "rtit/sim.h"
+#include "runfiles.h"
 
 static struct rtit_sim *sim;
 
@@ -69,29 +70,9 @@ static bool far_transfer(uint8_t cls)
 	return (cls >= RTIT_IC_FAR_JMP && cls <= RTIT_IC_SYSEXIT) || cls == RTIT_IC_UIRET;
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *b = NULL;
-	long n;
-	if (!f)
-		return NULL;
-	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) &&
-	    (b = malloc((size_t)n + 1)) && fread(b, 1, (size_t)n, f) == (size_t)n)
-		*len = (size_t)n;
-	else {
-		free(b);
-		b = NULL;
-	}
-	fclose(f);
-	return b;
-}
-
 int main(int argc, char **argv)
 {
-	char path[1024];
 	struct rtit_scenario sc;
-	struct rtit_scn_error err;
 	struct rtit_sim_config cfg;
 	struct rtit_sim_rec *recs;
 	size_t nrecs, tlen;
@@ -101,29 +82,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: ptflow_check PREFIX SCENARIO.scn [--may-be-empty]\n");
 		return 2;
 	}
-	snprintf(path, sizeof(path), "%s.flow", argv[1]);
-	FILE *ff = fopen(path, "rb");
-	if (!ff || rtit_flow_read(ff, &recs, &nrecs) < 0) {
-		fprintf(stderr, "%s: cannot read the flow\n", path);
+	if (runfiles_read_flow(argv[1], &recs, &nrecs) < 0)
 		return 2;
-	}
-	fclose(ff);
-	snprintf(path, sizeof(path), "%s.trace", argv[1]);
-	uint8_t *trace = slurp(path, &tlen);
-	if (!trace) {
-		fprintf(stderr, "%s: cannot read the trace\n", path);
+	uint8_t *trace = runfiles_load_run(argv[1], argv[2], &tlen, &sc, &cfg, &sim);
+	if (!trace)
 		return 2;
-	}
-	if (rtit_scenario_parse_file(argv[2], &sc, &err) < 0) {
-		fprintf(stderr, "%s\n", err.text);
-		return 2;
-	}
-	rtit_sim_config_default(&cfg);
-	rtit_scenario_config(&sc, &cfg);
-	if (rtit_sim_new(&sim, &cfg) < 0 || rtit_scenario_setup(&sc, sim, &err) < 0) {
-		fprintf(stderr, "%s: cannot load the program: %s\n", argv[2], err.text);
-		return 2;
-	}
 
 	/* The flow's instructions (events are not instructions), whether
 	 * each ran inside a transaction, and the IPs of its TSX aborts. */
