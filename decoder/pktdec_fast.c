@@ -214,14 +214,16 @@ static void build_pt_ext(struct row r, uint8_t b1)
 		row_fixed(r, RTIT_PT_CBR, rtit_pt_cbr_size, 0, 0);
 		row_ext_field(r, 1, 0, 0);
 		break;
-	case rtit_pt_ext_pip:
+	case rtit_pt_ext_pip: {
 		/* PIP (Table 33-24): payload = CR3[51:5] << 1 | NR; NR is
-		 * w's bit 8, which lands on pip.nr (union byte 9). */
+		 * w's bit 8, which lands on pip.nr (union byte 9).  (A block:
+		 * C11 puts no declaration right after a label.) */
 		_Static_assert(rtit_pt_pip_nr == 1, "NR is payload bit 0");
 		row_fixed(r, RTIT_PT_PIP, rtit_pt_pip_size, 0, 0);
 		row_ext_field(r, rtit_pt_pl_pip_size, rtit_pt_pip_shr, rtit_pt_pip_shl);
 		r.r->hi_mask = (uint64_t)rtit_pt_pip_nr << 8;
 		break;
+	}
 	case rtit_pt_ext_vmcs:
 		/* VMCS (Table 33-34): pointer[51:12]. */
 		row_fixed(r, RTIT_PT_VMCS, rtit_pt_vmcs_size, 0, 0);
