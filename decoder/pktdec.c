@@ -26,6 +26,7 @@ int rtit_pktdec_init(struct rtit_pktdec *d, const struct rtit_pktdec_cfg *cfg)
 	rtit_pkt_ctx_init(&d->ctx, cfg->dialect, cfg->cycle_acc);
 	rtit_last_ip_init(&d->lip, cfg->dialect);
 	rtit_pktdec_fast_build(d->fast, d->fast_size, cfg->dialect, cfg->cycle_acc);
+	d->simd = rtit_pktdec_simd_tables(cfg->dialect, cfg->cycle_acc);
 	if (cfg->read) {
 		d->buf = d->own;
 	} else {
@@ -267,11 +268,41 @@ out:
 	return (size_t)(it - items);
 }
 
+/* Below this many items a call the vector path's chunk set-up costs more
+ * than it saves (rtit_pktdec_next() asks for one). */
+enum { simd_min_cap = 16 };
+
+/* The vector path (pktdec_simd.c, D64) with the scalar fast path for the
+ * packets it leaves out: one packet, then the vector path again. */
+static size_t fast_simd(struct rtit_pktdec *d, struct rtit_pktdec_item *items, size_t cap)
+{
+	const bool track = !d->cfg.no_ip;
+	size_t n = 0;
+
+	while (n < cap) {
+		size_t k = rtit_pktdec_simd_run(d, items + n, cap - n);
+
+		n += k;
+		if (n == cap)
+			break;
+		k = track ? fast_run(d, items + n, 1, true, true, false)
+			: fast_run(d, items + n, 1, false, false, false);
+		if (!k)
+			break;
+		n += k;
+	}
+	return n;
+}
+
 static size_t fast(struct rtit_pktdec *d, struct rtit_pktdec_item *items, size_t cap)
 {
 	/* The RTIT CCP context (rtit_pkt_ctx_init: cycle_acc is RTIT only). */
 	const bool ccp = d->ctx.cycle_acc;
 	size_t n = 0;
+
+	if (d->simd && !d->no_simd && !d->general_only && !d->ctx.in_block &&
+	    cap >= simd_min_cap && (d->cfg.no_ip || d->lip.valid))
+		return fast_simd(d, items, cap);
 
 	if (d->cfg.no_ip)
 		return ccp ? fast_run(d, items, cap, false, false, true)

@@ -19,4 +19,14 @@ void rtit_pktdec_fast_build(struct rtit_pktdec_fast tab[rtit_pktdec_fast_tabs][2
 			    uint8_t size[rtit_pktdec_fast_tabs][256],
 			    enum rtit_dialect dialect, bool cycle_acc);
 
+/* The vector path's tables for @dialect (built once, shared), or NULL
+ * when the CPU lacks AVX-512 VBMI or @cycle_acc (the CCP context). */
+const struct rtit_pktdec_simd *rtit_pktdec_simd_tables(enum rtit_dialect dialect, bool cycle_acc);
+
+/* Decodes up to @cap packets into @items by the vector path from d->pos
+ * (d->simd set; no CCP context, no block; the last IP known unless
+ * cfg.no_ip), stopping before any packet the rows leave out and 80 bytes
+ * before the end of the buffer.  Returns the number decoded. */
+size_t rtit_pktdec_simd_run(struct rtit_pktdec *d, struct rtit_pktdec_item *items, size_t cap);
+
 #endif /* RTIT_DECODER_PKTDEC_FAST_H */

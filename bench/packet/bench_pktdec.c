@@ -4,11 +4,15 @@
  * For each stream (RTIT, RTIT cycle-accurate, Intel PT; realistic pktgen
  * mix: mostly TNT and TIP/FUP with compressed IPs, some timing packets, a
  * PSB every ~4 KiB) of SIZE MiB (argv[1], default 128) built in memory,
- * measures, best of 3 runs (CLOCK_MONOTONIC):
+ * measures, best of 5 runs (the thread's CPU time; this machine's speed
+ * drifts by up to 40% between runs seconds apart):
  *   bare  rtit_pktdec_next_batch() with cfg.no_ip: packets and offsets;
  *   IPs   rtit_pktdec_next_batch(): packets, offsets and full IPs (every
  *         IP packet's IP reconstructed against the last IP);
  *   next  rtit_pktdec_next(), one packet a call, with IPs;
+ *   scalar  bare and IPs again with the vector path off (d.no_simd: the
+ *         scalar fast path alone, D29), to show what the vector path
+ *         (D64) gains on this CPU;
  *   for Intel PT, libipt on the same bytes (when built with libipt; the
  *   stream leaves out BBP/BIP/BEP/CFE/EVD, which libipt 2.0.5 does not
  *   know):
@@ -78,7 +82,7 @@ static inline uint64_t consume(const struct rtit_pktdec_item *it)
 }
 
 static struct result run_batch(const struct pktgen_opts *o, const uint8_t *buf, size_t len,
-			       bool no_ip)
+			       bool no_ip, bool no_simd)
 {
 	static struct rtit_pktdec d;
 	static struct rtit_pktdec_item items[batch];
@@ -89,6 +93,7 @@ static struct result run_batch(const struct pktgen_opts *o, const uint8_t *buf, 
 	int n;
 
 	rtit_pktdec_init(&d, &cfg);
+	d.no_simd = no_simd;
 	while ((n = rtit_pktdec_next_batch(&d, items, batch)) > 0) {
 		for (int i = 0; i < n; i++) {
 			r.check += consume(&items[i]);
@@ -216,18 +221,20 @@ static struct result run_libipt(const uint8_t *buf, size_t len, bool ips)
 }
 #endif
 
-enum which { W_BARE, W_IPS, W_NEXT, W_IPT, W_IPT_IPS };
+enum which { W_BARE, W_IPS, W_NEXT, W_SCALAR, W_SCALAR_IPS, W_IPT, W_IPT_IPS };
 
-static struct result best_of_3(enum which w, const struct pktgen_opts *o,
+static struct result best_of_5(enum which w, const struct pktgen_opts *o,
 			       const uint8_t *buf, size_t len)
 {
 	struct result best = { 1e30, 0, 0, 0 };
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 5; i++) {
 		struct result r;
 		switch (w) {
-		case W_BARE: r = run_batch(o, buf, len, true); break;
-		case W_IPS: r = run_batch(o, buf, len, false); break;
+		case W_BARE: r = run_batch(o, buf, len, true, false); break;
+		case W_IPS: r = run_batch(o, buf, len, false, false); break;
+		case W_SCALAR: r = run_batch(o, buf, len, true, true); break;
+		case W_SCALAR_IPS: r = run_batch(o, buf, len, false, true); break;
 		case W_NEXT: r = run_next(o, buf, len); break;
 #ifdef HAVE_LIBIPT
 		case W_IPT: r = run_libipt(buf, len, false); break;
@@ -410,20 +417,23 @@ int main(int argc, char **argv)
 		free(buf);
 		return 0;
 	}
-	printf("%-9s %6s %5s %15s %15s %7s %7s %7s %11s\n", "stream", "MB", "B/pkt",
-	       "bare MB/s Mp/s", "IPs MB/s Mp/s", "next", "ipt", "ipt+IP", "x ipt, +IP");
+	printf("%-9s %6s %5s %15s %15s %7s %13s %7s %7s %11s\n", "stream", "MB", "B/pkt",
+	       "bare MB/s Mp/s", "IPs MB/s Mp/s", "next", "scalar, +IP", "ipt", "ipt+IP", "x ipt, +IP");
 	for (size_t s = 0; s < sizeof(streams) / sizeof(streams[0]); s++) {
 		struct pktgen g;
 		size_t len;
-		struct result a, b, c;
+		struct result a, b, c, sa, sb;
 
 		pktgen_init(&g, &streams[s].o);
 		len = pktgen_fill(&g, buf, cap);
-		a = best_of_3(W_BARE, &streams[s].o, buf, len);
-		b = best_of_3(W_IPS, &streams[s].o, buf, len);
-		c = best_of_3(W_NEXT, &streams[s].o, buf, len);
+		a = best_of_5(W_BARE, &streams[s].o, buf, len);
+		b = best_of_5(W_IPS, &streams[s].o, buf, len);
+		c = best_of_5(W_NEXT, &streams[s].o, buf, len);
+		sa = best_of_5(W_SCALAR, &streams[s].o, buf, len);
+		sb = best_of_5(W_SCALAR_IPS, &streams[s].o, buf, len);
 		if (a.packets != g.npackets || b.packets != g.npackets || c.packets != g.npackets ||
-		    b.ipsum != c.ipsum || a.ipsum) {
+		    sa.packets != g.npackets || sb.packets != g.npackets || b.ipsum != c.ipsum ||
+		    sb.ipsum != b.ipsum || sa.check != a.check || sb.check != b.check || a.ipsum) {
 			fprintf(stderr, "bench: %s: decoded %" PRIu64 "/%" PRIu64 "/%" PRIu64 " of %"
 				PRIu64 " packets, or the runs disagree\n", streams[s].name,
 				a.packets, b.packets, c.packets, g.npackets);
@@ -433,10 +443,11 @@ int main(int argc, char **argv)
 		       (double)len / 1e6, (double)len / (double)g.npackets,
 		       mbs(len, &a), (double)a.packets / 1e6 / a.secs,
 		       mbs(len, &b), (double)b.packets / 1e6 / b.secs, mbs(len, &c));
+		printf(" %6.0f %6.0f", mbs(len, &sa), mbs(len, &sb));
 #ifdef HAVE_LIBIPT
 		if (streams[s].o.dialect == RTIT_DIALECT_PT) {
-			struct result x = best_of_3(W_IPT, &streams[s].o, buf, len);
-			struct result y = best_of_3(W_IPT_IPS, &streams[s].o, buf, len);
+			struct result x = best_of_5(W_IPT, &streams[s].o, buf, len);
+			struct result y = best_of_5(W_IPT_IPS, &streams[s].o, buf, len);
 			if (x.packets != g.npackets || y.packets != g.npackets || y.ipsum != b.ipsum) {
 				fprintf(stderr, "bench: libipt decoded %" PRIu64 "/%" PRIu64 " of %" PRIu64
 					" packets, or its IPs differ\n", x.packets, y.packets, g.npackets);
@@ -448,6 +459,7 @@ int main(int argc, char **argv)
 #endif
 		printf("\n");
 	}
+	printf("scalar: the batch call without the vector path (D64), bare and with IPs\n");
 	printf("x ipt: libipt's time / ours, bare and with IPs (> 1: we are faster)\n");
 	free(buf);
 	return 0;

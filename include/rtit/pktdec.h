@@ -115,6 +115,11 @@ struct rtit_pktdec {
 	/* Tests: every packet by the general decoder, the reference the
 	 * fast path is compared with (set after rtit_pktdec_init). */
 	bool general_only;
+	/* Tests: no vector path (the scalar fast path's rows alone). */
+	bool no_simd;
+	/* The vector path's tables (decoder/pktdec_simd.c, D64), NULL where
+	 * the CPU has no AVX-512 VBMI or the stream needs the CCP context. */
+	const struct rtit_pktdec_simd *simd;
 	/* The fast path: [table][byte] (rtit_pktdec_fast_tabs). */
 	struct rtit_pktdec_fast fast[rtit_pktdec_fast_tabs][256] __attribute__((aligned(64)));
 	uint8_t fast_size[rtit_pktdec_fast_tabs][256];	/* 0: the general decoder's */

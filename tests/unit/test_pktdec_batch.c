@@ -44,7 +44,8 @@ enum how {
 	HOW_GENERAL,		/* the reference: general decoder, next() */
 	HOW_NEXT,		/* next(), fast path */
 	HOW_BATCH,		/* next_batch(), memory */
-	HOW_BATCH_BYTES		/* next_batch(), 1-byte reads */
+	HOW_BATCH_BYTES,	/* next_batch(), 1-byte reads */
+	HOW_BATCH_SCALAR	/* next_batch(), memory, no vector path (D64) */
 };
 
 static struct rtit_pktdec dec;
@@ -68,6 +69,7 @@ static size_t run(enum rtit_dialect dl, bool cycle_acc, const uint8_t *data, siz
 	}
 	cr_assert_eq(rtit_pktdec_init(&dec, &cfg), 0);
 	dec.general_only = how == HOW_GENERAL;
+	dec.no_simd = how == HOW_BATCH_SCALAR;
 	for (;;) {
 		int r;
 
@@ -139,6 +141,7 @@ static void compare(const struct entry *want, size_t nw, const struct entry *got
 static void check_all(enum rtit_dialect dl, bool cycle_acc, const uint8_t *data, size_t len,
 		      bool thorough)
 {
+	/* 64 and 300 take the vector path where the CPU has it (16 up). */
 	static const size_t caps[] = { 1, 2, 3, 7, 64, 300 };
 	size_t max = len + 8;
 	struct entry *want = malloc(max * sizeof(*want)), *got = malloc(max * sizeof(*got));
@@ -150,10 +153,14 @@ static void check_all(enum rtit_dialect dl, bool cycle_acc, const uint8_t *data,
 	snprintf(what, sizeof(what), "dialect %d cyc %d len %zu next()", dl, cycle_acc, len);
 	compare(want, nw, got, ng, data, what);
 	for (size_t c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
-		if (!thorough && caps[c] != 3)
+		if (!thorough && caps[c] != 3 && caps[c] != 64)
 			continue;
 		ng = run(dl, cycle_acc, data, len, HOW_BATCH, caps[c], got, max);
 		snprintf(what, sizeof(what), "dialect %d cyc %d len %zu batch %zu", dl, cycle_acc, len, caps[c]);
+		compare(want, nw, got, ng, data, what);
+		ng = run(dl, cycle_acc, data, len, HOW_BATCH_SCALAR, caps[c], got, max);
+		snprintf(what, sizeof(what), "dialect %d cyc %d len %zu batch %zu, scalar", dl, cycle_acc,
+			 len, caps[c]);
 		compare(want, nw, got, ng, data, what);
 		if (!thorough && caps[c] != 3)
 			continue;
@@ -223,9 +230,9 @@ Test(pktdec_batch, random_bytes)
  * cycle accurate, its CCP, so @head is a header; 2 a full IP without its
  * CCP, so it is a CCP), then random bytes, every way. */
 static void check_after_prefix(int dl, int cyc, int pre, const uint8_t *head, size_t nhead,
-			       struct pktgen_rng *r)
+			       size_t ntail, struct pktgen_rng *r)
 {
-	uint8_t buf[64];
+	uint8_t buf[256];
 	size_t n = 0;
 	struct rtit_pkt_ctx ctx;
 	struct rtit_packet ip = {
@@ -249,7 +256,7 @@ static void check_after_prefix(int dl, int cyc, int pre, const uint8_t *head, si
 	}
 	memcpy(buf + n, head, nhead);
 	n += nhead;
-	for (int i = 0; i < 24; i++)
+	for (size_t i = 0; i < ntail; i++)
 		buf[n++] = (uint8_t)pktgen_rng_next(r);
 	check_all((enum rtit_dialect)dl, cyc, buf, n, false);
 }
@@ -268,7 +275,7 @@ Test(pktdec_batch, every_first_byte)
 				for (unsigned b = 0; b < 256; b++) {
 					for (int k = 0; k < 4; k++) {
 						uint8_t head = (uint8_t)b;
-						check_after_prefix(dl, cyc, pre, &head, 1, &r);
+						check_after_prefix(dl, cyc, pre, &head, 1, 24, &r);
 					}
 				}
 			}
@@ -291,9 +298,69 @@ Test(pktdec_batch, every_second_byte)
 			for (unsigned b1 = 0; b1 < 256; b1++) {
 				for (int k = 0; k < 4; k++) {
 					uint8_t head[2] = { firsts[f], (uint8_t)b1 };
-					check_after_prefix(RTIT_DIALECT_PT, 0, pre, head, 2, &r);
+					check_after_prefix(RTIT_DIALECT_PT, 0, pre, head, 2, 24, &r);
 				}
 			}
+		}
+	}
+}
+
+/* The vector path (decoder/pktdec_simd.c, D64) on every first byte and,
+ * Intel PT, every second byte: the head at the start of a 64-byte block,
+ * then a run of TNTs so pass 1 walks on (and its rows decode), then random
+ * bytes, with and without a known last IP; the vector path needs 80 bytes
+ * buffered, so the stream is longer than every_first_byte's. */
+Test(pktdec_batch, vector_path_every_byte)
+{
+	struct pktgen_rng r;
+
+	pktgen_rng_seed(&r, 9);
+	for (int dl = 0; dl < 2; dl++) {
+		for (int pre = 0; pre < 2; pre++) {
+			for (unsigned b = 0; b < 256; b++) {
+				for (unsigned b1 = 0; b1 < (dl ? 256u : 1u); b1 += dl ? 17u : 1u) {
+					uint8_t head[2] = { (uint8_t)b, (uint8_t)b1 };
+					check_after_prefix(dl, 0, pre, head, 2, 150, &r);
+				}
+			}
+		}
+		if (dl == RTIT_DIALECT_PT) {
+			static const uint8_t firsts[] = { rtit_pt_ext, rtit_pt_mode };
+			/* Long TNTs without a stop bit (payload 0 and 1, Table
+			 * 33-16): the general decoder's error, not a packet. */
+			for (uint8_t pl = 0; pl < 3; pl++) {
+				const uint8_t tnt[8] = { rtit_pt_ext, rtit_pt_ext_tnt64, pl };
+				check_after_prefix(dl, 0, 1, tnt, sizeof(tnt), 150, &r);
+			}
+			for (size_t f = 0; f < sizeof(firsts); f++) {
+				for (unsigned b1 = 0; b1 < 256; b1++) {
+					uint8_t head[2] = { firsts[f], (uint8_t)b1 };
+					check_after_prefix(dl, 0, 1, head, 2, 150, &r);
+				}
+			}
+		}
+	}
+}
+
+/* Where the CPU has AVX-512 VBMI the vector path is taken (so the tests
+ * above exercise it), except in cycle-accurate RTIT streams (4.2.15). */
+Test(pktdec_batch, vector_path_in_use)
+{
+	bool have = false;
+
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	have = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+	       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
+#endif
+	for (int dl = 0; dl < 2; dl++) {
+		for (int cyc = 0; cyc < 2; cyc++) {
+			struct rtit_pktdec_cfg cfg = { .dialect = (enum rtit_dialect)dl,
+						       .cycle_acc = cyc && dl == RTIT_DIALECT_RTIT };
+			cr_assert_eq(rtit_pktdec_init(&dec, &cfg), 0);
+			cr_assert_eq(dec.simd != NULL, have && !cfg.cycle_acc,
+				     "dialect %d cycle_acc %d: vector path %s", dl, cfg.cycle_acc,
+				     dec.simd ? "on" : "off");
 		}
 	}
 }
