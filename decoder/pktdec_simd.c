@@ -21,8 +21,11 @@
  * template (type, size, the constant fields, ip_status), the payload word
  * rotated and masked into the union's two words, the offset and raw
  * pointer, the IP and the last IP, built in one 64-byte register and
- * stored at once.  The IP chain (Table 18, Table 33-18) stays scalar: one
- * AND and one OR a packet, as in fast_run().
+ * stored at once.  The IP chain (Table 18, Table 33-18) runs in a register
+ * that holds the last IP in every word: one ternary op a packet.  Intel PT
+ * Long TNTs are listed and their fields put right after the loop
+ * (tnt_fix()); neutral packets the rows leave out go to the general
+ * decoder between two runs of the loop (general_item()).
  *
  * Used only where the rows alone decide: outside RTIT's CCP context
  * (cycle-accurate streams take the scalar fast path, 4.2.15), outside
@@ -33,6 +36,7 @@
  */
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "pktdec_fast.h"
@@ -81,7 +85,6 @@ struct rtit_pktdec_simd {
 	 * bytes 0-7, 8-15, offset, raw, ip, last_ip, ip_status+valid): */
 	uint64_t tmpl[nrows][8] __attribute__((aligned(64)));	/* the constant words */
 	uint64_t mask[nrows][8] __attribute__((aligned(64)));	/* what each word takes of its source */
-	uint64_t rot[nrows][8] __attribute__((aligned(64)));	/* the union's first word: lo_rot */
 };
 
 static struct rtit_pktdec_simd tabs[2];	/* [dialect] */
@@ -93,6 +96,7 @@ enum {
 	size_general = 0x40,	/* a neutral packet for the general decoder */
 	size_bits = 0x1f,
 	row_general = 1,	/* pos/row arrays: the flag in a row's low bits */
+	tnt_flag_shl = 8,	/* tmpl word 6: lo_rot | tnt_msb << 8 */
 };
 
 /*
@@ -163,13 +167,14 @@ static void build(struct rtit_pktdec_simd *s, enum rtit_dialect dl)
 		t[3] = e->hi_mask & e->ip_load;		/* the payload's IP bits */
 		t[4] = e->sext_shl;
 		t[5] = e->ip_keep;
-		t[6] = e->tnt_msb;			/* Intel PT Long TNT */
+		/* lo_rot (the union's first word, a rotation mod 64) and
+		 * the Intel PT Long TNT flag. */
+		t[6] = e->lo_rot | (uint64_t)e->tnt_msb << tnt_flag_shl;
 		m[1] = rtit_rotl64(e->lo_mask, e->lo_rot);	/* rotl(w & m) = rotl(w) & rotl(m) */
 		m[2] = e->hi_mask;
 		m[3] = m[4] = 0xffff;				/* offset, raw: pos[] */
 		m[5] = e->ip_load;				/* it->ip */
 		m[6] = e->is_ip ? lip_mask : 0;			/* it->last_ip */
-		s->rot[r][1] = e->lo_rot;
 	}
 }
 
@@ -321,10 +326,10 @@ static inline TARGET size_t boundaries(const struct rtit_pktdec_simd *s, bool pt
 static inline __attribute__((always_inline)) TARGET size_t
 items_of(const struct rtit_pktdec *d, const struct rtit_pktdec_simd *s, const bool pt,
 	 const bool track, const uint8_t *cb, const uint16_t *pos, const uint16_t *row,
-	 size_t i, size_t n, struct rtit_pktdec_item *items, uint64_t *lastp)
+	 size_t i, size_t n, struct rtit_pktdec_item *items, uint64_t *lastp, uint16_t *tnt,
+	 size_t *ntnt)
 {
-	const uint8_t *vt = (const uint8_t *)s->tmpl, *vm = (const uint8_t *)s->mask,
-		*vr = (const uint8_t *)s->rot;
+	const uint8_t *vt = (const uint8_t *)s->tmpl, *vm = (const uint8_t *)s->mask;
 	/* The offset and raw words: the chunk's base plus a packet's position
 	 * (each taken from pos[] by the word's mask, 0xffff). */
 	const __m512i adj = _mm512_set_epi64(0, 0, 0, (long long)(uintptr_t)cb,
@@ -342,15 +347,12 @@ items_of(const struct rtit_pktdec *d, const struct rtit_pktdec_simd *s, const bo
 			break;
 		/* The payload word in every word (a broadcast load). */
 		w = _mm512_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(p + 1)));
-		if (pt && __builtin_expect(c[6] != 0, 0)) {
-			/* Long TNT (Table 33-16), as fast_run(): the stop bit
-			 * ends the bits; none is the general decoder's error. */
-			const uint64_t pl = (rtit_load64(p + 1) >> 8) & rtit_mask(8 * rtit_pt_pl_tnt64_size);
-			const unsigned nb = rtit_msb(pl | 1);
-
-			if (pl < 2)
-				break;
-			w = _mm512_set1_epi64((long long)((pl & rtit_mask(nb)) | (uint64_t)nb << 56));
+		if (pt) {
+			/* Long TNTs (4% of a realistic Intel PT stream) are
+			 * listed, not branched on, and their fields put right
+			 * after the loop (tnt_fix()). */
+			tnt[*ntnt] = (uint16_t)i;
+			*ntnt += c[6] >> tnt_flag_shl;
 		}
 		if (track) {
 			/* The IP chain (Table 18, Table 33-18) in a register
@@ -372,9 +374,10 @@ items_of(const struct rtit_pktdec *d, const struct rtit_pktdec_simd *s, const bo
 			w = _mm512_maskz_mov_epi64(0x07, w);	/* no IP words */
 		}
 		w = _mm512_mask_broadcastq_epi64(w, 0x18, _mm_loadl_epi64((const __m128i *)(pos + i)));
-		/* RTIT without the CCP context has no rotated field. */
+		/* The union's first word rotated by lo_rot (mod 64); RTIT
+		 * without the CCP context has no rotated field. */
 		if (pt)
-			w = _mm512_rolv_epi64(w, _mm512_load_si512(vr + r));
+			w = _mm512_mask_rolv_epi64(w, 0x02, w, _mm512_set1_epi64((long long)c[6]));
 		t = _mm512_maskz_load_epi64(track ? 0x87 : 0x07, vt + r);
 		t = _mm512_ternarylogic_epi64(t, w, _mm512_load_si512(vm + r), 0xf8);	/* t | (w & m) */
 		_mm512_storeu_si512(&items[i], _mm512_add_epi64(t, adj));
@@ -382,6 +385,32 @@ items_of(const struct rtit_pktdec *d, const struct rtit_pktdec_simd *s, const bo
 	last = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(lastv));
 	*lastp = last;
 	return i;
+}
+
+/*
+ * Long TNT (Table 33-16), as fast_run(): the payload's highest set bit is
+ * the stop bit; the count of the bits below it goes to the union's first
+ * word (tnt.nbits), those bits to the second.  Pass 2 built the items of
+ * the @n Long TNTs listed in @tnt with the row's masks only; this puts
+ * their fields right.  Returns the index of the first one without a stop
+ * bit (payload 0 or 1: the general decoder's error), or SIZE_MAX.
+ */
+static size_t tnt_fix(const uint8_t *cb, const uint16_t *pos, const uint16_t *tnt, size_t n,
+		      struct rtit_pktdec_item *items)
+{
+	for (size_t j = 0; j < n; j++) {
+		const size_t i = tnt[j];
+		const uint64_t pl = (rtit_load64(cb + pos[i] + 1) >> 8) &
+			rtit_mask(8 * rtit_pt_pl_tnt64_size);
+		const unsigned nb = rtit_msb(pl | 1);
+		const uint64_t lo = nb, hi = pl & rtit_mask(nb);
+
+		if (pl < 2)
+			return i;
+		__builtin_memcpy((uint8_t *)&items[i].pkt.u, &lo, 8);
+		__builtin_memcpy((uint8_t *)&items[i].pkt.u + 8, &hi, 8);
+	}
+	return SIZE_MAX;
 }
 
 /* A neutral packet pass 1 took for one of @size bytes (general_size()),
@@ -407,6 +436,7 @@ run(struct rtit_pktdec *d, struct rtit_pktdec_item *items, size_t cap, const boo
     const bool track)
 {
 	uint16_t pos[chunk + block + 4], row[chunk + block];	/* pos: read 8 bytes at a time */
+	uint16_t tnt[chunk + 1];	/* Intel PT: the Long TNTs' indices (+1: a store past) */
 	const uint8_t *cb = d->buf + d->pos;
 	const bool rtit = !pt;
 	uint64_t last = rtit ? rtit_sext(d->lip.ip, rtit_r_lip_bits) : d->lip.ip;
@@ -419,7 +449,19 @@ run(struct rtit_pktdec *d, struct rtit_pktdec_item *items, size_t cap, const boo
 	total = boundaries(d->simd, pt, cb, d->len - d->pos, cap, pos, row);
 	n = total < cap ? total : cap;
 	for (;;) {
-		i = items_of(d, d->simd, pt, track, cb, pos, row, i, n, items, &last);
+		const size_t from = i;
+		const uint64_t last0 = last;
+		size_t ntnt = 0, bad;
+
+		i = items_of(d, d->simd, pt, track, cb, pos, row, i, n, items, &last, tnt, &ntnt);
+		if (pt && ntnt && (bad = tnt_fix(cb, pos, tnt, ntnt, items)) != SIZE_MAX) {
+			/* Stop before it: the items and the last IP up to it. */
+			last = last0;
+			ntnt = 0;
+			i = items_of(d, d->simd, pt, track, cb, pos, row, from, bad, items, &last,
+				     tnt, &ntnt);
+			break;
+		}
 		if (i == n || !(row[i] & row_general) ||
 		    !general_item(d, d->pos + pos[i], pos[i + 1] - pos[i], &items[i]))
 			break;

@@ -22,7 +22,8 @@
  * Every loop consumes what it is timed for (type, size, the first payload
  * word, the IP; ours the offset too), and the IP runs' sums of IPs must
  * agree.
- * Targets: >= 1 GB/s, and >= 2x libipt, bare and with IPs.
+ * Targets: >= 1 GB/s, and >= 2x libipt, bare and with IPs (issue 2; D29,
+ * D64 say where the decoder stands).
  *
  * "bench_pktdec MiB bounds" measures instead what this machine does per
  * packet of the same streams with no decoding at all (D29), to show what

@@ -59,9 +59,20 @@ check "missing file named" grep -q "missing.bin: cannot open" "$T/err"
 "$R" dump --bogus "$T/t3.bin" 2>/dev/null; check "bad option exit 1" test $? -eq 1
 "$R" nosuchcmd 2>/dev/null; check "bad command exit 1" test $? -eq 1
 
-# Constant memory: a 16 MiB stream of TNTs through a pipe.
-peak=$( { head -c 16777216 /dev/zero | tr '\0' '\015' | /usr/bin/time -f '%M' "$R" dump - >/dev/null; } 2>&1 | tail -1)
-check "16 MiB dump in under 16 MiB RSS (got ${peak} KiB)" test "${peak:-999999}" -lt 16384
+# Constant memory: a 16 MiB stream of TNTs through a pipe peaks where a
+# 16 KiB one does (within 2 MiB), and, without AddressSanitizer (whose
+# shadow and quarantine put the baseline near 28 MiB whatever the input),
+# under 16 MiB.
+peak_of() {
+	{ head -c "$1" /dev/zero | tr '\0' '\015' | /usr/bin/time -f '%M' "$R" dump - >/dev/null; } 2>&1 | tail -1
+}
+peak=$(peak_of 16777216)
+small=$(peak_of 16384)
+check "16 MiB dump peaks within 2 MiB of a 16 KiB one (${peak} vs ${small} KiB)" \
+	test "${peak:-999999}" -lt "$(( ${small:-0} + 2048 ))"
+if ! ldd "$R" 2>/dev/null | grep -q libasan; then
+	check "16 MiB dump in under 16 MiB RSS (got ${peak} KiB)" test "${peak:-999999}" -lt 16384
+fi
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
