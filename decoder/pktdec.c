@@ -108,13 +108,6 @@ static void track_ip(struct rtit_pktdec *d, struct rtit_pktdec_item *it)
 		rtit_last_ip_on_ip(&d->lip, it->ip);
 }
 
-/* A packet the general decoder gave the fast path: one that leaves the
- * last IP and the block state alone. */
-static inline bool neutral(enum rtit_pkt_type t)
-{
-	return !rtit_pkt_has_ip(t) && t != RTIT_R_PSB && t != RTIT_PT_PSB && t != RTIT_PT_BBP;
-}
-
 /* An item's ip_status and last_ip_valid, with the padding after them, in
  * one 8-byte store. */
 static inline void status_store(struct rtit_pktdec_item *it, int status, bool valid)
@@ -212,7 +205,7 @@ fast_run(struct rtit_pktdec *d, struct rtit_pktdec_item *items, size_t cap, cons
 
 				ctx.expect_ccp = ccp;
 				ret = rtit_pkt_decode(&ctx, p, d->len - pos, &it->pkt, NULL);
-				if (ret <= 0 || !neutral(it->pkt.type))
+				if (ret <= 0 || !rtit_pktdec_neutral(it->pkt.type))
 					goto out;
 				rtit_pkt_ctx_on_packet(&ctx, &it->pkt);
 				ccp = ccp_ctx ? ctx.expect_ccp : 0;

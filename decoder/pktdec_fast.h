@@ -8,6 +8,13 @@
 
 #include "rtit/pktdec.h"
 
+/* A packet the general decoder may decode for the fast paths without
+ * stopping them: one that leaves the last IP and the block state alone. */
+static inline bool rtit_pktdec_neutral(enum rtit_pkt_type t)
+{
+	return !rtit_pkt_has_ip(t) && t != RTIT_R_PSB && t != RTIT_PT_PSB && t != RTIT_PT_BBP;
+}
+
 /*
  * Fills @tab and @size for @dialect: [0] decodes a packet in the ordinary
  * context, [1] (RTIT with @cycle_acc) the cycle count packet due after a

@@ -51,19 +51,12 @@
 #define HAVE_SIMD 0
 #endif
 
-/* A packet the general decoder may decode without stopping the fast
- * paths: it leaves the last IP and the block state alone (pktdec.c). */
 static inline uint64_t rtit_load64(const uint8_t *p)
 {
 	uint64_t v;
 
 	__builtin_memcpy(&v, p, 8);
 	return v;
-}
-
-static inline bool neutral(enum rtit_pkt_type t)
-{
-	return !rtit_pkt_has_ip(t) && t != RTIT_R_PSB && t != RTIT_PT_PSB && t != RTIT_PT_BBP;
 }
 
 /* Rows: [table][byte], 64 bytes each, so a row's offset is row << 6 and
@@ -121,8 +114,7 @@ static uint8_t general_size(enum rtit_dialect dl, unsigned r)
 	bytes[n] = (uint8_t)r;
 	rtit_pkt_ctx_init(&ctx, dl, false);
 	ret = rtit_pkt_decode(&ctx, bytes, sizeof(bytes), &pkt, NULL);
-	if (ret <= (int)n || ret > 16 || rtit_pkt_has_ip(pkt.type) || pkt.type == RTIT_R_PSB ||
-	    pkt.type == RTIT_PT_PSB || pkt.type == RTIT_PT_BBP)
+	if (ret <= (int)n || ret > 16 || !rtit_pktdec_neutral(pkt.type))
 		return 0;
 	return (uint8_t)ret;
 }
@@ -421,7 +413,7 @@ static bool general_item(const struct rtit_pktdec *d, size_t at, unsigned size,
 {
 	const int ret = rtit_pkt_decode(&d->ctx, d->buf + at, d->len - at, &it->pkt, NULL);
 
-	if (ret != (int)size || !neutral(it->pkt.type))
+	if (ret != (int)size || !rtit_pktdec_neutral(it->pkt.type))
 		return false;
 	it->offset = d->base + at;
 	it->raw = d->buf + at;
