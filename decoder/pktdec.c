@@ -14,8 +14,7 @@
 #include "rtit/opcodes_rtit.h"
 #include "rtit/opcodes_pt.h"
 
-/* Longest packet of either dialect (PT PSB, 16 bytes). */
-enum { max_packet = 16 };
+enum { max_packet = rtit_pktdec_max_packet };
 
 int rtit_pktdec_init(struct rtit_pktdec *d, const struct rtit_pktdec_cfg *cfg)
 {

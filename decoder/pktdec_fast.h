@@ -6,7 +6,15 @@
 
 #include <stdbool.h>
 
+#include "rtit/opcodes_pt.h"
+#include "rtit/opcodes_rtit.h"
 #include "rtit/pktdec.h"
+
+/* The longest packet of either dialect (Intel PT PSB, Table 33-36): the
+ * fast paths run while this many bytes are buffered after a packet's
+ * start, so they load payload words without length checks. */
+enum { rtit_pktdec_max_packet = rtit_pt_psb_size };
+_Static_assert((int)rtit_r_psb_size <= (int)rtit_pktdec_max_packet, "RTIT's PSB (4.2.1) is shorter");
 
 /* A packet the general decoder may decode for the fast paths without
  * stopping them: one that leaves the last IP and the block state alone. */

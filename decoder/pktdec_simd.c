@@ -51,14 +51,6 @@
 #define HAVE_SIMD 0
 #endif
 
-static inline uint64_t rtit_load64(const uint8_t *p)
-{
-	uint64_t v;
-
-	__builtin_memcpy(&v, p, 8);
-	return v;
-}
-
 /* Rows: [table][byte], 64 bytes each, so a row's offset is row << 6 and
  * fits 16 bits (rtit_pktdec_fast_tabs * 256 * 64 = 49152). */
 enum { nrows = rtit_pktdec_fast_tabs * 256 };
@@ -92,6 +84,7 @@ enum {
 	tnt_flag_shl = 8,	/* tmpl word 6: lo_rot | tnt_msb << 8 */
 };
 
+#if HAVE_SIMD
 /*
  * The size of the packet row @r leaves to the general decoder, when that
  * packet is neutral (no IP, not a PSB, not a BBP: it leaves the last IP
@@ -114,7 +107,7 @@ static uint8_t general_size(enum rtit_dialect dl, unsigned r)
 	bytes[n] = (uint8_t)r;
 	rtit_pkt_ctx_init(&ctx, dl, false);
 	ret = rtit_pkt_decode(&ctx, bytes, sizeof(bytes), &pkt, NULL);
-	if (ret <= (int)n || ret > 16 || !rtit_pktdec_neutral(pkt.type))
+	if (ret <= (int)n || ret > rtit_pktdec_max_packet || !rtit_pktdec_neutral(pkt.type))
 		return 0;
 	return (uint8_t)ret;
 }
@@ -135,7 +128,7 @@ static void build(struct rtit_pktdec_simd *s, enum rtit_dialect dl)
 		s->slow0[b] = tab[0][b].slow_if;
 	}
 	/* Rows left to the general decoder: neutral packets of a known size
-	 * are decoded in pass 2 (the flag in tmpl word 3), the rest stop. */
+	 * are decoded between pass 2's loops (size_general), the rest stop. */
 	for (unsigned r = 0; r < nrows; r++) {
 		uint8_t *sz = r < 256 ? &s->size0[r] : r < 512 ? &s->size1[r % 256] : &s->size2[r % 256];
 
@@ -170,7 +163,6 @@ static void build(struct rtit_pktdec_simd *s, enum rtit_dialect dl)
 	}
 }
 
-#if HAVE_SIMD
 #define TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,bmi2,popcnt")))
 #endif
 
@@ -198,7 +190,7 @@ const struct rtit_pktdec_simd *rtit_pktdec_simd_tables(enum rtit_dialect dl, boo
 #if HAVE_SIMD
 
 /* A chunk: at most this many packets, so positions fit 16 bits. */
-enum { chunk = 256, block = 64, margin = 16 };
+enum { chunk = 256, block = 64, margin = rtit_pktdec_max_packet };
 
 /* rh's 16-bit lanes (table in bits 1:0, the general flag in bit 2) to
  * table << 14 | flag. */
@@ -326,8 +318,7 @@ items_of(const struct rtit_pktdec *d, const struct rtit_pktdec_simd *s, const bo
 	 * (each taken from pos[] by the word's mask, 0xffff). */
 	const __m512i adj = _mm512_set_epi64(0, 0, 0, (long long)(uintptr_t)cb,
 					     (long long)(d->base + d->pos), 0, 0, 0);
-	uint64_t last = *lastp;
-	__m512i lastv = _mm512_set1_epi64((long long)last);
+	__m512i lastv = _mm512_set1_epi64((long long)*lastp);
 
 	for (; i < n; i++) {
 		const unsigned r = row[i];
@@ -374,8 +365,7 @@ items_of(const struct rtit_pktdec *d, const struct rtit_pktdec_simd *s, const bo
 		t = _mm512_ternarylogic_epi64(t, w, _mm512_load_si512(vm + r), 0xf8);	/* t | (w & m) */
 		_mm512_storeu_si512(&items[i], _mm512_add_epi64(t, adj));
 	}
-	last = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(lastv));
-	*lastp = last;
+	*lastp = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(lastv));
 	return i;
 }
 
@@ -392,8 +382,8 @@ static size_t tnt_fix(const uint8_t *cb, const uint16_t *pos, const uint16_t *tn
 {
 	for (size_t j = 0; j < n; j++) {
 		const size_t i = tnt[j];
-		const uint64_t pl = (rtit_load64(cb + pos[i] + 1) >> 8) &
-			rtit_mask(8 * rtit_pt_pl_tnt64_size);
+		const uint64_t pl = rtit_le_load(cb + pos[i] + rtit_pt_ext_opc_size,
+						 rtit_pt_pl_tnt64_size);
 		const unsigned nb = rtit_msb(pl | 1);
 		const uint64_t lo = nb, hi = pl & rtit_mask(nb);
 
