@@ -434,7 +434,7 @@ int main(int argc, char **argv)
 		sb = best_of_5(W_SCALAR_IPS, &streams[s].o, buf, len);
 		if (a.packets != g.npackets || b.packets != g.npackets || c.packets != g.npackets ||
 		    sa.packets != g.npackets || sb.packets != g.npackets || b.ipsum != c.ipsum ||
-		    sb.ipsum != b.ipsum || sa.check != a.check || sb.check != b.check || a.ipsum) {
+		    sb.ipsum != b.ipsum || a.ipsum || sa.ipsum) {
 			fprintf(stderr, "bench: %s: decoded %" PRIu64 "/%" PRIu64 "/%" PRIu64 " of %"
 				PRIu64 " packets, or the runs disagree\n", streams[s].name,
 				a.packets, b.packets, c.packets, g.npackets);
