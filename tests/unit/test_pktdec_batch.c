@@ -332,6 +332,26 @@ Test(pktdec_batch, vector_path_every_byte)
 				const uint8_t tnt[8] = { rtit_pt_ext, rtit_pt_ext_tnt64, pl };
 				check_after_prefix(dl, 0, 1, tnt, sizeof(tnt), 150, &r);
 			}
+			/* Good Long TNTs, then one without a stop bit in the
+			 * same chunk: the items before it are built again and
+			 * the good ones must keep their fields (found by
+			 * fuzz_pt_pktdec). */
+			for (uint8_t pl = 0; pl < 2; pl++) {
+				for (size_t gap = 0; gap < 24; gap++) {
+					uint8_t head[64] = { rtit_pt_ext, rtit_pt_ext_tnt64 };
+					size_t n = 2;
+
+					for (int k = 0; k < 6; k++)
+						head[n++] = (uint8_t)pktgen_rng_next(&r) | (k == 5 ? 0x10 : 0);
+					for (size_t k = 0; k < gap; k++)
+						head[n++] = 0x06;	/* TNT-8, one bit (Table 33-15) */
+					head[n++] = rtit_pt_ext;
+					head[n++] = rtit_pt_ext_tnt64;
+					head[n++] = pl;
+					n += 5;
+					check_after_prefix(dl, 0, gap & 1, head, n, 150, &r);
+				}
+			}
 			for (size_t f = 0; f < sizeof(firsts); f++) {
 				for (unsigned b1 = 0; b1 < 256; b1++) {
 					uint8_t head[2] = { firsts[f], (uint8_t)b1 };
