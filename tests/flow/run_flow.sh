@@ -6,6 +6,9 @@
 #  * the same decode from 1-byte and 7-byte reads prints the same flow;
 #  * corrupted traces: an error naming a trace offset, never a crash.
 set -u
+# the interpreter itself, once: a version manager's shim (pyenv) costs
+# 0.4 s a call, most of a seed's time
+PY=$(python3 -c 'import sys; print(sys.executable)')
 R=$(realpath "$1")
 D=$2
 T=$(mktemp -d)
@@ -101,7 +104,7 @@ if grep -q ' 0 after the last packet' "$T/demo.err"; then ok
 else bad "demo: records left after the last packet: $(cat "$T/demo.err")"; fi
 
 # --json: every line parses, records and notes alike.
-if python3 -c "
+if "$PY" -c "
 import json, sys
 n = 0
 for line in open(sys.argv[1]):
@@ -120,7 +123,7 @@ else bad "overflow burst: no overflow gap reported"; fi
 # 4.2.14: a 1-byte CCP is value << 2 | 01b): the flow still matches
 # record by record, and --check names the cycles as the difference.
 for s in $(seq 1 60); do
-	python3 "$(dirname "$0")/gen_stress.py" $s > "$T/ca.scn"
+	"$PY" "$(dirname "$0")/gen_stress.py" $s > "$T/ca.scn"
 	grep -qE '^msr RTIT_CTL = 0x[0-9a-f]*[2367abef]$' "$T/ca.scn" && break
 done
 "$R" run "$T/ca.scn" --out "$T/ca" -q >/dev/null 2>&1
@@ -131,7 +134,7 @@ else bad "cycle-accurate seed $s: exit $rc, $nexact exact records: $(head -3 "$T
 # tamper IN OUT OFFSET PYEXPR: OUT is IN with byte b[o] at OFFSET o
 # replaced by PYEXPR (which may assert what it expects there).
 tamper() {
-	python3 -c "
+	"$PY" -c "
 import sys
 b = bytearray(open(sys.argv[1], 'rb').read())
 o = int(sys.argv[3], 16)
@@ -158,7 +161,7 @@ else bad "a TSC 2^16 later at offset 0x$off: exit $rc, $(head -3 "$T/tl.err")"; 
 # The property test's reducer (shrink_stress.py) on a scenario that does
 # fail the round trip (E8 is not decodable in stream order): fewer lines,
 # still failing.
-python3 "$(dirname "$0")/shrink_stress.py" "$R" "$D/rtit_e8_reorder.scn" 200 >"$T/min.scn" 2>/dev/null
+"$PY" "$(dirname "$0")/shrink_stress.py" "$R" "$D/rtit_e8_reorder.scn" 200 >"$T/min.scn" 2>/dev/null
 if grep -q '^# minimal reproduction' "$T/min.scn" &&
    [ "$(grep -vc '^#' "$T/min.scn")" -lt "$(grep -c '' "$D/rtit_e8_reorder.scn")" ] &&
    "$R" run "$T/min.scn" --out "$T/min" -q >/dev/null 2>&1 &&
@@ -166,7 +169,7 @@ if grep -q '^# minimal reproduction' "$T/min.scn" &&
 else bad "shrink_stress.py did not reduce the E8 scenario to a failing one"; fi
 
 # Corruption: a reserved opcode (0xe0, RTIT Figure 2) in the demo trace.
-python3 - "$T/demo.trace" "$T/c1.trace" <<'PY'
+"$PY" - "$T/demo.trace" "$T/c1.trace" <<'PY'
 import sys
 b = bytearray(open(sys.argv[1], 'rb').read())
 b[20] = 0xe0
@@ -183,7 +186,7 @@ crash=0 noff=0
 len=$(stat -c %s "$T/demo.trace")
 for ((i = 0; i < len; i++)); do
 	for x in 1 0x40 0xff; do
-		python3 -c "
+		"$PY" -c "
 import sys
 b = bytearray(open('$T/demo.trace', 'rb').read()); b[$i] ^= $x
 open('$T/cx.trace', 'wb').write(b)"

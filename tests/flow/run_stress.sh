@@ -4,13 +4,16 @@
 # the decoded flow must match the simulator's outside reported gaps, with
 # no decode error.
 set -u
+# the interpreter itself, once: a version manager's shim (pyenv) costs
+# 0.4 s a call, most of a seed's time
+PY=$(python3 -c 'import sys; print(sys.executable)')
 R=$(realpath "$1")
 G=$2
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 pass=0 fail=0 total=0
 for ((s = $3; s <= $4; s++)); do
-	python3 "$G" $s "${5:-rtit}" > "$T/s.scn"
+	"$PY" "$G" $s "${5:-rtit}" > "$T/s.scn"
 	if ! "$R" run "$T/s.scn" --out "$T/s" -q >/dev/null 2>"$T/run.err"; then
 		fail=$((fail + 1)); echo "FAIL: seed $s: rtitsim run: $(head -3 "$T/run.err")"; continue
 	fi
@@ -24,7 +27,7 @@ for ((s = $3; s <= $4; s++)); do
 		if [ $fail -le 2 ]; then
 			echo "seed $s, reproduce: python3 $G $s ${5:-rtit} > s.scn; rtitsim run s.scn --out s;" \
 			     "rtitsim decode s.trace --check s.flow"
-			python3 "$(dirname "$0")/shrink_stress.py" "$R" "$T/s.scn" 300
+			"$PY" "$(dirname "$0")/shrink_stress.py" "$R" "$T/s.scn" 300
 		fi
 	fi
 done

@@ -10,6 +10,9 @@
 # many instructions as rtitsim's decoder recovers, so that a perf that
 # stops early or loses stretches fails.  Skipped (77) without perf.
 set -u
+# the interpreter itself, once: a version manager's shim (pyenv) costs
+# 0.4 s a call, most of a seed's time
+PY=$(python3 -c 'import sys; print(sys.executable)')
 G=$(realpath "$5")
 FIRST=$6
 LAST=$7
@@ -19,7 +22,7 @@ pass=0 fail=0 total=0 own_total=0
 for ((s = FIRST; s <= LAST; s++)); do
 	o="$T/$s"
 	mkdir -p "$o"
-	python3 "$G" $s pt perf > "$o/s.scn"
+	"$PY" "$G" $s pt perf > "$o/s.scn"
 	if ! out=$(perf_decode "$o/s.scn" "$o"); then
 		fail=$((fail + 1)); echo "FAIL: seed $s: $out"; continue
 	fi
