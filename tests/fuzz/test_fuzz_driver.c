@@ -184,6 +184,11 @@ Test(fuzz, mutated_streams)
 		size_t len;
 		uint8_t *s = pktgen_stream(&o, 256 + (size_t)pktgen_rng_below(&r, 2048), &len, NULL, NULL);
 
+		if (!s || len >= cap) {	/* (and tells the compiler memcpy's bound) */
+			cr_log_error("pktgen_stream: %zu bytes for a %d-byte buffer", len, cap);
+			abort();
+		}
+
 		for (int k = 0; k < 8; k++) {
 			/* The RTIT harness takes Cycle_Acc from byte 0. */
 			size_t hdr = o.dialect == RTIT_DIALECT_RTIT ? 1 : 0;
