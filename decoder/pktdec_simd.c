@@ -34,7 +34,6 @@
  * path's and the general decoder's, as before.
  * tests/unit/test_pktdec_batch.c compares it with both.
  */
-#include <assert.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -438,16 +437,13 @@ run(struct rtit_pktdec *d, struct rtit_pktdec_item *items, size_t cap, const boo
 
 		i = items_of(d, d->simd, pt, track, cb, pos, row, i, n, items, &last, tnt, &ntnt);
 		if (pt && ntnt && (bad = tnt_fix(cb, pos, tnt, ntnt, items)) != SIZE_MAX) {
-			/* Stop before it: the items and the last IP up to it. */
+			/* Stop before it: this run again, up to it, so the
+			 * items, their Long TNTs and the last IP are those
+			 * before it. */
+			i = from;
 			last = last0;
-			ntnt = 0;
-			i = items_of(d, d->simd, pt, track, cb, pos, row, from, bad, items, &last,
-				     tnt, &ntnt);
-			/* The Long TNTs before it, listed again: all have
-			 * their stop bit. */
-			bad = tnt_fix(cb, pos, tnt, ntnt, items);
-			assert(bad == SIZE_MAX);
-			break;
+			n = bad;
+			continue;
 		}
 		if (i == n || !(row[i] & row_general) ||
 		    !general_item(d, d->pos + pos[i], pos[i + 1] - pos[i], &items[i]))

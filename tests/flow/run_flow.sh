@@ -6,9 +6,7 @@
 #  * the same decode from 1-byte and 7-byte reads prints the same flow;
 #  * corrupted traces: an error naming a trace offset, never a crash.
 set -u
-# the interpreter itself, once: a version manager's shim (pyenv) costs
-# 0.4 s a call, most of a seed's time
-PY=$(python3 -c 'import sys; print(sys.executable)')
+. "$(dirname "$0")/../common/python.sh"
 R=$(realpath "$1")
 D=$2
 T=$(mktemp -d)

@@ -4,9 +4,7 @@
 # the decoded flow must match the simulator's outside reported gaps, with
 # no decode error.
 set -u
-# the interpreter itself, once: a version manager's shim (pyenv) costs
-# 0.4 s a call, most of a seed's time
-PY=$(python3 -c 'import sys; print(sys.executable)')
+. "$(dirname "$0")/../common/python.sh"
 R=$(realpath "$1")
 G=$2
 T=$(mktemp -d)

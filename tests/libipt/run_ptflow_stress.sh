@@ -12,9 +12,7 @@
 # libipt that stops early or loses stretches the stream describes fails
 # (on seeds 1-200 it matches 94%, D61).
 set -u
-# the interpreter itself, once: a version manager's shim (pyenv) costs
-# 0.4 s a call, most of a seed's time
-PY=$(python3 -c 'import sys; print(sys.executable)')
+. "$(dirname "$0")/../common/python.sh"
 R=$(realpath "$1")
 C=$(realpath "$2")
 G=$3

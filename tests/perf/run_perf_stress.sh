@@ -10,9 +10,7 @@
 # many instructions as rtitsim's decoder recovers, so that a perf that
 # stops early or loses stretches fails.  Skipped (77) without perf.
 set -u
-# the interpreter itself, once: a version manager's shim (pyenv) costs
-# 0.4 s a call, most of a seed's time
-PY=$(python3 -c 'import sys; print(sys.executable)')
+. "$(dirname "$0")/../common/python.sh"
 G=$(realpath "$5")
 FIRST=$6
 LAST=$7

@@ -341,14 +341,18 @@ Test(pktdec_batch, vector_path_every_byte)
 					uint8_t head[64] = { rtit_pt_ext, rtit_pt_ext_tnt64 };
 					size_t n = 2;
 
-					for (int k = 0; k < 6; k++)
-						head[n++] = (uint8_t)pktgen_rng_next(&r) | (k == 5 ? 0x10 : 0);
+					/* A payload with a stop bit (bit 44 or above). */
+					for (int k = 0; k < rtit_pt_pl_tnt64_size; k++)
+						head[n++] = (uint8_t)pktgen_rng_next(&r) |
+							    (k == rtit_pt_pl_tnt64_size - 1 ? 0x10 : 0);
+					/* TNT-8s of one taken bit and the stop bit
+					 * above it (Table 33-16). */
 					for (size_t k = 0; k < gap; k++)
-						head[n++] = 0x06;	/* TNT-8, one bit (Table 33-15) */
+						head[n++] = (uint8_t)(3u << rtit_pt_tnt8_shr);
 					head[n++] = rtit_pt_ext;
 					head[n++] = rtit_pt_ext_tnt64;
 					head[n++] = pl;
-					n += 5;
+					n += rtit_pt_pl_tnt64_size - 1;
 					check_after_prefix(dl, 0, gap & 1, head, n, 150, &r);
 				}
 			}
