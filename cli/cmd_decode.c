@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unicorn/unicorn.h>
 
 #include "cli.h"
 #include "demo_scenario.h"
 #include "rtit/msr_pt.h"
 #include "rtit/flow.h"
+#include "rtit/image.h"
 #include "rtit/msr_rtit.h"
 #include "rtit/print.h"
 #include "rtit/scenario.h"
@@ -28,8 +28,7 @@ struct handler_map {
 };
 
 struct dec {
-	struct rtit_sim *sim;
-	uc_engine *uc;
+	struct rtit_image *img;
 	struct handler_map hm;
 	bool external_ctl;	/* the scenario writes RTIT_CTL from outside */
 	bool pt;		/* an Intel PT trace */
@@ -99,7 +98,7 @@ static uint8_t *slurp(const char *path, size_t *len)
 static int read_mem(void *opaque, uint64_t addr, uint8_t *buf, size_t n)
 {
 	struct dec *x = opaque;
-	return uc_mem_read(x->uc, addr, buf, n) == UC_ERR_OK ? 0 : -1;
+	return rtit_image_read(x->img, addr, buf, n);
 }
 
 static int vector_of(void *opaque, uint64_t ip)
@@ -422,18 +421,21 @@ static bool ends_with(const char *s, const char *suf)
 }
 
 /* Loads the image: a scenario's code (no run), the demo, an ELF, or a
- * flat binary (FILE@ADDR). */
+ * flat binary (FILE@ADDR), into the flow layer's image (no simulator). */
 static int load_image(struct dec *x, const char *image, int mode)
 {
-	struct rtit_sim_config cfg;
 	struct rtit_scn_error err;
 	struct rtit_scenario sc;
 	bool scn = !strcmp(image, "demo") || !strcmp(image, "<demo>") || ends_with(image, ".scn");
 	const char *flat = scn ? NULL : strrchr(image, '@');
 	int r;
 
+	(void)mode;
 	memset(&sc, 0, sizeof(sc));
-	rtit_sim_config_default(&cfg);
+	if ((r = rtit_image_new(&x->img)) < 0) {
+		fprintf(stderr, "rtitsim decode: %s: %s\n", image, rtit_errstr(r));
+		return RTIT_EXIT_INPUT;
+	}
 	if (scn) {
 		if (!strcmp(image, "demo") || !strcmp(image, "<demo>"))
 			r = rtit_scenario_parse_string(demo_scenario, "<demo>", &sc, &err);
@@ -443,23 +445,13 @@ static int load_image(struct dec *x, const char *image, int mode)
 			fprintf(stderr, "%s\n", err.text);
 			return r == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;
 		}
-		rtit_scenario_config(&sc, &cfg);
-	} else if (mode) {
-		cfg.mode = mode;
-	}
-	if ((r = rtit_sim_new(&x->sim, &cfg)) < 0) {
-		fprintf(stderr, "rtitsim decode: %s: cannot start the simulator: %s\n", image, rtit_errstr(r));
-		rtit_scenario_fini(&sc);
-		return RTIT_EXIT_INPUT;
-	}
-	if (scn) {
-		r = rtit_scenario_setup(&sc, x->sim, &err);
+		r = rtit_scenario_image(&sc, x->img, &err);
 		if (r < 0)
 			fprintf(stderr, "%s\n", err.text);
 		for (size_t i = 0; r >= 0 && i < sc.nhandlers && x->hm.n < 64; i++) {
 			uint64_t v = sc.handlers[i].ip.value;
 			if (sc.handlers[i].ip.label[0] &&
-			    rtit_sim_symbol(x->sim, sc.handlers[i].ip.label, &v) < 0)
+			    rtit_image_symbol(x->img, sc.handlers[i].ip.label, &v) < 0)
 				continue;
 			x->hm.ip[x->hm.n] = v;
 			x->hm.vec[x->hm.n++] = (int)sc.handlers[i].vector;
@@ -480,17 +472,16 @@ static int load_image(struct dec *x, const char *image, int mode)
 				" a number\n", image);
 			return RTIT_EXIT_USAGE;
 		}
-		r = rtit_sim_load_flat_file(x->sim, path, at, at);
+		r = rtit_image_add_file(x->img, path, at);
 		if (r < 0)
-			fprintf(stderr, "rtitsim decode: %s: %s\n", path, rtit_sim_errmsg(x->sim));
+			fprintf(stderr, "rtitsim decode: %s\n", rtit_image_errmsg(x->img));
 	} else {
-		r = rtit_sim_load_elf(x->sim, image);
+		r = rtit_image_add_elf(x->img, image, 0);
 		if (r < 0)
-			fprintf(stderr, "rtitsim decode: %s: %s\n", image, rtit_sim_errmsg(x->sim));
+			fprintf(stderr, "rtitsim decode: %s\n", rtit_image_errmsg(x->img));
 	}
 	if (r < 0)
 		return r == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;
-	x->uc = rtit_sim_uc(x->sim);
 	return RTIT_EXIT_OK;
 }
 
@@ -704,7 +695,7 @@ int rtit_cmd_decode(int argc, char **argv)
 		free(trace);
 		free(truth);
 		rtit_flow_cmp_free(x.cmp);
-		rtit_sim_free(x.sim);
+		rtit_image_free(x.img);
 		return status;
 	}
 
@@ -796,7 +787,7 @@ int rtit_cmd_decode(int argc, char **argv)
 	}
 	rtit_flow_dec_free(x.fd);
 	rtit_flow_cmp_free(x.cmp);
-	rtit_sim_free(x.sim);
+	rtit_image_free(x.img);
 	free(truth);
 	free(trace);
 	return status;

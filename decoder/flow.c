@@ -370,7 +370,7 @@ int flow_ic_fill(struct rtit_flow_dec *d, uint64_t key, struct ic_ent *e)
 	uint8_t buf[ZYDIS_MAX_INSTRUCTION_LENGTH];
 	size_t n = sizeof(buf);
 	ZydisDecodedInstruction in;
-	struct sim_insn si;
+	struct isa_insn si;
 
 	if (d->cfg.read_mem(d->cfg.mem_opaque, ip, buf, n) < 0) {
 		for (n = 0; n < sizeof(buf); n++)
@@ -383,13 +383,13 @@ int flow_ic_fill(struct rtit_flow_dec *d, uint64_t key, struct ic_ent *e)
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(zd, NULL, buf, n, &in)))
 		return flow_fail(d, RTIT_ERR_INVALID, d->last_off,
 			    "the flow reaches 0x%" PRIx64 ", which does not decode as an instruction", ip);
-	sim_classify(&in, ip, &si);
+	isa_classify(&in, ip, &si);
 	e->ip = key;
 	e->target = si.target;
 	e->len = si.len;
 	e->cls = si.cls;
 	e->flags = 0;
-	if (si.flags & SIM_I_ZLC)
+	if (si.flags & ISA_I_ZLC)
 		e->flags |= IC_ZLC;
 	if (in.mnemonic == ZYDIS_MNEMONIC_INTO)
 		e->flags |= IC_INTO;

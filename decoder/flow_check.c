@@ -232,7 +232,7 @@ static bool vmexit_agrees(struct rtit_flow_cmp *c, const struct rtit_sim_rec *d,
 bool rtit_flow_cmp_feed(struct rtit_flow_cmp *c, const struct rtit_sim_rec *recs,
 			const uint64_t *offs, size_t n)
 {
-	char why[96];
+	char why[160];
 
 	for (size_t i = 0; i < n && !c->failed; i++, c->dec_index++) {
 		const struct rtit_sim_rec *d = &recs[i];
@@ -264,7 +264,7 @@ bool rtit_flow_cmp_feed(struct rtit_flow_cmp *c, const struct rtit_sim_rec *recs
 					rec_match(d, &c->t[first], why, sizeof(why));
 				else
 					snprintf(why, sizeof(why), "no more records in the truth");
-				char what[256];
+				char what[320];
 				snprintf(what, sizeof(what),
 					 "the decoded record starting a segment is nowhere in the"
 					 " truth after record %zu (against that one: %s)", first, why);

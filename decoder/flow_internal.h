@@ -11,7 +11,7 @@
 #include "rtit/opcodes_pt.h"	/* MTC and STS payload sizes */
 #include "rtit/opcodes_rtit.h"	/* RTIT_R_MTC_SHIFT (4.2.12) */
 #include "rtit/pt_state.h"	/* the RET-compression stack (33.4.2.2) */
-#include "../sim/sim_internal.h"	/* sim_classify: the sim's classes */
+#include "../isa/isa.h"	/* isa_classify: the instruction classes */
 
 enum { ST_DISABLED = 0, ST_ENABLED, ST_UNSYNCED };
 

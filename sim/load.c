@@ -17,6 +17,7 @@
 #include <libelf.h>
 
 #include "sim_internal.h"
+#include "rtit/asm.h"
 
 #define PAGE 0x1000ull
 
@@ -295,115 +296,21 @@ out:
 	return r;
 }
 
-/* Runs argv with stderr to errpath; returns the exit status or -1. */
-static int run_tool(char *const argv[], const char *errpath)
-{
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd >= 0) {
-			dup2(fd, 2);
-			dup2(fd, 1);
-			close(fd);
-		}
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* The first error line of a tool, rewritten as name:line: message. */
-static void tool_error(struct rtit_sim *sim, const char *errpath,
-		       const char *tool, const char *name, int line_base)
-{
-	FILE *f = fopen(errpath, "r");
-	char line[512];
-	if (!f) {
-		sim_seterr(sim, 0, "%s: %s failed", name, tool);
-		return;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		if (!strstr(line, "Error") && !strstr(line, "error") &&
-		    !strstr(line, "undefined"))
-			continue;
-		const char *p = strstr(line, "src.s:");
-		int ln;
-		const char *msg;
-		if (p && sscanf(p + 6, "%d:", &ln) == 1 &&
-		    (msg = strchr(p + 6, ':')) != NULL) {
-			msg++;
-			while (*msg == ' ')
-				msg++;
-			if (!strncmp(msg, "Error: ", 7))
-				msg += 7;
-			sim_seterr(sim, 0, "%s:%d: %s: %s", name, ln + line_base,
-				   tool, msg);
-		} else {
-			sim_seterr(sim, 0, "%s: %s: %s", name, tool, line);
-		}
-		fclose(f);
-		return;
-	}
-	fclose(f);
-	sim_seterr(sim, 0, "%s: %s failed", name, tool);
-}
-
 int rtit_sim_load_asm(struct rtit_sim *sim, const char *src, uint64_t addr,
 		      const char *name, int line_base)
 {
 	if (!sim || !src)
 		return -RTIT_ERR_INVALID;
-	if (!name)
-		name = "<asm>";
-	char dir[] = "/tmp/rtitsim.XXXXXX";
-	if (!mkdtemp(dir))
-		return sim_seterr(sim, -RTIT_ERR_IO, "mkdtemp: %s", strerror(errno));
-	char s_path[64], o_path[64], e_path[64], err_path[64], ttext[40];
-	snprintf(s_path, sizeof(s_path), "%s/src.s", dir);
-	snprintf(o_path, sizeof(o_path), "%s/src.o", dir);
-	snprintf(e_path, sizeof(e_path), "%s/src.elf", dir);
-	snprintf(err_path, sizeof(err_path), "%s/err.txt", dir);
-	snprintf(ttext, sizeof(ttext), "-Ttext=0x%" PRIx64, addr);
-	int r = 0;
-	FILE *f = fopen(s_path, "w");
-	if (!f || fputs(src, f) < 0 || fputc('\n', f) < 0) {
-		if (f)
-			fclose(f);
-		r = sim_seterr(sim, -RTIT_ERR_IO, "%s: cannot write %s", name, s_path);
-		goto out;
-	}
-	fclose(f);
-	bool b64 = sim->m.mode == 64;
-	char *as_argv[] = { "as", b64 ? "--64" : "--32", "-o", o_path, s_path, NULL };
-	if (run_tool(as_argv, err_path) != 0) {
-		tool_error(sim, err_path, "as", name, line_base);
-		r = -RTIT_ERR_INVALID;
-		goto out;
-	}
-	char *ld_argv[] = { "ld", "-m", b64 ? "elf_x86_64" : "elf_i386", "-N",
-			    "-static", "--build-id=none", ttext, "-o", e_path,
-			    o_path, NULL };
-	if (run_tool(ld_argv, err_path) != 0) {
-		tool_error(sim, err_path, "ld", name, line_base);
-		r = -RTIT_ERR_INVALID;
-		goto out;
-	}
-	r = rtit_sim_load_elf(sim, e_path);
+	struct rtit_asm a;
+	char err[sizeof(sim->errmsg)];
+	int r = rtit_asm_build(src, addr, sim->m.mode == 64 ? 64 : 32, name, line_base,
+			       &a, err, sizeof(err));
+	if (r < 0)
+		return sim_seterr(sim, r, "%s", err);
+	r = rtit_sim_load_elf(sim, a.elf);
 	uint64_t start;
 	if (r == 0 && rtit_sim_symbol(sim, "_start", &start) < 0)
 		sim->entry = addr;
-out:
-	unlink(s_path);
-	unlink(o_path);
-	unlink(e_path);
-	unlink(err_path);
-	rmdir(dir);
+	rtit_asm_cleanup(&a);
 	return r;
 }

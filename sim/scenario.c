@@ -13,6 +13,8 @@
 #include <unicorn/unicorn.h>
 
 #include "rtit/scenario.h"
+#include "rtit/asm.h"
+#include "rtit/image.h"
 
 struct msr_name {
 	const char *name;
@@ -1108,6 +1110,44 @@ static void rel_path(const struct rtit_scenario *sc, char *out, size_t size)
 	else
 		snprintf(out, size, "%.*s/%s", (int)(slash - sc->path), sc->path,
 			 sc->code_path);
+}
+
+int rtit_scenario_image(const struct rtit_scenario *sc, struct rtit_image *img,
+			struct rtit_scn_error *err)
+{
+	if (!sc || !img)
+		return -RTIT_ERR_INVALID;
+	char path[1024];
+	int r;
+	switch (sc->code_kind) {
+	case RTIT_SCN_CODE_ASM: {
+		struct rtit_asm a;
+		char msg[256];
+		r = rtit_asm_build(sc->asm_text, sc->load, sc->mode == 32 ? 32 : 64, sc->path,
+				   sc->asm_line, &a, msg, sizeof(msg));
+		if (r < 0) {
+			if (err)
+				snprintf(err->text, sizeof(err->text), "%s", msg);
+			return r;
+		}
+		r = rtit_image_add_elf(img, a.elf, 0);
+		rtit_asm_cleanup(&a);
+		break;
+	}
+	case RTIT_SCN_CODE_ELF:
+		rel_path(sc, path, sizeof(path));
+		r = rtit_image_add_elf(img, path, 0);
+		break;
+	case RTIT_SCN_CODE_FLAT:
+		rel_path(sc, path, sizeof(path));
+		r = rtit_image_add_file(img, path, sc->load);
+		break;
+	default:
+		return serr(err, sc, 0, 0, "no code");
+	}
+	if (r < 0)
+		return serr(err, sc, 0, r, "%s", rtit_image_errmsg(img));
+	return 0;
 }
 
 int rtit_scenario_setup(const struct rtit_scenario *sc, struct rtit_sim *sim,

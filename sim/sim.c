@@ -114,31 +114,6 @@ void *rtit_sim_uc(struct rtit_sim *sim)
 	return sim->uc;
 }
 
-const char *rtit_insn_class_name(int cls)
-{
-	static const char *const n[RTIT_IC_COUNT] = {
-		"other", "cond", "jmp", "call", "jmp-ind", "call-ind", "ret",
-		"far-jmp", "far-call", "far-ret", "iret", "int", "syscall",
-		"sysret", "sysenter", "sysexit", "mov-cr3", "mov-cr0", "wrmsr",
-		"rdmsr", "hlt", "ptwrite", "mwait", "xbegin", "xend", "enclu", "uiret"
-	};
-	if (cls < 0 || cls >= RTIT_IC_COUNT)
-		return "?";
-	return n[cls];
-}
-
-const char *rtit_sim_event_name(int ev)
-{
-	static const char *const n[RTIT_EV_COUNT] = {
-		"none", "exception", "interrupt", "nmi", "smi", "rsm",
-		"vmexit", "vmentry", "freq", "sleep", "wake", "msr-write",
-		"tsx-abort", "aex", "init", "sipi", "uintr", "pebs"
-	};
-	if (ev < 0 || ev >= RTIT_EV_COUNT)
-		return "?";
-	return n[ev];
-}
-
 static const char *const vecname[32] = {
 	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "#09",
 	"#TS", "#NP", "#SS", "#GP", "#PF", "#15", "#MF", "#AC", "#MC", "#XM",
@@ -232,16 +207,16 @@ static bool cond_taken(struct rtit_sim *sim, uint8_t cc)
 {
 	uint64_t f = rget(sim, R_FLAGS), cnt = rget(sim, R_CX);
 	bool cf = f & 1, pf = f & 4, zf = f & 0x40, sf = f & 0x80, of = f & 0x800;
-	if (cc & SIM_CC_A16)
+	if (cc & ISA_CC_A16)
 		cnt &= 0xffff;
-	else if (cc & SIM_CC_A32)
+	else if (cc & ISA_CC_A32)
 		cnt &= 0xffffffffull;
 	bool t;
-	switch (cc & SIM_CC_MASK) {
-	case SIM_CC_LOOP: return cnt != 0;
-	case SIM_CC_LOOPE: return cnt != 0 && zf;
-	case SIM_CC_LOOPNE: return cnt != 0 && !zf;
-	case SIM_CC_JCXZ: return cnt == 0;
+	switch (cc & ISA_CC_MASK) {
+	case ISA_CC_LOOP: return cnt != 0;
+	case ISA_CC_LOOPE: return cnt != 0 && zf;
+	case ISA_CC_LOOPNE: return cnt != 0 && !zf;
+	case ISA_CC_JCXZ: return cnt == 0;
 	default: break;
 	}
 	switch ((cc & 0xf) >> 1) {
@@ -267,10 +242,10 @@ static inline const struct sim_block *blk(struct rtit_sim *sim, uint32_t idx1)
 static void emit_insns(struct rtit_sim *sim, const struct sim_block *b,
 		       uint32_t from, uint32_t to, uint64_t next_ip)
 {
-	const struct sim_insn *in = &sim->cache.insns[b->first];
+	const struct isa_insn *in = &sim->cache.insns[b->first];
 	const bool one = sim->cfg.deliver == RTIT_SIM_PER_INSN;
 	/* a REP string instruction still iterating has not retired */
-	if (to == b->n && to > from && (in[to - 1].flags & SIM_I_REP) &&
+	if (to == b->n && to > from && (in[to - 1].flags & ISA_I_REP) &&
 	    next_ip == in[to - 1].ip)
 		to--;
 	const bool same_clock = sim->cfg.clock.tsc_ratio == sim->core_ratio;
@@ -283,7 +258,7 @@ static void emit_insns(struct rtit_sim *sim, const struct sim_block *b,
 		struct rtit_sim_rec *r = &sim->batch[sim->nbatch];
 		sim->nbatch += end - i;
 		for (; i < end; i++, r++) {
-			const struct sim_insn *si = &in[i];
+			const struct isa_insn *si = &in[i];
 			uint64_t fall = si->ip + si->len;
 			r->ip = si->ip;
 			r->next_ip = (i + 1 == b->n) ? next_ip : fall;
@@ -318,7 +293,7 @@ static void emit_insns(struct rtit_sim *sim, const struct sim_block *b,
 	}
 	sim->retired += to - from;
 	if (to > from) {
-		sim->last_shadow = in[to - 1].flags & SIM_I_SHADOW;
+		sim->last_shadow = in[to - 1].flags & ISA_I_SHADOW;
 		sim->last_ip = in[to - 1].ip;
 	}
 	if (sim->cfg.deliver == RTIT_SIM_PER_BLOCK)
@@ -328,7 +303,7 @@ static void emit_insns(struct rtit_sim *sim, const struct sim_block *b,
 static int insn_index(const struct rtit_sim *sim, const struct sim_block *b,
 		      uint64_t ip)
 {
-	const struct sim_insn *in = &sim->cache.insns[b->first];
+	const struct isa_insn *in = &sim->cache.insns[b->first];
 	for (uint32_t i = 0; i < b->n; i++)
 		if (in[i].ip == ip)
 			return (int)i;
@@ -519,10 +494,10 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 	}
 	int added = 0;
 	if (fresh && b->nspecial) {
-		const struct sim_insn *in = &sim->cache.insns[b->first];
+		const struct isa_insn *in = &sim->cache.insns[b->first];
 		for (uint32_t i = 0; i < b->n; i++) {
-			if (!(in[i].flags & (SIM_I_SPECIAL | SIM_I_RISKY | SIM_I_PRIV |
-					     SIM_I_TXABORT)))
+			if (!(in[i].flags & (ISA_I_SPECIAL | ISA_I_RISKY | ISA_I_PRIV |
+					     ISA_I_TXABORT)))
 				continue;
 			int r = hook_at(sim, in[i].ip);
 			if (r < 0) {
@@ -535,7 +510,7 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 	}
 	uint64_t stopn = next_count_stop(sim);
 	if (stopn < sim->retired + b->n) {
-		const struct sim_insn *in = &sim->cache.insns[b->first];
+		const struct isa_insn *in = &sim->cache.insns[b->first];
 		int r = hook_at(sim, in[stopn - sim->retired].ip);
 		if (r < 0) {
 			stop_with(sim, RTIT_SIM_STOP_ERROR, addr, "cannot hook");
@@ -1223,17 +1198,17 @@ static void stack_fault(struct rtit_sim *sim, uint64_t ip, uint64_t addr,
  * RDMSR, WRMSR, XSETBV, RSM: rtitsim aborts on all of them (D42).  RDTSC,
  * RDTSCP, RDRAND, RDSEED, PTWRITE, RDPMC and the RTM instructions
  * themselves do not abort. */
-static bool tx_aborts(const struct sim_insn *si, uint32_t *status)
+static bool tx_aborts(const struct isa_insn *si, uint32_t *status)
 {
 	*status = 0;
-	if (!(si->flags & (SIM_I_SPECIAL | SIM_I_PRIV | SIM_I_TXABORT)))
+	if (!(si->flags & (ISA_I_SPECIAL | ISA_I_PRIV | ISA_I_TXABORT)))
 		return false;	/* hooked for an event or the end address */
-	if (si->flags & SIM_I_TXABORT)
+	if (si->flags & ISA_I_TXABORT)
 		return true;
 	if (si->cls == RTIT_IC_XBEGIN || si->cls == RTIT_IC_XEND || si->cls == RTIT_IC_PTWRITE ||
-	    (si->flags & SIM_I_TXKEEP))
+	    (si->flags & ISA_I_TXKEEP))
 		return false;
-	if (si->flags & SIM_I_TXDEBUG)
+	if (si->flags & ISA_I_TXDEBUG)
 		*status = RTIT_RTM_ABORT_DEBUG;	/* Table 16-1 bit 4 */
 	return true;
 }
@@ -1425,8 +1400,8 @@ static void emulate(struct rtit_sim *sim, uint64_t ip)
 		stop_with(sim, RTIT_SIM_STOP_ERROR, ip, "cannot decode at 0x%" PRIx64, ip);
 		return;
 	}
-	struct sim_insn si;
-	sim_classify(&in, ip, &si);
+	struct isa_insn si;
+	isa_classify(&in, ip, &si);
 	int len = in.length;
 	uint64_t next = ip + (uint64_t)len;
 	struct sim_model *m = &sim->m;
@@ -1972,13 +1947,13 @@ static bool is_special_at(struct rtit_sim *sim, uint64_t ip)
 {
 	uint8_t buf[16] = {0};
 	ZydisDecodedInstruction in;
-	struct sim_insn si;
+	struct isa_insn si;
 	uc_mem_read(sim->uc, ip, buf, sizeof(buf));
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&sim->dec, NULL, buf,
 							sizeof(buf), &in)))
 		return false;
-	sim_classify(&in, ip, &si);
-	return si.flags & SIM_I_SPECIAL;
+	isa_classify(&in, ip, &si);
+	return si.flags & ISA_I_SPECIAL;
 }
 
 /* IOPL-sensitive (CLI, STI, IN, OUT, INS, OUTS) rather than CPL 0 only */
@@ -2045,7 +2020,7 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 			  "reached end address 0x%" PRIx64, addr);
 		return;
 	}
-	const struct sim_insn *si = &sim->cache.insns[b->first + (uint32_t)k];
+	const struct isa_insn *si = &sim->cache.insns[b->first + (uint32_t)k];
 	uint32_t txs;
 	if (sim->rtm.depth && tx_aborts(si, &txs)) {
 		pending_retire_before(sim, addr);
@@ -2054,7 +2029,7 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 			flush(sim);
 		return;
 	}
-	if (si->flags & SIM_I_PRIV) {
+	if (si->flags & ISA_I_PRIV) {
 		/* SDM 2.8 (privileged), 19.5 (IOPL-sensitive); Unicorn runs at
 		 * CPL 0 and would execute them */
 		if (sim->m.cpl && !(priv_iopl(sim, addr) &&
@@ -2063,10 +2038,10 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 			gp_fault(sim, addr, "privileged instruction at CPL 3");
 			return;
 		}
-		if (!(si->flags & SIM_I_SPECIAL))
+		if (!(si->flags & ISA_I_SPECIAL))
 			return;	/* Unicorn executes it */
 	}
-	if (!(si->flags & SIM_I_SPECIAL))
+	if (!(si->flags & ISA_I_SPECIAL))
 		return;
 	pending_retire_before(sim, addr);
 	emulate(sim, addr);

@@ -9,52 +9,12 @@
 
 #include "rtit/sim.h"
 #include "rtit/pebs.h"
+#include "../isa/isa.h"
 
 /* Guest registers by number (the SSA's GPR order, Vol. 3D 38.9.1), read
  * and written at the width of the current mode (sim_reg_get/set). */
 enum { R_AX, R_CX, R_DX, R_BX, R_SP, R_BP, R_SI, R_DI, R_8, R_9, R_10,
        R_11, R_12, R_13, R_14, R_15, R_IP, R_FLAGS, R_NUM };
-
-/* Per-instruction analysis flags. */
-enum {
-	SIM_I_SPECIAL = 1u << 0,	/* intercepted: emulated by the model */
-	SIM_I_ZLC = 1u << 1,		/* zero-length CALL */
-	SIM_I_DIRECT = 1u << 2,		/* target is known statically */
-	SIM_I_BRANCH = 1u << 3,		/* may change the flow */
-	SIM_I_SHADOW = 1u << 4,		/* STI, MOV SS, POP SS: interrupt shadow */
-	SIM_I_REP = 1u << 5,		/* REP string op: one TB per iteration */
-	SIM_I_RISKY = 1u << 6,		/* memory access Unicorn does not keep
-					 * RIP exact for: code hook syncs it */
-	SIM_I_PRIV = 1u << 7,		/* #GP at CPL 3 (or CPL > IOPL), else
-					 * executed by Unicorn */
-	SIM_I_TXABORT = 1u << 8,	/* executed by Unicorn, but aborts an
-					 * RTM transaction (CPUID, PAUSE) */
-	SIM_I_TXKEEP = 1u << 9,		/* intercepted, but no RTM abort
-					 * (XABORT, XTEST, RDTSC(P), RDRAND,
-					 * RDSEED, RDPMC) */
-	SIM_I_TXDEBUG = 1u << 10	/* an RTM abort with status DEBUG
-					 * (INT3, INT1: Table 16-1 bit 4) */
-};
-
-/* One analysed instruction (cached). */
-struct sim_insn {
-	uint64_t ip;
-	uint64_t target;	/* direct branch target */
-	uint8_t len;
-	uint8_t cls;		/* enum rtit_insn_class */
-	uint16_t flags;		/* SIM_I_* */
-	uint8_t cpi;
-	uint8_t cc;		/* COND: SIM_CC_* | address-size bits */
-	uint8_t rflags;		/* record flags known statically */
-};
-
-/* Conditions of COND instructions, to decide taken when the target is the
- * fall-through: Jcc use their condition nibble (0-15). */
-enum {
-	SIM_CC_LOOP = 0x10, SIM_CC_LOOPE = 0x11, SIM_CC_LOOPNE = 0x12,
-	SIM_CC_JCXZ = 0x13, SIM_CC_MASK = 0x1f,
-	SIM_CC_A16 = 0x40, SIM_CC_A32 = 0x80
-};
 
 /* One analysed translation block, cached by (addr, size). */
 struct sim_block {
@@ -75,7 +35,7 @@ struct sim_cache {
 	uint32_t cap;		/* power of two */
 	struct sim_block *blocks;
 	uint32_t nblocks, blocks_cap;
-	struct sim_insn *insns;
+	struct isa_insn *insns;
 	uint32_t ninsns, insns_cap;
 };
 
@@ -287,10 +247,6 @@ void sim_cache_fini(struct sim_cache *c);
 /* Finds or analyses the block at (addr, size); NULL on out of memory. */
 const struct sim_block *sim_block_get(struct rtit_sim *sim, uint64_t addr,
 				      uint32_t size, bool *fresh);
-/* Classifies one decoded instruction at ip. */
-void sim_classify(const ZydisDecodedInstruction *in, uint64_t ip,
-		  struct sim_insn *out);
-
 /* Forgets every analysed block (the decoding mode changed: INIT, SIPI). */
 void sim_cache_clear(struct sim_cache *c);
 

@@ -21,6 +21,7 @@ enum rtit_error {
 	RTIT_ERR_BAD_CONFIG,	/* a bad configuration value */
 	RTIT_ERR_NOSPACE,	/* the output buffer is too small */
 	RTIT_ERR_NOIP,		/* IP compressed against an unknown last IP */
+	RTIT_ERR_NOMAP,		/* no memory mapped at an address of the image */
 	RTIT_ERR_COUNT
 };
 
@@ -41,6 +42,7 @@ static inline const char *rtit_errstr(int err)
 		[RTIT_ERR_BAD_CONFIG] = "bad configuration",
 		[RTIT_ERR_NOSPACE] = "output buffer too small",
 		[RTIT_ERR_NOIP] = "IP compressed against an unknown last IP",
+		[RTIT_ERR_NOMAP] = "no memory mapped at the address",
 	};
 	if (err < 0)
 		err = -err;

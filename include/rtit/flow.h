@@ -34,7 +34,7 @@
 
 #include "rtit/error.h"
 #include "rtit/pktdec.h"
-#include "rtit/sim.h"
+#include "rtit/record.h"
 
 /* Reads @n bytes of the program image at @addr; returns 0, or < 0 when
  * any of them is not mapped. */

@@ -16,7 +16,6 @@
 #include <stdint.h>
 
 #include "rtit/opcodes_pt.h"
-#include "rtit/sim.h"
 
 /* ---- MSRs (SDM Vol. 4 Table 2-2; Vol. 3 20.2, 20.5.5.2, 20.9.2) ---- */
 enum {
@@ -105,6 +104,15 @@ enum {
 	RTIT_EVT_INST_RETIRED = 0xC0
 };
 
+/* PEBS groups, as IA32_PEBS_DATA_CFG bits 3:0 (SDM Vol. 3 20.9.2.1);
+ * Basic is always written. */
+enum {
+	RTIT_PEBS_G_MEM = 1u << 0,	/* Memory Info */
+	RTIT_PEBS_G_GPR = 1u << 1,	/* general-purpose registers */
+	RTIT_PEBS_G_XMM = 1u << 2,	/* XMM0-15 */
+	RTIT_PEBS_G_LBR = 1u << 3	/* LBRs (D63) */
+};
+
 /* IA32_PEBS_ENABLE (20.5.5.2, 20.9.2): bit 0 PEBS on PMC0, bit 60 PMI
  * after each record, bits 62:61 the output (00b DS area, 01b Intel PT). */
 #define RTIT_PEBS_EN_PMC0 1ull
@@ -132,45 +140,6 @@ struct rtit_pebs_item {
 
 /* At most 18 GPRs + 3 Basic + 4 Memory + 32 XMM + 3 x 32 LBR items. */
 #define RTIT_PEBS_MAX_ITEMS (57 + 3 * RTIT_LBR_MAX_DEPTH)
-
-/*
- * The items of record @p in the order they go into the trace (D54): the
- * blocks by ascending BBP type, as Table 33-47 lists them (GPRs, Basic,
- * Memory, LBR, XMM), each block's items by ascending ID; the LBR
- * entries, youngest first, three items each (FROM_IP, TO_IP, INFO), fill
- * LBR Block 0, 1 and 2 with 32 items each (LBR_1's first item is
- * LBR[TOS-10]_INFO).  In 32-bit mode the
- * GPR block has 4-byte items (BBP.SZ=1) and no R8-R15; every other block
- * has 8-byte items (IPs, the TSC, addresses and XMM quadwords are 64-bit
- * values).  Returns the count.
- */
-static inline size_t rtit_pebs_items(const struct rtit_sim_pebs *p,
-				     struct rtit_pebs_item out[RTIT_PEBS_MAX_ITEMS])
-{
-	size_t n = 0;
-
-	if (p->groups & RTIT_PEBS_G_GPR) {
-		unsigned k = p->mode == RTIT_SIM_MODE_64 ? 18 : 10;
-		for (unsigned i = 0; i < k; i++)
-			out[n++] = (struct rtit_pebs_item){
-				rtit_pt_bbp_gpr, (uint8_t)i, p->mode != RTIT_SIM_MODE_64,
-				p->mode == RTIT_SIM_MODE_64 ? p->gpr[i] : p->gpr[i] & 0xffffffffull };
-	}
-	out[n++] = (struct rtit_pebs_item){ rtit_pt_bbp_pebs_basic, 0, 0, p->ip };
-	out[n++] = (struct rtit_pebs_item){ rtit_pt_bbp_pebs_basic, 1, 0, p->counters };
-	out[n++] = (struct rtit_pebs_item){ rtit_pt_bbp_pebs_basic, 2, 0, p->tsc };
-	if (p->groups & RTIT_PEBS_G_MEM)
-		for (unsigned i = 0; i < 4; i++)
-			out[n++] = (struct rtit_pebs_item){ rtit_pt_bbp_pebs_mem, (uint8_t)i, 0, p->mem[i] };
-	if (p->groups & RTIT_PEBS_G_LBR)
-		for (unsigned i = 0; i < 3u * p->nlbr; i++)
-			out[n++] = (struct rtit_pebs_item){ (uint8_t)(rtit_pt_bbp_lbr0 + i / 32),
-							    (uint8_t)(i % 32), 0, p->lbr[i] };
-	if (p->groups & RTIT_PEBS_G_XMM)
-		for (unsigned i = 0; i < 32; i++)
-			out[n++] = (struct rtit_pebs_item){ rtit_pt_bbp_xmm, (uint8_t)i, 0, p->xmm[i] };
-	return n;
-}
 
 /* The groups bit a BBP type stands for (0: Basic or not a PEBS block). */
 static inline uint8_t rtit_pebs_group_of(uint8_t type)

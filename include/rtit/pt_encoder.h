@@ -17,7 +17,7 @@
 
 #include "rtit/ip.h"
 #include "rtit/packet.h"
-#include "rtit/sim.h"
+#include "rtit/record.h"
 #include "rtit/msr_pt.h"
 #include "rtit/pt_state.h"
 #include "rtit/rtit_encoder.h"	/* struct rtit_enc_sink, rtit_enc_note */

@@ -17,7 +17,7 @@
 
 #include "rtit/ip.h"
 #include "rtit/packet.h"
-#include "rtit/sim.h"
+#include "rtit/record.h"
 #include "rtit/rtit_state.h"
 
 /* How an erratum fires when its condition holds. */

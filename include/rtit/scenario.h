@@ -175,6 +175,16 @@ void rtit_scenario_config(const struct rtit_scenario *sc,
 			  struct rtit_sim_config *cfg);
 
 /*
+ * Adds the scenario's code to a program image, as the simulator would
+ * load it (`code asm` assembled and linked at its load address, `code elf`,
+ * `code flat` at its load address), without a simulator: what the flow
+ * decoder reads.  Returns 0 or negative with err->text "file: what".
+ */
+struct rtit_image;
+int rtit_scenario_image(const struct rtit_scenario *sc, struct rtit_image *img,
+			struct rtit_scn_error *err);
+
+/*
  * Loads the code into sim, maps memory, resolves labels, sets handlers,
  * registers, the end address, the injected events, and presets the MSRs
  * (through the consumer's msr_write with ctx->kind == 0).  Returns 0 or

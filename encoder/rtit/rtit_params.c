@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "param_parse.h"
+#include "../param_parse.h"
 #include "rtit/rtit_encoder.h"
 
 void rtit_r_params_default(struct rtit_r_params *p)

@@ -1,5 +1,6 @@
 /*
- * flow.c - the ground-truth flow: canonical 64-byte records, the binary
+ * record.c - the record format (rtit/record.h): the names of classes and
+ * events, and the ground-truth flow: canonical 64-byte records, the binary
  * file (header, records, trailer with the XXH3-64 digest in canonical
  * big-endian form), the text form, and the digest.
  *
@@ -16,7 +17,32 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "rtit/sim.h"
+#include "rtit/record.h"
+
+const char *rtit_insn_class_name(int cls)
+{
+	static const char *const n[RTIT_IC_COUNT] = {
+		"other", "cond", "jmp", "call", "jmp-ind", "call-ind", "ret",
+		"far-jmp", "far-call", "far-ret", "iret", "int", "syscall",
+		"sysret", "sysenter", "sysexit", "mov-cr3", "mov-cr0", "wrmsr",
+		"rdmsr", "hlt", "ptwrite", "mwait", "xbegin", "xend", "enclu", "uiret"
+	};
+	if (cls < 0 || cls >= RTIT_IC_COUNT)
+		return "?";
+	return n[cls];
+}
+
+const char *rtit_sim_event_name(int ev)
+{
+	static const char *const n[RTIT_EV_COUNT] = {
+		"none", "exception", "interrupt", "nmi", "smi", "rsm",
+		"vmexit", "vmentry", "freq", "sleep", "wake", "msr-write",
+		"tsx-abort", "aex", "init", "sipi", "uintr", "pebs"
+	};
+	if (ev < 0 || ev >= RTIT_EV_COUNT)
+		return "?";
+	return n[ev];
+}
 
 static void put64(uint8_t *p, uint64_t v)
 {
