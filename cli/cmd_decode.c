@@ -17,6 +17,7 @@
 #include "rtit/msr_pt.h"
 #include "rtit/flow.h"
 #include "rtit/image.h"
+#include "rtit/sideband.h"
 #include "rtit/msr_rtit.h"
 #include "rtit/print.h"
 #include "rtit/scenario.h"
@@ -334,74 +335,6 @@ static void on_note(void *opaque, const struct rtit_flow_note *nt)
 	}
 }
 
-/* The sideband file: "key value" lines. */
-struct sideband {
-	int mode;
-	int cycle_acc, cmprs_ret;	/* -1 unknown */
-	bool buffovf_loads_lip;
-	unsigned errata;
-	bool has_end, end_after;
-	uint64_t end_ip;
-	char scenario[1024];
-	char image[1024];	/* `rtitsim run PROGRAM`: the program */
-	char dialect[16];
-	long long overflows;	/* -1 unknown */
-	unsigned mtc_freq, art_num, art_den;	/* Intel PT */
-	bool event_en;				/* Intel PT: CTL.EventEn */
-};
-
-static int read_sideband(const char *path, struct sideband *sb)
-{
-	FILE *f = fopen(path, "r");
-	char line[1024];
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *nl = strchr(line, '\n');
-		if (nl)
-			*nl = 0;
-		unsigned long long v;
-		int iv;
-		char key[64], val[192];
-		if (sscanf(line, "mode %d", &iv) == 1)
-			sb->mode = iv;
-		else if (sscanf(line, "cycle_accurate %d", &iv) == 1)
-			sb->cycle_acc = iv;
-		else if (sscanf(line, "overflows %llu", &v) == 1)
-			sb->overflows = (long long)v;
-		else if (sscanf(line, "cmprs_ret %d", &iv) == 1)
-			sb->cmprs_ret = iv;
-		else if (sscanf(line, "mtc_freq %u", &sb->mtc_freq) == 1 ||
-			 sscanf(line, "art_num %u", &sb->art_num) == 1 ||
-			 sscanf(line, "art_den %u", &sb->art_den) == 1)
-			;
-		else if (sscanf(line, "ia32_rtit_ctl %llx", &v) == 1)
-			sb->event_en = v & RTIT_PT_CTL_EVENT_EN;	/* Table 33-6 */
-		else if (sscanf(line, "dialect %15s", sb->dialect) == 1)
-			;
-		else if (!strncmp(line, "scenario ", 9))
-			snprintf(sb->scenario, sizeof(sb->scenario), "%s", line + 9);
-		else if (!strncmp(line, "image ", 6))
-			snprintf(sb->image, sizeof(sb->image), "%s", line + 6);
-		else if (sscanf(line, "stop reached end address %llx", &v) == 1) {
-			sb->has_end = true;
-			sb->end_ip = v;
-		} else if (sscanf(line, "stop halted at %llx", &v) == 1) {
-			sb->has_end = sb->end_after = true;
-			sb->end_ip = v;
-		} else if (sscanf(line, "param %63s = %191s", key, val) == 2) {
-			if (!strcmp(key, "buffovf_loads_lip"))
-				sb->buffovf_loads_lip = !strcmp(val, "1") || !strcmp(val, "true") ||
-							!strcmp(val, "yes") || !strcmp(val, "on");
-			else if (key[0] == 'e' && key[1] >= '1' && key[1] <= '8' && !key[2] &&
-				 strncmp(val, "off", 3))
-				sb->errata |= 1u << (key[1] - '0');
-		}
-	}
-	fclose(f);
-	return 0;
-}
-
 static int parse_errata(const char *s, unsigned *out)
 {
 	char buf[128];
@@ -551,7 +484,8 @@ int rtit_cmd_decode(int argc, char **argv)
 	unsigned errata = 0;
 	bool stats = false;
 	int status = RTIT_EXIT_OK, ret;
-	struct sideband sb = { .cycle_acc = -1, .cmprs_ret = -1, .overflows = -1 };
+	struct rtit_sideband sb;
+	char sb_err[512];
 	char path[1024];
 
 	memset(&x, 0, sizeof(x));
@@ -628,19 +562,13 @@ int rtit_cmd_decode(int argc, char **argv)
 			sb_path = path;
 		}
 	}
-	if (sb_path && read_sideband(sb_path, &sb) < 0) {
-		fprintf(stderr, "rtitsim decode: %s: cannot read: %s\n", sb_path, strerror(errno));
-		return RTIT_EXIT_IO;
+	rtit_sideband_init(&sb);
+	if (sb_path && (ret = rtit_sideband_read(sb_path, &sb, sb_err, sizeof(sb_err))) < 0) {
+		fprintf(stderr, "rtitsim decode: %s\n", sb_err);
+		return ret == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;
 	}
-	if (!dialect_set && sb.dialect[0]) {
-		if (!strcmp(sb.dialect, "pt")) {
-			dialect = RTIT_DIALECT_PT;
-		} else if (strcmp(sb.dialect, "rtit")) {
-			fprintf(stderr, "rtitsim decode: %s: unknown dialect '%s' (rtit or pt)\n",
-				sb_path, sb.dialect);
-			return RTIT_EXIT_INPUT;
-		}
-	}
+	if (!dialect_set && sb.dialect >= 0)
+		dialect = sb.dialect;
 	static char image_buf[2048];
 	if (!image && sb.image[0])
 		image = sb.image;
@@ -701,22 +629,17 @@ int rtit_cmd_decode(int argc, char **argv)
 
 	struct rtit_flow_cfg cfg;
 	rtit_flow_cfg_default(&cfg);
-	cfg.dialect = dialect;
-	cfg.event_trace = sb.event_en;
-	cfg.mtc_freq = sb.mtc_freq;
-	cfg.art_num = sb.art_num;
-	cfg.art_den = sb.art_den;
+	rtit_sideband_flow_cfg(&sb, &cfg);	/* what the sideband gives ... */
+	cfg.dialect = dialect;			/* ... and the options over it */
 	x.pt = dialect == RTIT_DIALECT_PT;
-	cfg.mode = mode ? mode : (sb.mode ? sb.mode : 64);
-	cfg.cycle_acc = ca >= 0 ? ca : sb.cycle_acc > 0;
-	cfg.cmprs_ret = cr >= 0 ? cr : sb.cmprs_ret > 0;
-	cfg.buffovf_loads_lip = sb.buffovf_loads_lip;
-	cfg.errata = errata | sb.errata;
-	cfg.has_end = sb.has_end;
-	cfg.end_ip = sb.end_ip;
-	cfg.end_after = sb.end_after;
+	if (mode)
+		cfg.mode = mode;
+	if (ca >= 0)
+		cfg.cycle_acc = ca;
+	if (cr >= 0)
+		cfg.cmprs_ret = cr;
+	cfg.errata |= errata;
 	cfg.end_traced = sb.has_end && !x.external_ctl;
-	cfg.overflows_total = sb.overflows;
 	if (x.chunk) {
 		cfg.read = read_chunk;
 		cfg.read_opaque = &x;

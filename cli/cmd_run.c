@@ -24,6 +24,8 @@
 #include "rtit/pt_encoder.h"
 #include "rtit/msr_pt.h"
 #include "rtit/scenario.h"
+#include "rtit/sideband.h"
+#include "rtit/version.h"
 
 struct run {
 	struct rtit_scenario sc;
@@ -562,37 +564,58 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	bool pt = r.dialect == RTIT_DIALECT_PT;
 	bool ca = !pt && (r.first_ctl & RTIT_CTL_CYCLE_ACC);
 	if (sideband) {
-		fprintf(sideband, "# rtitsim sideband: what a decoder needs besides the trace\n"
-			"rtitsim_version 0.1.0\nscenario %s\nname %s\ndialect %s\ncpu %s\nmode %d\n",
-			r.sc.path, r.sc.name, pt ? "pt" : "rtit",
-			r.sc.cpu[0] ? r.sc.cpu : (pt ? "default" : "silvermont"), r.sc.mode ? r.sc.mode : 64);
+		static struct rtit_sideband sb;
+		rtit_sideband_init(&sb);
+		snprintf(sb.version, sizeof(sb.version), "%s", RTITSIM_VERSION_STRING);
+		snprintf(sb.scenario, sizeof(sb.scenario), "%s", r.sc.path);
+		snprintf(sb.name, sizeof(sb.name), "%s", r.sc.name);
+		sb.dialect = r.dialect;
+		snprintf(sb.cpu, sizeof(sb.cpu), "%s",
+			 r.sc.cpu[0] ? r.sc.cpu : (pt ? "default" : "silvermont"));
+		sb.mode = r.sc.mode ? r.sc.mode : 64;
 		/* A program (not a scenario): where it is, for `rtitsim decode`. */
 		if (o->image && !strcmp(r.sc.path, "<program>")) {
 			char *abs = realpath(o->image, NULL);
-			fprintf(sideband, "image %s\n", abs ? abs : o->image);
+			snprintf(sb.image, sizeof(sb.image), "%s", abs ? abs : o->image);
 			free(abs);
 		}
-		if (pt)
-			fprintf(sideband, "ia32_rtit_ctl 0x%" PRIx64 "\nret_compression %d\nmtc_freq %u\n"
-				"cyc_thresh %u\nart_num %u\nart_den %u\ncbr %u\n", r.first_ctl,
-				!(r.first_ctl & RTIT_PT_CTL_DIS_RETC),
-				(unsigned)((r.first_ctl & RTIT_PT_CTL_MTC_FREQ_MASK) >> RTIT_PT_CTL_MTC_FREQ_SHIFT),
-				(unsigned)((r.first_ctl & RTIT_PT_CTL_CYC_THRESH_MASK) >> RTIT_PT_CTL_CYC_THRESH_SHIFT),
-				r.ptp.art_num, r.ptp.art_den, r.ptp.cbr);
-		else
-			fprintf(sideband, "cycle_accurate %d\ncmprs_ret %d\nmtc_range %u\nrtit_ctl 0x%" PRIx64 "\n",
-				ca, (r.first_ctl & RTIT_CTL_CMPRS_RET) != 0,
-				(unsigned)((r.first_ctl >> RTIT_CTL_MTC_RANGE_SHIFT) & 3), r.first_ctl);
-		for (size_t i = 0; i < r.sc.nparams; i++)
-			fprintf(sideband, "param %s = %s\n", r.sc.params[i].key, r.sc.params[i].value);
-		fprintf(sideband, "trace_bytes %" PRIu64 "\ntrace_xxh3 %s\nflow_records %" PRIu64
-			"\nflow_xxh3 %s\ninstructions %" PRIu64 "\nevents %" PRIu64 "\npackets %" PRIu64
-			"\npsbs %" PRIu64 "\noverflows %" PRIu64 "\nstop %s\n",
-			r.trace_bytes, th, r.flow.count, fh, st.insns, st.events, packets,
-			psbs, overflows, st.msg);
-		for (int e = 1; e < RTIT_NERRATA && !pt; e++)
-			if (r.model.stats.errata_fired[e])
-				fprintf(sideband, "erratum_e%d_fired %" PRIu64 "\n", e, r.model.stats.errata_fired[e]);
+		if (pt) {
+			sb.has_ia32_rtit_ctl = true;
+			sb.ia32_rtit_ctl = r.first_ctl;
+			sb.ret_compression = !(r.first_ctl & RTIT_PT_CTL_DIS_RETC);
+			sb.mtc_freq = (unsigned)((r.first_ctl & RTIT_PT_CTL_MTC_FREQ_MASK) >>
+						 RTIT_PT_CTL_MTC_FREQ_SHIFT);
+			sb.cyc_thresh = (unsigned)((r.first_ctl & RTIT_PT_CTL_CYC_THRESH_MASK) >>
+						   RTIT_PT_CTL_CYC_THRESH_SHIFT);
+			sb.art_num = r.ptp.art_num;
+			sb.art_den = r.ptp.art_den;
+			sb.cbr = r.ptp.cbr;
+		} else {
+			sb.cycle_acc = ca;
+			sb.cmprs_ret = (r.first_ctl & RTIT_CTL_CMPRS_RET) != 0;
+			sb.mtc_range = (int)((r.first_ctl >> RTIT_CTL_MTC_RANGE_SHIFT) & 3);
+			sb.has_rtit_ctl = true;
+			sb.rtit_ctl = r.first_ctl;
+		}
+		for (size_t i = 0; i < r.sc.nparams && sb.nparams < RTIT_SIDEBAND_MAX_PARAMS; i++) {
+			snprintf(sb.params[sb.nparams].key, sizeof(sb.params[0].key), "%s",
+				 r.sc.params[i].key);
+			snprintf(sb.params[sb.nparams++].value, sizeof(sb.params[0].value), "%s",
+				 r.sc.params[i].value);
+		}
+		sb.trace_bytes = r.trace_bytes;
+		memcpy(sb.trace_xxh3, th, sizeof(th));
+		sb.flow_records = r.flow.count;
+		memcpy(sb.flow_xxh3, fh, sizeof(fh));
+		sb.instructions = st.insns;
+		sb.events = st.events;
+		sb.packets = packets;
+		sb.psbs = psbs;
+		sb.overflows = (int64_t)overflows;
+		snprintf(sb.stop, sizeof(sb.stop), "%s", st.msg);
+		for (int e = 1; e < RTIT_NERRATA && e < RTIT_SIDEBAND_NERRATA && !pt; e++)
+			sb.errata_fired[e] = r.model.stats.errata_fired[e];
+		rtit_sideband_write(sideband, &sb);
 	}
 	if (!quiet)
 		printf("%s: %s; %" PRIu64 " instructions, %" PRIu64 " events -> %" PRIu64

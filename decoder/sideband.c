@@ -1,0 +1,336 @@
+/*
+ * sideband.c - the sideband file, written and read (rtit/sideband.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtit/flow.h"
+#include "rtit/msr_pt.h"
+#include "rtit/sideband.h"
+
+void rtit_sideband_init(struct rtit_sideband *sb)
+{
+	memset(sb, 0, sizeof(*sb));
+	sb->dialect = -1;
+	sb->cycle_acc = sb->cmprs_ret = sb->mtc_range = -1;
+	sb->ret_compression = -1;
+	sb->overflows = -1;
+}
+
+const char *rtit_sideband_param(const struct rtit_sideband *sb, const char *key)
+{
+	for (size_t i = 0; i < sb->nparams; i++)
+		if (!strcmp(sb->params[i].key, key))
+			return sb->params[i].value;
+	return NULL;
+}
+
+/* ------------------------------------------------------------ writing */
+
+int rtit_sideband_write(FILE *f, const struct rtit_sideband *sb)
+{
+	bool pt = sb->dialect == RTIT_DIALECT_PT;
+
+	fprintf(f, "%s\nrtitsim_version %s\nscenario %s\nname %s\ndialect %s\ncpu %s\nmode %d\n",
+		RTIT_SIDEBAND_HEADER, sb->version, sb->scenario, sb->name, pt ? "pt" : "rtit",
+		sb->cpu, sb->mode);
+	if (sb->image[0])
+		fprintf(f, "image %s\n", sb->image);
+	if (pt)
+		fprintf(f, "ia32_rtit_ctl 0x%" PRIx64 "\nret_compression %d\nmtc_freq %u\n"
+			"cyc_thresh %u\nart_num %u\nart_den %u\ncbr %u\n", sb->ia32_rtit_ctl,
+			sb->ret_compression, sb->mtc_freq, sb->cyc_thresh, sb->art_num,
+			sb->art_den, sb->cbr);
+	else
+		fprintf(f, "cycle_accurate %d\ncmprs_ret %d\nmtc_range %d\nrtit_ctl 0x%" PRIx64 "\n",
+			sb->cycle_acc, sb->cmprs_ret, sb->mtc_range, sb->rtit_ctl);
+	for (size_t i = 0; i < sb->nparams; i++)
+		fprintf(f, "param %s = %s\n", sb->params[i].key, sb->params[i].value);
+	fprintf(f, "trace_bytes %" PRIu64 "\ntrace_xxh3 %s\nflow_records %" PRIu64
+		"\nflow_xxh3 %s\ninstructions %" PRIu64 "\nevents %" PRIu64 "\npackets %" PRIu64
+		"\npsbs %" PRIu64 "\noverflows %" PRId64 "\nstop %s\n",
+		sb->trace_bytes, sb->trace_xxh3, sb->flow_records, sb->flow_xxh3,
+		sb->instructions, sb->events, sb->packets, sb->psbs,
+		sb->overflows < 0 ? 0 : sb->overflows, sb->stop);
+	for (int e = 1; e < RTIT_SIDEBAND_NERRATA && !pt; e++)
+		if (sb->errata_fired[e])
+			fprintf(f, "erratum_e%d_fired %" PRIu64 "\n", e, sb->errata_fired[e]);
+	return ferror(f) ? -RTIT_ERR_IO : 0;
+}
+
+/* ------------------------------------------------------------ reading */
+
+struct rd {
+	const char *path;
+	int line;
+	char *err;
+	size_t errsz;
+};
+
+__attribute__((format(printf, 2, 3)))
+static int bad(struct rd *rd, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(rd->err, rd->errsz, "%s:%d: %s", rd->path, rd->line, what);
+	return -RTIT_ERR_INVALID;
+}
+
+/* An unsigned number in @base (0: C prefixes), the whole value. */
+static int num(struct rd *rd, const char *key, const char *v, int base, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(v, &end, base);
+	if (!*v || *v == '-' || *end || errno)
+		return bad(rd, "%s: '%s' is not a number", key, v);
+	*out = x;
+	return 0;
+}
+
+static int num_int(struct rd *rd, const char *key, const char *v, int *out)
+{
+	uint64_t x;
+	int r = num(rd, key, v, 10, &x);
+	if (r == 0 && x > 0x7fffffff)
+		return bad(rd, "%s: %s is too large", key, v);
+	*out = (int)x;
+	return r;
+}
+
+static int num_uns(struct rd *rd, const char *key, const char *v, unsigned *out)
+{
+	uint64_t x;
+	int r = num(rd, key, v, 10, &x);
+	if (r == 0 && x > 0xffffffffu)
+		return bad(rd, "%s: %s is too large", key, v);
+	*out = (unsigned)x;
+	return r;
+}
+
+static int str(struct rd *rd, const char *key, const char *v, char *out, size_t cap)
+{
+	if (strlen(v) >= cap)
+		return bad(rd, "%s: longer than %zu bytes", key, cap - 1);
+	memcpy(out, v, strlen(v) + 1);
+	return 0;
+}
+
+static int hex16(struct rd *rd, const char *key, const char *v, char out[17])
+{
+	if (strlen(v) != 16 || strspn(v, "0123456789abcdef") != 16)
+		return bad(rd, "%s: '%s' is not 16 lower-case hex digits", key, v);
+	memcpy(out, v, 17);
+	return 0;
+}
+
+/* "stop ..." also gives where the run ended (docs/formats.md). */
+static void stop_end(struct rtit_sideband *sb)
+{
+	unsigned long long v;
+	if (sscanf(sb->stop, "reached end address %llx", &v) == 1) {
+		sb->has_end = true;
+		sb->end_ip = v;
+	} else if (sscanf(sb->stop, "halted at %llx", &v) == 1) {
+		sb->has_end = sb->end_after = true;
+		sb->end_ip = v;
+	}
+}
+
+static int param(struct rd *rd, struct rtit_sideband *sb, char *v)
+{
+	char *eq = strstr(v, " = ");
+	if (!eq || eq == v || !eq[3])
+		return bad(rd, "param: expected 'param KEY = VALUE'");
+	if (sb->nparams == RTIT_SIDEBAND_MAX_PARAMS)
+		return bad(rd, "param: more than %d", RTIT_SIDEBAND_MAX_PARAMS);
+	*eq = 0;
+	struct rtit_sideband_param *p = &sb->params[sb->nparams];
+	int r = str(rd, "param key", v, p->key, sizeof(p->key));
+	if (r == 0)
+		r = str(rd, "param value", eq + 3, p->value, sizeof(p->value));
+	if (r == 0)
+		sb->nparams++;
+	return r;
+}
+
+/* One "KEY VALUE" line. */
+static int line(struct rd *rd, struct rtit_sideband *sb, char *key, char *v)
+{
+	uint64_t x;
+	int r = 0;
+
+	if (!strcmp(key, "rtitsim_version"))
+		return str(rd, key, v, sb->version, sizeof(sb->version));
+	if (!strcmp(key, "scenario"))
+		return str(rd, key, v, sb->scenario, sizeof(sb->scenario));
+	if (!strcmp(key, "name"))
+		return str(rd, key, v, sb->name, sizeof(sb->name));
+	if (!strcmp(key, "image"))
+		return str(rd, key, v, sb->image, sizeof(sb->image));
+	if (!strcmp(key, "cpu"))
+		return str(rd, key, v, sb->cpu, sizeof(sb->cpu));
+	if (!strcmp(key, "stop")) {
+		r = str(rd, key, v, sb->stop, sizeof(sb->stop));
+		stop_end(sb);
+		return r;
+	}
+	if (!strcmp(key, "dialect")) {
+		if (!strcmp(v, "rtit"))
+			sb->dialect = RTIT_DIALECT_RTIT;
+		else if (!strcmp(v, "pt"))
+			sb->dialect = RTIT_DIALECT_PT;
+		else
+			return bad(rd, "unknown dialect '%s' (rtit or pt)", v);
+		return 0;
+	}
+	if (!strcmp(key, "mode")) {
+		if ((r = num_int(rd, key, v, &sb->mode)) == 0 && sb->mode != 32 &&
+		    sb->mode != 64 && sb->mode != 16)
+			return bad(rd, "mode: %d is not 16, 32 or 64", sb->mode);
+		return r;
+	}
+	if (!strcmp(key, "param"))
+		return param(rd, sb, v);
+	if (!strcmp(key, "trace_xxh3"))
+		return hex16(rd, key, v, sb->trace_xxh3);
+	if (!strcmp(key, "flow_xxh3"))
+		return hex16(rd, key, v, sb->flow_xxh3);
+	if (!strcmp(key, "cycle_accurate"))
+		return num_int(rd, key, v, &sb->cycle_acc);
+	if (!strcmp(key, "cmprs_ret"))
+		return num_int(rd, key, v, &sb->cmprs_ret);
+	if (!strcmp(key, "mtc_range"))
+		return num_int(rd, key, v, &sb->mtc_range);
+	if (!strcmp(key, "ret_compression"))
+		return num_int(rd, key, v, &sb->ret_compression);
+	if (!strcmp(key, "mtc_freq"))
+		return num_uns(rd, key, v, &sb->mtc_freq);
+	if (!strcmp(key, "cyc_thresh"))
+		return num_uns(rd, key, v, &sb->cyc_thresh);
+	if (!strcmp(key, "art_num"))
+		return num_uns(rd, key, v, &sb->art_num);
+	if (!strcmp(key, "art_den"))
+		return num_uns(rd, key, v, &sb->art_den);
+	if (!strcmp(key, "cbr"))
+		return num_uns(rd, key, v, &sb->cbr);
+	if (!strcmp(key, "rtit_ctl")) {
+		sb->has_rtit_ctl = true;
+		return num(rd, key, v, 0, &sb->rtit_ctl);
+	}
+	if (!strcmp(key, "ia32_rtit_ctl")) {
+		sb->has_ia32_rtit_ctl = true;
+		return num(rd, key, v, 0, &sb->ia32_rtit_ctl);
+	}
+	if (!strcmp(key, "overflows")) {
+		if ((r = num(rd, key, v, 10, &x)) == 0)
+			sb->overflows = (int64_t)(x > INT64_MAX ? INT64_MAX : x);
+		return r;
+	}
+	static const struct { const char *key; size_t off; } counts[] = {
+		{ "trace_bytes", offsetof(struct rtit_sideband, trace_bytes) },
+		{ "flow_records", offsetof(struct rtit_sideband, flow_records) },
+		{ "instructions", offsetof(struct rtit_sideband, instructions) },
+		{ "events", offsetof(struct rtit_sideband, events) },
+		{ "packets", offsetof(struct rtit_sideband, packets) },
+		{ "psbs", offsetof(struct rtit_sideband, psbs) },
+	};
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		if (!strcmp(key, counts[i].key))
+			return num(rd, key, v, 10, (uint64_t *)((char *)sb + counts[i].off));
+	int e;
+	char tail[8];
+	if (sscanf(key, "erratum_e%d_%7s", &e, tail) == 2 && !strcmp(tail, "fired") &&
+	    e >= 1 && e < RTIT_SIDEBAND_NERRATA)
+		return num(rd, key, v, 10, &sb->errata_fired[e]);
+	return 0;	/* a key of a later version */
+}
+
+int rtit_sideband_read(const char *path, struct rtit_sideband *sb, char *err, size_t errsz)
+{
+	struct rd rd = { path, 0, err, errsz };
+	char buf[2048];
+	int r = 0;
+
+	rtit_sideband_init(sb);
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errsz, "%s: cannot read: %s", path, strerror(errno));
+		return -RTIT_ERR_IO;
+	}
+	while (r == 0 && fgets(buf, sizeof(buf), f)) {
+		rd.line++;
+		size_t n = strlen(buf);
+		if (n && buf[n - 1] == '\n')
+			buf[--n] = 0;
+		else if (!feof(f)) {
+			r = bad(&rd, "a line longer than %zu bytes", sizeof(buf) - 2);
+			break;
+		}
+		if (rd.line == 1) {
+			if (strcmp(buf, RTIT_SIDEBAND_HEADER))
+				r = bad(&rd, "not an rtitsim sideband (the first line is not \"%s\")",
+					RTIT_SIDEBAND_HEADER);
+			continue;
+		}
+		if (!n || buf[0] == '#')
+			continue;
+		char *sp = strchr(buf, ' ');
+		if (!sp)
+			r = bad(&rd, "'%s': expected 'KEY VALUE'", buf);
+		else {
+			*sp = 0;
+			r = line(&rd, sb, buf, sp + 1);
+		}
+	}
+	if (r == 0 && ferror(f)) {
+		snprintf(err, errsz, "%s: cannot read: %s", path, strerror(errno));
+		r = -RTIT_ERR_IO;
+	}
+	if (r == 0 && rd.line == 0)
+		r = bad(&rd, "empty: not an rtitsim sideband");
+	fclose(f);
+	return r;
+}
+
+/* A switch's value as the encoders parse it: on unless off/0/no/false. */
+static bool is_on(const char *v)
+{
+	return !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on");
+}
+
+void rtit_sideband_flow_cfg(const struct rtit_sideband *sb, struct rtit_flow_cfg *cfg)
+{
+	if (sb->dialect >= 0)
+		cfg->dialect = sb->dialect;
+	if (sb->mode)
+		cfg->mode = sb->mode;
+	cfg->cycle_acc = sb->cycle_acc > 0;
+	cfg->cmprs_ret = sb->cmprs_ret > 0;
+	const char *v = rtit_sideband_param(sb, "buffovf_loads_lip");
+	cfg->buffovf_loads_lip = v && is_on(v);
+	/* the RTIT errata the run switched on (params e1..e8, D17) */
+	for (size_t i = 0; i < sb->nparams; i++) {
+		const char *k = sb->params[i].key;
+		if (k[0] == 'e' && k[1] >= '1' && k[1] <= '8' && !k[2] &&
+		    strncmp(sb->params[i].value, "off", 3))
+			cfg->errata |= 1u << (k[1] - '0');
+	}
+	cfg->event_trace = sb->has_ia32_rtit_ctl &&
+			   (sb->ia32_rtit_ctl & RTIT_PT_CTL_EVENT_EN);	/* Table 33-6 */
+	cfg->mtc_freq = sb->mtc_freq;
+	if (sb->art_num && sb->art_den) {
+		cfg->art_num = sb->art_num;
+		cfg->art_den = sb->art_den;
+	}
+	cfg->has_end = sb->has_end;
+	cfg->end_ip = sb->end_ip;
+	cfg->end_after = sb->end_after;
+	cfg->overflows_total = sb->overflows;
+}

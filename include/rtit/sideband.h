@@ -1,0 +1,98 @@
+/*
+ * sideband.h - the sideband file: what a decoder needs besides the trace
+ * (the dialect, the trace configuration the stream does not state, where
+ * the run stopped) and what the run produced (sizes, digests).  One module
+ * writes it (`rtitsim run`) and reads it (`rtitsim decode`, the tests, a
+ * library user); docs/formats.md specifies it.
+ *
+ * Format: UTF-8 text, one "KEY VALUE" line each (VALUE is the rest of the
+ * line), the first line exactly RTIT_SIDEBAND_HEADER.  `param` lines are
+ * "param KEY = VALUE" (the run's encoder parameters).  The format version
+ * is the writer's `rtitsim_version`; a reader ignores keys it does not
+ * know (later versions only add keys) and rejects a known key whose value
+ * does not parse.
+ */
+#ifndef RTIT_SIDEBAND_H
+#define RTIT_SIDEBAND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rtit/error.h"
+
+struct rtit_flow_cfg;
+
+#define RTIT_SIDEBAND_HEADER "# rtitsim sideband: what a decoder needs besides the trace"
+#define RTIT_SIDEBAND_MAX_PARAMS 64
+#define RTIT_SIDEBAND_NERRATA 9	/* RTIT errata E1..E8 by number */
+
+struct rtit_sideband_param {
+	char key[64];
+	char value[192];
+};
+
+struct rtit_sideband {
+	char version[32];	/* rtitsim_version: the writer's version */
+	char scenario[1024];	/* the scenario file, "<program>" for a program */
+	char name[128];
+	char image[1024];	/* a program run: its path (absolute) */
+	int dialect;		/* RTIT_DIALECT_RTIT or _PT; -1 not given */
+	char cpu[64];
+	int mode;		/* 64, 32; 0 not given */
+	/* RTIT: Cycle_Acc, Cmprs_Ret, MTC_Range and RTIT_CTL at the first
+	 * enable (-1: not given) */
+	int cycle_acc, cmprs_ret, mtc_range;
+	bool has_rtit_ctl;
+	uint64_t rtit_ctl;
+	/* Intel PT: IA32_RTIT_CTL at the first enable and the fields a
+	 * decoder needs from it and from CPUID (SDM 33.2.7.2, 33.3.6-33.3.8,
+	 * CPUID.15H) */
+	bool has_ia32_rtit_ctl;
+	uint64_t ia32_rtit_ctl;
+	int ret_compression;	/* -1 not given */
+	unsigned mtc_freq, cyc_thresh, art_num, art_den, cbr;
+	struct rtit_sideband_param params[RTIT_SIDEBAND_MAX_PARAMS];
+	size_t nparams;
+	/* What the run produced. */
+	uint64_t trace_bytes, flow_records, instructions, events, packets, psbs;
+	int64_t overflows;	/* -1 not given */
+	char trace_xxh3[17], flow_xxh3[17];	/* canonical (big-endian) hex */
+	char stop[256];		/* why the run stopped, one line */
+	/* From stop: the end address ("reached end address A") or the HLT it
+	 * halted at ("halted at A", end_after: the HLT retired) */
+	bool has_end, end_after;
+	uint64_t end_ip;
+	/* RTIT: how often each erratum's behaviour fired (E1..E8) */
+	uint64_t errata_fired[RTIT_SIDEBAND_NERRATA];
+};
+
+/* Empties @sb: nothing given (the -1s above). */
+void rtit_sideband_init(struct rtit_sideband *sb);
+
+/*
+ * Reads the sideband at @path into @sb.  Returns 0, -RTIT_ERR_IO (cannot
+ * read it), -RTIT_ERR_INVALID (not a sideband: no header line; a known
+ * key with a bad value; more than RTIT_SIDEBAND_MAX_PARAMS params), with
+ * one line in @err ("PATH:LINE: what").
+ */
+int rtit_sideband_read(const char *path, struct rtit_sideband *sb, char *err,
+		       size_t errsz);
+
+/* Writes @sb in the format above.  Returns 0 or -RTIT_ERR_IO. */
+int rtit_sideband_write(FILE *f, const struct rtit_sideband *sb);
+
+/* The value of param @key, or NULL. */
+const char *rtit_sideband_param(const struct rtit_sideband *sb, const char *key);
+
+/*
+ * Sets the fields of a flow decoder configuration that the sideband gives:
+ * dialect, mode, cycle_acc, cmprs_ret, buffovf_loads_lip, the RTIT errata
+ * switched on (params e1..e8), Intel PT's mtc_freq, art_num/art_den and
+ * event_trace (IA32_RTIT_CTL.EventEn, SDM Table 33-6), where the run
+ * stopped and the overflow count.  Leaves the other fields alone.
+ */
+void rtit_sideband_flow_cfg(const struct rtit_sideband *sb, struct rtit_flow_cfg *cfg);
+
+#endif /* RTIT_SIDEBAND_H */
