@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "rtit/version.h"
 
 struct cmd {
 	const char *name;
@@ -25,7 +26,9 @@ static void usage(FILE *out)
 	fputs("usage: rtitsim COMMAND [ARGS]\n\ncommands:\n", out);
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(out, "  %-8s %s\n", cmds[i].name, cmds[i].help);
-	fputs("\n'rtitsim COMMAND --help' describes one command.\n", out);
+	fputs("\n'rtitsim COMMAND --help' describes one command; 'rtitsim --version' prints\n"
+	      "the version.  Exit statuses: 0 ok, 1 usage, 2 I/O, 3 decode error, 4 bad\n"
+	      "input file, 5 mismatch, 6 the guest did not end normally (rtitsim(1)).\n", out);
 }
 
 int main(int argc, char **argv)
@@ -33,6 +36,10 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		usage(stderr);
 		return RTIT_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("rtitsim %s\n", RTITSIM_VERSION_STRING);
+		return RTIT_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
