@@ -629,7 +629,7 @@ int rtit_cmd_decode(int argc, char **argv)
 
 	struct rtit_flow_cfg cfg;
 	rtit_flow_cfg_default(&cfg);
-	rtit_sideband_flow_cfg(&sb, &cfg);	/* what the sideband gives ... */
+	rtit_flow_cfg_from_sideband(&cfg, &sb);	/* what the sideband gives ... */
 	cfg.dialect = dialect;			/* ... and the options over it */
 	x.pt = dialect == RTIT_DIALECT_PT;
 	if (mode)

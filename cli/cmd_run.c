@@ -20,8 +20,7 @@
 #include "demo_scenario.h"
 #include "rtit/msr_rtit.h"
 #include "rtit/print.h"
-#include "rtit/rtit_encoder.h"
-#include "rtit/pt_encoder.h"
+#include "rtit/encoder.h"
 #include "rtit/msr_pt.h"
 #include "rtit/scenario.h"
 #include "rtit/sideband.h"
@@ -30,10 +29,7 @@
 struct run {
 	struct rtit_scenario sc;
 	int dialect;
-	struct rtit_r_model model;	/* RTIT */
-	struct rtit_r_params params;
-	struct rtit_pt_model ptm;	/* Intel PT */
-	struct rtit_pt_params ptp;
+	struct rtit_encoder *enc;	/* the dialect's model (rtit/encoder.h) */
 	struct rtit_flow_writer flow;
 	XXH3_state_t *xxh;
 	FILE *trace, *account;
@@ -108,38 +104,29 @@ static void on_batch(const struct rtit_sim_rec *recs, size_t n, void *opaque)
 {
 	struct run *r = opaque;
 	rtit_flow_writer_on_batch(recs, n, &r->flow);
-	if (r->dialect == RTIT_DIALECT_PT)
-		rtit_pt_model_on_batch(recs, n, &r->ptm);
-	else
-		rtit_r_model_on_batch(recs, n, &r->model);
+	rtit_encoder_on_batch(r->enc, recs, n);
 }
 
 static int msr_write(void *opaque, uint32_t msr, uint64_t v, const struct rtit_sim_rec *ctx)
 {
 	struct run *r = opaque;
-	uint32_t ctl_msr = r->dialect == RTIT_DIALECT_PT ? RTIT_PT_MSR_CTL : RTIT_MSR_CTL;
-	if (msr == ctl_msr && !r->have_ctl && (v & 1)) {	/* Trace_En / TraceEn */
+	if (msr == rtit_encoder_ctl_msr(r->enc) && !r->have_ctl && (v & RTIT_ENC_CTL_TRACE_EN)) {
 		r->first_ctl = v;
 		r->have_ctl = true;
 	}
-	if (r->dialect == RTIT_DIALECT_PT)
-		return rtit_pt_model_msr_write(&r->ptm, msr, v, ctx);
-	return rtit_r_model_msr_write(&r->model, msr, v, ctx);
+	return rtit_encoder_msr_write(r->enc, msr, v, ctx);
 }
 
 static void on_pebs(void *opaque, const struct rtit_sim_pebs *p, const struct rtit_sim_rec *ctx)
 {
 	struct run *r = opaque;
-	if (r->dialect == RTIT_DIALECT_PT)
-		rtit_pt_model_on_pebs(&r->ptm, p, ctx);
+	rtit_encoder_on_pebs(r->enc, p, ctx);
 }
 
 static int msr_read(void *opaque, uint32_t msr, uint64_t *v, const struct rtit_sim_rec *ctx)
 {
 	struct run *r = opaque;
-	if (r->dialect == RTIT_DIALECT_PT)
-		return rtit_pt_model_msr_read(&r->ptm, msr, v, ctx);
-	return rtit_r_model_msr_read(&r->model, msr, v, ctx);
+	return rtit_encoder_msr_read(r->enc, msr, v, ctx);
 }
 
 /* An expect line's 'bytes' list (hex, blank-separated) against the
@@ -445,21 +432,23 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	}
 	r.dialect = r.sc.dialect;
 
-	/* Encoder parameters from the scenario's param lines. */
-	rtit_r_params_default(&r.params);
-	rtit_pt_params_default(&r.ptp);
+	/* The encoder, with the scenario's param lines. */
+	if ((ret = rtit_encoder_new(&r.enc, r.dialect)) < 0) {
+		fprintf(stderr, "%s: %s\n", r.sc.path, rtit_errstr(ret));
+		rtit_scenario_fini(&r.sc);
+		return RTIT_EXIT_INPUT;
+	}
 	/* a program that takes VM exits is a guest: it starts in VMX
 	 * non-root operation unless a param line says otherwise (D48) */
 	for (size_t i = 0; i < r.sc.nevents; i++)
 		if (r.sc.events[i].ev.kind == RTIT_EV_VMEXIT)
-			r.ptp.vmx_nonroot = true;
+			rtit_encoder_set_guest(r.enc, true);
 	for (size_t i = 0; i < r.sc.nparams; i++) {
 		char e[256];
-		int pr = r.dialect == RTIT_DIALECT_PT ?
-			 rtit_pt_param_set(&r.ptp, r.sc.params[i].key, r.sc.params[i].value, e, sizeof(e)) :
-			 rtit_r_param_set(&r.params, r.sc.params[i].key, r.sc.params[i].value, e, sizeof(e));
-		if (pr < 0) {
+		if (rtit_encoder_param_set(r.enc, r.sc.params[i].key, r.sc.params[i].value, e,
+					   sizeof(e)) < 0) {
 			fprintf(stderr, "%s:%d: %s\n", r.sc.path, r.sc.params[i].line, e);
+			rtit_encoder_free(r.enc);
 			rtit_scenario_fini(&r.sc);
 			return RTIT_EXIT_INPUT;
 		}
@@ -478,6 +467,7 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		    !(flow_txt = open_out(prefix, ".flow.txt", path, sizeof(path)))) {
 			FILE *fs[4] = { r.trace, sideband, flow_bin, flow_txt };
 			discard_outputs(prefix, fs);
+			rtit_encoder_free(r.enc);
 			rtit_scenario_fini(&r.sc);
 			return RTIT_EXIT_IO;
 		}
@@ -495,11 +485,11 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		return RTIT_EXIT_IO;
 
 	struct rtit_enc_sink sink = { .write = trace_write, .on_packet = on_note, .opaque = &r };
-	ret = r.dialect == RTIT_DIALECT_PT ? rtit_pt_model_init(&r.ptm, &r.ptp, &sink) :
-					     rtit_r_model_init(&r.model, &r.params, &sink);
+	ret = rtit_encoder_start(r.enc, &sink);
 	if (ret < 0) {
 		fprintf(stderr, "%s: bad encoder parameters: %s\n", r.sc.path, rtit_errstr(ret));
 		DISCARD_OUTPUTS();
+		rtit_encoder_free(r.enc);
 		rtit_scenario_fini(&r.sc);
 		return RTIT_EXIT_INPUT;
 	}
@@ -512,19 +502,13 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	cfg.consumer.msr_read = msr_read;
 	cfg.consumer.on_pebs = on_pebs;
 	cfg.consumer.opaque = &r;
-	if (r.dialect == RTIT_DIALECT_PT) {
-		rtit_pt_model_set_platform(&r.ptm, (uint8_t)cfg.cpl, cfg.cr3, (uint8_t)cfg.mode);
-	} else {
-		rtit_r_model_set_platform(&r.model, (uint8_t)cfg.cpl, cfg.cr3, (cfg.cr0 >> 31) & 1);
-		/* RTIT 3.3.1: a debugger reads RTIT_CTL before the others. */
-		uint64_t v;
-		rtit_r_model_msr_read(&r.model, RTIT_MSR_CTL, &v, NULL);
-	}
+	rtit_encoder_set_platform(r.enc, (uint8_t)cfg.cpl, cfg.cr3, cfg.cr0, (uint8_t)cfg.mode);
 
 	struct rtit_sim *sim;
 	if ((ret = rtit_sim_new(&sim, &cfg)) < 0) {
 		fprintf(stderr, "%s: cannot start the simulator: %s\n", r.sc.path, rtit_errstr(ret));
 		DISCARD_OUTPUTS();
+		rtit_encoder_free(r.enc);
 		rtit_scenario_fini(&r.sc);
 		return RTIT_EXIT_INPUT;
 	}
@@ -534,18 +518,18 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		fprintf(stderr, "%s\n", err.text);
 		rtit_sim_free(sim);
 		DISCARD_OUTPUTS();
+		rtit_encoder_free(r.enc);
 		rtit_scenario_fini(&r.sc);
 		return RTIT_EXIT_INPUT;
 	}
-	if (r.dialect == RTIT_DIALECT_PT)	/* RFLAGS.IF as the scenario set it */
-		rtit_pt_model_set_if(&r.ptm, rtit_sim_rflags(sim) & RTIT_SIM_RFLAGS_IF);
+	/* RFLAGS.IF as the scenario set it */
+	rtit_encoder_set_if(r.enc, rtit_sim_rflags(sim) & RTIT_SIM_RFLAGS_IF);
 	struct rtit_sim_status st;
 	ret = rtit_sim_run(sim, &st);
-	int fin = r.dialect == RTIT_DIALECT_PT ? rtit_pt_model_finish(&r.ptm) :
-						 rtit_r_model_finish(&r.model);
-	uint64_t packets = r.dialect == RTIT_DIALECT_PT ? r.ptm.stats.packets : r.model.stats.packets;
-	uint64_t psbs = r.dialect == RTIT_DIALECT_PT ? r.ptm.stats.psbs : r.model.stats.psbs;
-	uint64_t overflows = r.dialect == RTIT_DIALECT_PT ? r.ptm.stats.overflows : r.model.stats.overflows;
+	int fin = rtit_encoder_finish(r.enc);
+	struct rtit_enc_stats es;
+	rtit_encoder_stats(r.enc, &es);
+	uint64_t packets = es.packets, psbs = es.psbs, overflows = es.overflows;
 	uint64_t flow_digest = 0, trace_digest = XXH3_64bits_digest(r.xxh);
 	int fw = rtit_flow_writer_fini(&r.flow, &flow_digest);
 	if (ret < 0) {
@@ -561,17 +545,14 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	char th[17], fh[17];
 	hex_canonical(th, trace_digest);
 	hex_canonical(fh, flow_digest);
-	bool pt = r.dialect == RTIT_DIALECT_PT;
-	bool ca = !pt && (r.first_ctl & RTIT_CTL_CYCLE_ACC);
+	bool ca = rtit_encoder_cycle_acc(r.enc, r.first_ctl);
 	if (sideband) {
 		static struct rtit_sideband sb;
 		rtit_sideband_init(&sb);
 		snprintf(sb.version, sizeof(sb.version), "%s", RTITSIM_VERSION_STRING);
 		snprintf(sb.scenario, sizeof(sb.scenario), "%s", r.sc.path);
 		snprintf(sb.name, sizeof(sb.name), "%s", r.sc.name);
-		sb.dialect = r.dialect;
-		snprintf(sb.cpu, sizeof(sb.cpu), "%s",
-			 r.sc.cpu[0] ? r.sc.cpu : (pt ? "default" : "silvermont"));
+		snprintf(sb.cpu, sizeof(sb.cpu), "%s", r.sc.cpu);
 		sb.mode = r.sc.mode ? r.sc.mode : 64;
 		/* A program (not a scenario): where it is, for `rtitsim decode`. */
 		if (o->image && !strcmp(r.sc.path, "<program>")) {
@@ -579,24 +560,8 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 			snprintf(sb.image, sizeof(sb.image), "%s", abs ? abs : o->image);
 			free(abs);
 		}
-		if (pt) {
-			sb.has_ia32_rtit_ctl = true;
-			sb.ia32_rtit_ctl = r.first_ctl;
-			sb.ret_compression = !(r.first_ctl & RTIT_PT_CTL_DIS_RETC);
-			sb.mtc_freq = (unsigned)((r.first_ctl & RTIT_PT_CTL_MTC_FREQ_MASK) >>
-						 RTIT_PT_CTL_MTC_FREQ_SHIFT);
-			sb.cyc_thresh = (unsigned)((r.first_ctl & RTIT_PT_CTL_CYC_THRESH_MASK) >>
-						   RTIT_PT_CTL_CYC_THRESH_SHIFT);
-			sb.art_num = r.ptp.art_num;
-			sb.art_den = r.ptp.art_den;
-			sb.cbr = r.ptp.cbr;
-		} else {
-			sb.cycle_acc = ca;
-			sb.cmprs_ret = (r.first_ctl & RTIT_CTL_CMPRS_RET) != 0;
-			sb.mtc_range = (int)((r.first_ctl >> RTIT_CTL_MTC_RANGE_SHIFT) & 3);
-			sb.has_rtit_ctl = true;
-			sb.rtit_ctl = r.first_ctl;
-		}
+		/* the dialect, the trace configuration, the errata fired */
+		rtit_encoder_sideband(r.enc, r.first_ctl, &sb);
 		for (size_t i = 0; i < r.sc.nparams && sb.nparams < RTIT_SIDEBAND_MAX_PARAMS; i++) {
 			snprintf(sb.params[sb.nparams].key, sizeof(sb.params[0].key), "%s",
 				 r.sc.params[i].key);
@@ -613,8 +578,6 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		sb.psbs = psbs;
 		sb.overflows = (int64_t)overflows;
 		snprintf(sb.stop, sizeof(sb.stop), "%s", st.msg);
-		for (int e = 1; e < RTIT_NERRATA && e < RTIT_SIDEBAND_NERRATA && !pt; e++)
-			sb.errata_fired[e] = r.model.stats.errata_fired[e];
 		rtit_sideband_write(sideband, &sb);
 	}
 	if (!quiet)
@@ -678,6 +641,7 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		snprintf(res->describe, sizeof(res->describe), "%s", r.sc.describe);
 	}
 	XXH3_freeState(r.xxh);
+	rtit_encoder_free(r.enc);
 	rtit_sim_free(sim);
 	rtit_scenario_fini(&r.sc);
 	return status;

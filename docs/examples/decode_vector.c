@@ -105,7 +105,7 @@ int main(int argc, char **argv)
 	}
 	struct rtit_flow_cfg cfg;
 	rtit_flow_cfg_default(&cfg);
-	rtit_sideband_flow_cfg(&sb, &cfg);
+	rtit_flow_cfg_from_sideband(&cfg, &sb);
 	cfg.mem = trace;
 	cfg.mem_len = len;
 	cfg.read_mem = rtit_image_read;

@@ -35,6 +35,7 @@
 #include "rtit/error.h"
 #include "rtit/pktdec.h"
 #include "rtit/record.h"
+#include "rtit/sideband.h"
 
 /* Reads @n bytes of the program image at @addr; returns 0, or < 0 when
  * any of them is not mapped. */
@@ -195,6 +196,15 @@ struct rtit_flow_dec;
 
 /* Sets defaults (64-bit, everything off). */
 void rtit_flow_cfg_default(struct rtit_flow_cfg *cfg);
+
+/*
+ * Sets the fields of a flow decoder configuration that the sideband gives:
+ * dialect, mode, cycle_acc, cmprs_ret, buffovf_loads_lip, the RTIT errata
+ * switched on (params e1..e8), Intel PT's mtc_freq, art_num/art_den and
+ * event_trace (IA32_RTIT_CTL.EventEn, SDM Table 33-6), where the run
+ * stopped and the overflow count.  Leaves the other fields alone.
+ */
+void rtit_flow_cfg_from_sideband(struct rtit_flow_cfg *cfg, const struct rtit_sideband *sb);
 
 /* Creates a decoder.  0, -RTIT_ERR_INVALID, -RTIT_ERR_NOMEM. */
 int rtit_flow_dec_new(struct rtit_flow_dec **dp, const struct rtit_flow_cfg *cfg);

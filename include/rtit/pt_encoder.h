@@ -20,7 +20,8 @@
 #include "rtit/record.h"
 #include "rtit/msr_pt.h"
 #include "rtit/pt_state.h"
-#include "rtit/rtit_encoder.h"	/* struct rtit_enc_sink, rtit_enc_note */
+#include "rtit/encoder.h"	/* struct rtit_enc_sink, rtit_enc_note */
+#include "rtit/rtit_state.h"	/* struct rtit_ibuf, rtit_outq (shared) */
 
 /* Model parameters: the capability profile, what the manual leaves to the
  * implementation, and switches for the readings of its ambiguities. */

@@ -19,6 +19,7 @@
 #include "rtit/packet.h"
 #include "rtit/record.h"
 #include "rtit/rtit_state.h"
+#include "rtit/encoder.h"	/* struct rtit_enc_sink, rtit_enc_note, rtit_enc_stats */
 
 /* How an erratum fires when its condition holds. */
 enum rtit_erratum_mode {
@@ -66,33 +67,7 @@ void rtit_r_params_default(struct rtit_r_params *p);
 int rtit_r_param_set(struct rtit_r_params *p, const char *key, const char *value,
 		     char *err, size_t errlen);
 
-/* A packet the model produced, and why: for readable accounts. */
-struct rtit_enc_note {
-	const struct rtit_packet *pkt;
-	const uint8_t *bytes;
-	size_t len;
-	uint64_t offset;		/* in the trace */
-	const struct rtit_sim_rec *rec;	/* the record that produced it */
-	const char *why;		/* e.g. "Table 19 row 27: far transfer" */
-};
-
-/* Where the bytes go. */
-struct rtit_enc_sink {
-	/* The trace bytes in the order they reach memory (unwrapped). */
-	int (*write)(void *opaque, const uint8_t *bytes, size_t n);
-	/* Optional: the writes to the output region, as the hardware makes
-	 * them: 64-byte lines, partial lines on a drain, physical address. */
-	int (*write_mem)(void *opaque, uint64_t phys, const uint8_t *bytes, size_t n);
-	/* Optional: each packet with its cause. */
-	void (*on_packet)(void *opaque, const struct rtit_enc_note *note);
-	void *opaque;
-};
-
-/* Statistics a run reports. */
-struct rtit_enc_stats {
-	uint64_t bytes, packets, psbs, overflows, dropped_packets;
-	uint64_t errata_fired[RTIT_NERRATA];
-};
+_Static_assert(RTIT_ENC_NERRATA == RTIT_NERRATA, "the shared statistics count the RTIT errata");
 
 enum { rtit_r_pending_max = 64 };
 

@@ -3,7 +3,9 @@
  * (the dialect, the trace configuration the stream does not state, where
  * the run stopped) and what the run produced (sizes, digests).  One module
  * writes it (`rtitsim run`) and reads it (`rtitsim decode`, the tests, a
- * library user); docs/formats.md specifies it.
+ * library user); docs/formats.md specifies it.  A file format, like the
+ * flow files: the isa/record layer.  rtit_flow_cfg_from_sideband()
+ * (rtit/flow.h) turns it into a flow decoder's configuration.
  *
  * Format: UTF-8 text, one "KEY VALUE" line each (VALUE is the rest of the
  * line), the first line exactly RTIT_SIDEBAND_HEADER.  `param` lines are
@@ -21,8 +23,7 @@
 #include <stdio.h>
 
 #include "rtit/error.h"
-
-struct rtit_flow_cfg;
+#include "rtit/packet.h"	/* enum rtit_dialect */
 
 #define RTIT_SIDEBAND_HEADER "# rtitsim sideband: what a decoder needs besides the trace"
 #define RTIT_SIDEBAND_MAX_PARAMS 64
@@ -85,14 +86,5 @@ int rtit_sideband_write(FILE *f, const struct rtit_sideband *sb);
 
 /* The value of param @key, or NULL. */
 const char *rtit_sideband_param(const struct rtit_sideband *sb, const char *key);
-
-/*
- * Sets the fields of a flow decoder configuration that the sideband gives:
- * dialect, mode, cycle_acc, cmprs_ret, buffovf_loads_lip, the RTIT errata
- * switched on (params e1..e8), Intel PT's mtc_freq, art_num/art_den and
- * event_trace (IA32_RTIT_CTL.EventEn, SDM Table 33-6), where the run
- * stopped and the overflow count.  Leaves the other fields alone.
- */
-void rtit_sideband_flow_cfg(const struct rtit_sideband *sb, struct rtit_flow_cfg *cfg);
 
 #endif /* RTIT_SIDEBAND_H */

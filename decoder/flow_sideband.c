@@ -1,0 +1,44 @@
+/*
+ * flow_sideband.c - the flow decoder's configuration from a sideband
+ * (rtit_flow_cfg_from_sideband, rtit/flow.h).
+ */
+#include <string.h>
+
+#include "rtit/flow.h"
+#include "rtit/msr_pt.h"
+
+/* A switch's value as the encoders parse it: on unless off/0/no/false. */
+static bool is_on(const char *v)
+{
+	return !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on");
+}
+
+void rtit_flow_cfg_from_sideband(struct rtit_flow_cfg *cfg, const struct rtit_sideband *sb)
+{
+	if (sb->dialect >= 0)
+		cfg->dialect = sb->dialect;
+	if (sb->mode)
+		cfg->mode = sb->mode;
+	cfg->cycle_acc = sb->cycle_acc > 0;
+	cfg->cmprs_ret = sb->cmprs_ret > 0;
+	const char *v = rtit_sideband_param(sb, "buffovf_loads_lip");
+	cfg->buffovf_loads_lip = v && is_on(v);
+	/* the RTIT errata the run switched on (params e1..e8, D17) */
+	for (size_t i = 0; i < sb->nparams; i++) {
+		const char *k = sb->params[i].key;
+		if (k[0] == 'e' && k[1] >= '1' && k[1] <= '8' && !k[2] &&
+		    strncmp(sb->params[i].value, "off", 3))
+			cfg->errata |= 1u << (k[1] - '0');
+	}
+	cfg->event_trace = sb->has_ia32_rtit_ctl &&
+			   (sb->ia32_rtit_ctl & RTIT_PT_CTL_EVENT_EN);	/* Table 33-6 */
+	cfg->mtc_freq = sb->mtc_freq;
+	if (sb->art_num && sb->art_den) {
+		cfg->art_num = sb->art_num;
+		cfg->art_den = sb->art_den;
+	}
+	cfg->has_end = sb->has_end;
+	cfg->end_ip = sb->end_ip;
+	cfg->end_after = sb->end_after;
+	cfg->overflows_total = sb->overflows;
+}
