@@ -5,8 +5,8 @@
  * printed by the tests, so they are left as they are: a number in a name
  * after the section ("4.6: 0D") is that of the maintainers' reading aid,
  * which is not part of the repository; the section before it is the
- * manual's.  "A-R4" in a name is docs/decisions.md D1 (LIP byte
- * order).
+ * manual's, and the other tag in a name is a reading of
+ * docs/decisions.md (LIP byte order: D1).
  */
 #include "packet_table.h"
 
