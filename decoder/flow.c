@@ -233,7 +233,7 @@ int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool
 	d->la.exact = false;
 	d->la.cyc = d->t_cyc;
 	/* A TNT goes out after the timing packets sent while its bits
-	 * waited (they do not flush it, RTIT 4.2.2, PT A-P15): its branches
+	 * waited (they do not flush it, RTIT 4.2.2, D66; SDM 33.4.2.1, D21): its branches
 	 * are only known to follow the packet before it. */
 	bool tnt = it->pkt.type == RTIT_R_TNT || it->pkt.type == RTIT_PT_TNT8 ||
 		   it->pkt.type == RTIT_PT_TNT64;
@@ -773,7 +773,7 @@ static int walk(struct rtit_flow_dec *d)
 			switch (p->pkt.type) {
 			case RTIT_R_FUP_PGE:
 				/* tracing restarted without a FUP.PGD (a WRMSR
-				 * clearing Trace_En sends none, A-R20) */
+				 * clearing Trace_En sends none, 4.2.8, D69) */
 				flow_drop_uncertain(d, p->offset);
 				flow_enable_la(d, RTIT_FLOW_N_ENABLE);
 				continue;

@@ -97,7 +97,7 @@ static bool rec_match(const struct rtit_sim_rec *d, const struct rtit_sim_rec *t
 		else if (((d->flags ^ t->flags) & RTIT_SIM_F_TAKEN) &&
 			 !(d->cls == RTIT_IC_COND && (d->pad0 & RTIT_FLOW_A_NEXT_UNKNOWN)))
 			/* a conditional branch that left tracing with no TNT
-			 * bit (PT TIP.PGD(), A-P1): its way is not known */
+			 * bit (PT TIP.PGD(), SDM 33.4.2.5, D21): its way is not known */
 			w = "taken";
 		else if ((d->flags ^ t->flags) & RTIT_SIM_F_ZERO_LEN_CALL)
 			w = "zero-length call";

@@ -7,11 +7,11 @@
  * What each packet means to the walk:
  *   - TNT-8 / Long TNT: one bit per conditional branch and compressed RET
  *     (33.4.2.1).  A TNT is flushed before any other non-timing packet
- *     (A-P15), so while bits are pending no IP packet can be due.
+ *     (D21), so while bits are pending no IP packet can be due.
  *   - TIP: an indirect branch's, uncompressed RET's or far transfer's
  *     target (Table 33-55 cases 4, 6, 8-13).
  *   - TIP.PGD: the branch or event left tracing; its IP, when sent, is the
- *     target; suppressed for a conditional branch (A-P1), when ContextEn
+ *     target; suppressed for a conditional branch (D21), when ContextEn
  *     cleared, and after a FUP for TraceEn cleared (Table 33-56 cases 3,
  *     4, 6-9).  TIP.PGE: tracing (re)starts at its IP (case 5).
  *   - FUP whose IP is where the walk stands, followed by a TIP: an
@@ -327,7 +327,7 @@ static int pt_peek(struct rtit_flow_dec *d)
 			break;
 		case RTIT_PT_EVD:
 			/* a VM exit's reason and qualification: the exit's
-			 * record takes them (either order, A-P22) */
+			 * record takes them (either order, D48) */
 			if (p->u.evd.type == rtit_pt_evd_vmxq) {
 				d->evd_vmxq = p->u.evd.payload;
 				d->evd_seen |= 1;
@@ -475,7 +475,7 @@ static int leave(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t off, 
 	if (to == NO_IP) {
 		ann = RTIT_FLOW_A_NEXT_UNKNOWN;
 		if (e->cls == RTIT_IC_COND)
-			fl = 0;		/* no TNT bit: the way is not known (A-P1) */
+			fl = 0;		/* no TNT bit: the way is not known (33.4.2.5, D21) */
 	}
 	flow_insn_rec(d, e, to == NO_IP ? 0 : to, fl, ann);
 	commit(d);

@@ -21,7 +21,7 @@ void rtit_last_ip_init(struct rtit_last_ip *lip, enum rtit_dialect dialect)
 
 void rtit_last_ip_on_psb(struct rtit_last_ip *lip)
 {
-	/* RTIT 3.3.7/3.3.14: PSB clears the entire MSR (PACKETS.md A-R8).
+	/* RTIT 3.3.7/3.3.14: PSB clears the entire MSR (D4).
 	 * PT 33.4.2.2: LastIP "reset to zero when a PSB is sent out". */
 	lip->ip = 0;
 	lip->valid = lip->dialect == RTIT_DIALECT_PT;
@@ -64,7 +64,7 @@ int rtit_last_ip_expand(const struct rtit_last_ip *lip,
 			break;
 		case rtit_r_cnt_48:
 			/* Zext with CNT=10b is never produced; ignored
-			 * (PACKETS.md 1.7 decoder DECISION). */
+			 * (RTIT Table 18 has CNT=10b only with Zext=0). */
 			v = pl->payload & rtit_mask(48);
 			break;
 		default:

@@ -7,7 +7,7 @@
 #include "rtit/opcodes_pt.h"
 
 /* RTIT Table 18 (4.2.3.1) as a priority function; checked row by row in
- * tests/unit/test_last_ip.c.  Match needs a valid LAST_LIP (A-R6); Zext is
+ * tests/unit/test_last_ip.c.  Match needs a valid LAST_LIP (D3); Zext is
  * preferred over match ("easier for software to reconstruct"). */
 static void rtit_r_choose(const struct rtit_last_ip *lip, uint64_t ip,
 			  struct rtit_pkt_ip *out)
@@ -36,7 +36,7 @@ static void rtit_r_choose(const struct rtit_last_ip *lip, uint64_t ip,
 	out->payload = ip & rtit_mask(8u * (unsigned)rtit_ipc_payload_size(RTIT_DIALECT_RTIT, out->ipc));
 }
 
-/* PT: shortest of Table 33-18, 011b before 100b (PACKETS.md 2.7, A-P9);
+/* PT: shortest of Table 33-18, 011b before 100b (33.4.2.2, D8);
  * or 100b before 011b, or always 110b (pt_choice, D59). */
 static void pt_choose(const struct rtit_last_ip *lip, uint64_t ip,
 		      struct rtit_pkt_ip *out)

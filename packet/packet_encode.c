@@ -14,7 +14,7 @@
 #define CHECK(cond) do { if (!(cond)) return -RTIT_ERR_BAD_PACKET; } while (0)
 #define ROOM(n) do { if (cap < (size_t)(n)) return -RTIT_ERR_NOSPACE; } while (0)
 
-/* Shortest CCP for a 22-bit value (RTIT 4.2.14; PACKETS.md 1.4.9). */
+/* Shortest CCP for a 22-bit value (RTIT 4.2.14, Figure 13; D6). */
 static unsigned rtit_r_ccp_min_bytes(uint64_t v)
 {
 	if (!(v >> 6))

@@ -102,7 +102,7 @@ static void track_ip(struct rtit_pktdec *d, struct rtit_pktdec_item *it)
 	it->ip_status = rtit_last_ip_expand(&d->lip, &p->u.ip, &it->ip);
 	if (it->ip_status < 0)
 		return;
-	/* A-R7: FUP.BuffOvf does not load LAST_LIP unless configured. */
+	/* RTIT 4.2.3.1, D4: FUP.BuffOvf does not load LAST_LIP unless configured. */
 	if (p->type != RTIT_R_FUP_BUFFOVF || d->cfg.buffovf_loads_lip)
 		rtit_last_ip_on_ip(&d->lip, it->ip);
 }

@@ -117,7 +117,7 @@ static void build_rtit(struct rtit_pktdec_fast tab[rtit_pktdec_fast_tabs][256],
 			 * Table 18: CNT 00b/01b send LIP[15:0]/[31:0], the
 			 * rest matched from LAST_LIP (valid) or zero (Zext);
 			 * CNT 10b sends LIP[47:0]; CNT 11b is reserved.  The
-			 * 48-bit LIP is sign-extended (PACKETS.md 1.7): the
+			 * 48-bit LIP is sign-extended (D2): the
 			 * fast path holds the last LIP so, the bits a
 			 * compressed IP keeps are all those above it. */
 			enum rtit_pkt_type type = fup_types[(b >> rtit_r_fup_event_shr) & rtit_r_fup_event_mask];

@@ -22,7 +22,7 @@ struct msr_name {
 	int dialect;		/* -1: both */
 };
 
-/* RTIT MSRs: RTIT 3.3 (seed 000); Intel PT: SDM 33.2.8 (PACKETS.md 2.3). */
+/* RTIT MSRs: RTIT 3.3; Intel PT: SDM 33.2.8 (addresses from SDM Vol. 4). */
 static const struct msr_name msr_names[] = {
 	{ "RTIT_LIP0", 0x760, RTIT_DIALECT_RTIT },
 	{ "RTIT_LIP1", 0x761, RTIT_DIALECT_RTIT },

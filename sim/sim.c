@@ -1031,7 +1031,7 @@ static int exception(struct rtit_sim *sim, int vec, uint64_t ip, uint32_t err,
 
 static bool trace_msr(uint32_t msr)
 {
-	/* RTIT 0x760-0x77D (seed 000), Intel PT 33.2.8 (Table 33-x) */
+	/* RTIT 0x760-0x77D (RTIT 3.3), Intel PT 33.2.8 (Table 33-x) */
 	return (msr >= 0x760 && msr <= 0x77D) || msr == 0x560 || msr == 0x561 ||
 	       (msr >= 0x570 && msr <= 0x572) || (msr >= 0x580 && msr <= 0x587);
 }

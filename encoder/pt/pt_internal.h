@@ -28,7 +28,7 @@ void rtit_pt_out_flush(struct rtit_pt_model *m);
 void rtit_pt_fast_refresh(struct rtit_pt_model *m);
 
 /* pt_model.c for pt_pebs.c: a packet that is not CYC-eligible (a TNT
- * pending goes first, A-P15), and a FUP(@ip).  False when dropped. */
+ * pending goes first, D21), and a FUP(@ip).  False when dropped. */
 bool rtit_pt_send_plain(struct rtit_pt_model *m, struct rtit_packet *p, const char *why);
 void rtit_pt_send_fup(struct rtit_pt_model *m, uint64_t ip, const char *why);
 

@@ -215,7 +215,7 @@ void rtit_pt_output_save(struct rtit_pt_model *m)
 }
 
 /* A ToPA region filled (33.2.7.2): STOP before INT; STOP sets Stopped and
- * leaves OutputOffset at size-1 (A-P23); INT signals a PMI. */
+ * leaves OutputOffset at size-1 (D26); INT signals a PMI. */
 static bool topa_region_full(struct rtit_pt_model *m)
 {
 	uint64_t e = m->topa_entry;
@@ -321,7 +321,7 @@ void rtit_pt_model_drain(struct rtit_pt_model *m)
 
 enum {
 	F_ELIG = 1,	/* CYC-eligible (33.3.6) */
-	F_TIMING = 2	/* a timing packet: does not flush the TNT (A-P15) */
+	F_TIMING = 2	/* a timing packet: does not flush the TNT (D21) */
 };
 
 static void note(struct rtit_pt_model *m, const struct rtit_packet *p, const uint8_t *b,
@@ -386,7 +386,7 @@ static bool put(struct rtit_pt_model *m, struct rtit_packet *p, uint64_t ip, con
 		m->ip_full_next = false;
 	}
 	/* 33.4.2.17: PacketByteCnt counts the bytes; PSB+ when the PSBFreq
-	 * period is crossed (at the next packet boundary, A-P28). */
+	 * period is crossed (at the next packet boundary, D20). */
 	m->pkt_bytes += (uint64_t)n;
 	m->psb_bytes += (uint64_t)n;
 	m->out_pos += (uint64_t)n;
@@ -458,7 +458,7 @@ static void ip_packet(const struct rtit_pt_model *m, struct rtit_packet *p, enum
 	if (m->ip_full_next) {
 		/* After an OVF: an encoding that needs no LastIP (011b or
 		 * 110b), right whether the decoder keeps the pre-overflow
-		 * LastIP (Table 33-35, A-P10) or resets it (libipt). */
+		 * LastIP (Table 33-35, D25) or resets it (libipt). */
 		struct rtit_last_ip none = m->lastip;
 		none.ip = ~ip;
 		rtit_last_ip_choose(&none, ip, &p->u.ip);
@@ -479,7 +479,8 @@ static void flush_deferred(struct rtit_pt_model *m)
 	m->ndtip = 0;
 }
 
-/* A partial or full TNT goes out before any non-timing packet (A-P15),
+/* A partial or full TNT goes out before any non-timing packet (33.4.2.1,
+ * D21),
  * and the TIPs deferred behind it after it. */
 static void flush_tnt(struct rtit_pt_model *m)
 {
@@ -565,7 +566,7 @@ static void emit_pgd_none(struct rtit_pt_model *m, const char *why)
 }
 
 /* Table 33-26: CS.L&LMA (64-bit), CS.D (32-bit), neither (16-bit); the IF
- * bit is RFLAGS.IF with EventEn, else 0 (A-P3; docs/decisions.md D45). */
+ * bit is RFLAGS.IF with EventEn, else 0 (docs/decisions.md D45). */
 static uint8_t mode_exec_bits(const struct rtit_pt_model *m)
 {
 	uint8_t bits = m->mode == RTIT_SIM_MODE_64 ? rtit_pt_mode_exec_csl :
@@ -712,7 +713,7 @@ void rtit_pt_time_to(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 
 /* ------------------------------------------------------------------- PSB+ */
 
-/* 33.3.7, PACKETS.md 2.10: PSB, TSC, TMA, CBR, PIP, VMCS, [MODE.TSX],
+/* 33.3.7, D20: PSB, TSC, TMA, CBR, PIP, VMCS, [MODE.TSX],
  * MODE.Exec and FUP when PacketEn (and @with_ip), PSBEND.  The order is
  * not fixed by the manual; this one is rtitsim's. */
 static void psb_plus(struct rtit_pt_model *m, bool with_ip, uint64_t ip, const char *why)
@@ -812,9 +813,9 @@ static void on_trigger_rise(struct rtit_pt_model *m, uint64_t ip, const char *pg
 	}
 }
 
-/* 33.3.8: the overflow resolves; OVF (with its CYC, A-P27), then
- * FUP(current IP) if PacketEn (A-P16) with BranchEn; else a TIP.PGE
- * comes when PacketEn rises.  LastIP is kept (A-P10). */
+/* 33.3.8: the overflow resolves; OVF (with its CYC, D24), then
+ * FUP(current IP) if PacketEn (D25) with BranchEn; else a TIP.PGE
+ * comes when PacketEn rises.  LastIP is kept (Table 33-35, D25). */
 static void resolve_overflow(struct rtit_pt_model *m, uint64_t ip, bool pe)
 {
 	struct rtit_packet p = { .type = RTIT_PT_OVF };
@@ -840,7 +841,7 @@ static void resolve_overflow(struct rtit_pt_model *m, uint64_t ip, bool pe)
 static void on_trace_disable(struct rtit_pt_model *m, bool pe0, uint64_t fup_ip, const char *why)
 {
 	/* 33.2.8.4: a PSB+ due but not inserted is remembered in PendPSB
-	 * when InjectPsbPmiOnEnable=1 (A-P28). */
+	 * when InjectPsbPmiOnEnable=1 (D20). */
 	if (m->psb_due && ctl(m, RTIT_PT_CTL_INJECT_PSB_PMI))
 		m->status |= RTIT_PT_STATUS_PEND_PSB;
 	m->psb_due = false;
@@ -1039,7 +1040,7 @@ static void event_trace(struct rtit_pt_model *m, const struct op *o, const struc
 	}
 	if (o->vmexit) {
 		/* Table 33-59 cases 13/14: EVD.VMXQ, EVD.VMXR, then the CFE
-		 * (Table 33-53 lists VMXR first: A-P22, D48) */
+		 * (Table 33-53 lists VMXR first: D48) */
 		struct rtit_packet e = { .type = RTIT_PT_EVD };
 		e.u.evd.type = rtit_pt_evd_vmxq;
 		e.u.evd.payload = r->value;
@@ -1111,7 +1112,7 @@ static void on_ptwrite(struct rtit_pt_model *m, const struct rtit_sim_rec *r, bo
 	bool fup = ctl(m, RTIT_PT_CTL_FUP_ON_PTW);
 	bool eight;
 
-	/* Table 33-58 (titles swapped, A-P13): TriggerEn && ContextEn &&
+	/* Table 33-58 (titles swapped, D27): TriggerEn && ContextEn &&
 	 * FilterEn && PTWEn. */
 	if (!ctl(m, RTIT_PT_CTL_PTW_EN) || !rtit_pt_trigger_en(m) || !ctx || !m->filter_en)
 		return;
@@ -1126,7 +1127,7 @@ static void on_ptwrite(struct rtit_pt_model *m, const struct rtit_sim_rec *r, bo
 }
 
 /* The TIP.PGD of a transfer that clears PacketEn (Table 33-56 cases 4,
- * 6-8; A-P1, A-P2). */
+ * 6-8; 33.4.2.5, 33.2.5.3, D21). */
 static void leave(struct rtit_pt_model *m, const struct op *o, bool stop, bool ctx1)
 {
 	if (stop) {
@@ -1220,9 +1221,9 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		o.fup = false;
 	ctx1 = rtit_pt_context_en(m);
 
-	/* 33.2.5.3: FilterEn and TraceStop on taken transfers only (A-P19),
-	 * while TriggerEn && ContextEn (A-P17); TraceStop needs TriggerEn at
-	 * the start and ContextEn at the end (A-P26). */
+	/* 33.2.5.3: FilterEn and TraceStop on taken transfers only (D21),
+	 * while TriggerEn && ContextEn (33.2.6.3, 33.2.6.5, D21); TraceStop
+	 * needs TriggerEn at the start and ContextEn at the end (D21). */
 	if (trig0 && ctx1 && (o.taken || m->p.filter_sequential || !ctx0) && !o.smi && !o.rsm)
 		m->filter_en = filter_at(m, o.target);	/* (FilterEn was frozen while !ContextEn) */
 	if (trig0 && ctx1 && ((o.taken && !o.smi && !o.rsm && stop_at(m, o.target)) ||
@@ -1308,7 +1309,7 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		if (pe0 && pe1)
 			tnt_bit(m, o.taken);
 		else if (pe0)
-			leave(m, &o, stop, ctx1);	/* no TNT bit (A-P1) */
+			leave(m, &o, stop, ctx1);	/* no TNT bit (33.4.2.5, D21) */
 		else if (pe1)
 			enter(m, o.target);
 	} else if (o.direct || o.indirect || o.ret) {
@@ -1394,7 +1395,7 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		}
 		/* CLI, STI, POPF changing RFLAGS.IF: MODE.Exec, FUP(CLIP)
 		 * (Table 33-59 case 22) with EventEn && TriggerEn &&
-		 * ContextEn && FilterEn (A-P30), BranchEn or not (D45) */
+		 * ContextEn && FilterEn, BranchEn or not (D45) */
 		if (if_changed && ctl(m, RTIT_PT_CTL_EVENT_EN) && rtit_pt_trigger_en(m) && ctx1 &&
 		    m->filter_en &&
 		    emit_mode(m, true, "MODE.Exec: CLI/STI/POPF changed RFLAGS.IF (Table 33-59 case 22)"))
@@ -1469,7 +1470,7 @@ static void on_event_other(struct rtit_pt_model *m, const struct rtit_sim_rec *r
 }
 
 /* After a record: PSB+ at the packet boundary after the PSBFreq threshold
- * (A-P28); the FUP carries where execution goes on. */
+ * (D20); the FUP carries where execution goes on. */
 static void after_rec(struct rtit_pt_model *m)
 {
 	if (m->psb_due && rtit_pt_trigger_en(m) && !m->ovf)
@@ -1584,7 +1585,7 @@ static size_t fast_run(struct rtit_pt_model *m, const struct rtit_sim_rec *recs,
 			break;
 		taken = what >= PFP_JUMP || (what == PFP_COND && (r->flags & RTIT_SIM_F_TAKEN));
 		/* 33.2.5.3: only taken transfers move FilterEn or stop
-		 * (every step with filter_sequential, A-P19). */
+		 * (every step with filter_sequential, D21). */
 		if (m->fp_ranges && (taken || m->p.filter_sequential))
 			break;
 		last = r->cycles;

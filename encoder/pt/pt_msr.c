@@ -46,7 +46,7 @@ int rtit_pt_model_msr_read(void *opaque, uint32_t msr, uint64_t *value,
 		    (m->filter_en && rtit_pt_trigger_en(m) ? RTIT_PT_STATUS_FILTER_EN : 0) |
 		    (rtit_pt_context_en(m) && rtit_pt_trigger_en(m) ? RTIT_PT_STATUS_CONTEXT_EN : 0) |
 		    (rtit_pt_trigger_en(m) ? RTIT_PT_STATUS_TRIGGER_EN : 0);
-		/* A-P8: the low 17 bits of the unbounded byte count. */
+		/* Table 33-7, D20: the low 17 bits of the unbounded byte count. */
 		if (m->p.caps.psb_cyc)
 			v |= (m->pkt_bytes & rtit_mask(RTIT_PT_STATUS_BYTECNT_BITS)) << RTIT_PT_STATUS_BYTECNT_SHIFT;
 		break;

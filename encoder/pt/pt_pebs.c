@@ -7,7 +7,7 @@
  * counter overflow retired (sim/pmu.c) and announces it with an
  * RTIT_EV_PEBS record: the block goes between that instruction and the
  * next, so no packet Table 33-15 forbids can fall inside it (the TNT of
- * the branches before it goes out first, A-P15; a PSB+ comes after the
+ * the branches before it goes out first, 33.4.2.1, D21; a PSB+ comes after the
  * record, at the next packet boundary).
  */
 #include <string.h>

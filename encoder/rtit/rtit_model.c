@@ -4,7 +4,7 @@
  * The reference is RTIT Table 19 (4.3.1, which packets an operation sends
  * for each PacketEn before/after, in the order listed), Table 17 (which
  * enables gate which packets), Table 1 (which IP each packet carries), and
- * chapter 4 for each packet.  The structure follows PACKETS.md 1.16.
+ * chapter 4 for each packet (4.2-4.3).
  */
 #include <stddef.h>
 #include <string.h>
@@ -56,7 +56,7 @@ static bool gate_pcc(const struct rtit_r_model *m)
 	       rtit_r_trigger_en(m) && rtit_r_context_en(m);
 }
 
-/* Table 17, last two rows, as printed (A-R13) unless configured swapped. */
+/* Table 17, last two rows, as printed (D67) unless configured swapped. */
 static bool gate_cycles(const struct rtit_r_model *m)
 {
 	bool less = ctl(m, RTIT_CTL_LESS_PKTS);
@@ -108,7 +108,7 @@ static void mem_write(struct rtit_r_model *m, uint64_t phys, const uint8_t *b, s
 		m->err = m->sink.write_mem(m->sink.opaque, phys, b, n);
 }
 
-/* 3.3.11: the mask value; the region is [0, mask] (A-R24). */
+/* 3.3.11: the mask value; the region is [0, mask] (2.3, D71). */
 static uint64_t region_mask(const struct rtit_r_model *m) { return m->limit | RTIT_LIMIT_LOW; }
 
 static uint64_t region_phys(const struct rtit_r_model *m, uint64_t off)
@@ -356,19 +356,19 @@ static bool send(struct rtit_r_model *m, struct rtit_packet *p, uint64_t ip, con
 	m->stats.packets++;
 
 	/* 4.2.3.1: LAST_LIP takes the full LIP of every FUP and TIP; not a
-	 * FUP.BuffOvf (A-R7). */
+	 * FUP.BuffOvf (D4). */
 	if (rtit_pkt_has_ip(p->type) &&
 	    (p->type != RTIT_R_FUP_BUFFOVF || m->p.buffovf_loads_lip))
 		rtit_last_ip_on_ip(&m->lastlip, ip);
 
 	/* 3.3.9: the PSB clear of LAST_LIP/LAST_CALL_NLIP takes effect up to
-	 * psb_clear_delay packets later (A-R9). */
+	 * psb_clear_delay packets later (D65). */
 	if (m->psb_clear_countdown > 0 && --m->psb_clear_countdown == 0) {
 		rtit_last_ip_on_psb(&m->lastlip);
 		rtit_retc_clear(&m->retc);
 	}
 
-	/* 3.3.9: count the bytes (CCP included, A-R10b); PSB when the
+	/* 3.3.9: count the bytes (CCP included, D65); PSB when the
 	 * monitored bit sets.  E3 delays the PSB by one packet. */
 	bool due = rtit_pktcnt_on_packet(&m->pktcnt, (unsigned)(n + k));
 	if (m->psb_due_after_next) {
@@ -417,7 +417,7 @@ static void emit_psb(struct rtit_r_model *m, bool by_counter, const char *why)
 	}
 }
 
-/* 4.2.2: a FUP, TIP or PIP forces out a partial TNT first (A-R11). */
+/* 4.2.2: a FUP, TIP or PIP forces out a partial TNT first (D66). */
 static void flush_tnt(struct rtit_r_model *m)
 {
 	struct rtit_packet p = { 0 };
@@ -558,7 +558,7 @@ static bool range_enter_leave(const struct rtit_r_model *m, int range, bool take
 
 /* 3.3.5: FilterEn after an instruction or event whose next IP is @next,
  * reached by a taken transfer or sequentially.  Frozen unless Trace_En and
- * ContextEn (2.1.3, A-R32). */
+ * ContextEn (2.1.3, D72). */
 static void filter_on_retire(struct rtit_r_model *m, bool taken, uint64_t next)
 {
 	unsigned id = (unsigned)(m->events & RTIT_EVENTS_FILTER_MASK);
@@ -612,7 +612,7 @@ static bool stop_on_retire(struct rtit_r_model *m, bool taken, uint64_t next)
 			m->stop_in_range[i] = ev > 0;
 		}
 		break;
-	case RTIT_EVID_ALWAYS_ON:	/* A-R30: at the first boundary */
+	case RTIT_EVID_ALWAYS_ON:	/* 3.3.5, D72: at the first boundary */
 		hit = true;
 		break;
 	default:
@@ -1200,8 +1200,8 @@ void rtit_r_model_after_msr(struct rtit_r_model *m)
 /* ------------------------------------------------ MSR side effects, init */
 
 /* A WRMSR changed the enables (3.3.2): PSB when TriggerEn rises, then
- * FUP.PGE (A-R35); FUP.PGD when PacketEn falls, not when TriggerEn fell
- * (A-R20).  The IP is the NLIP of the WRMSR (Table 1). */
+ * FUP.PGE (D69); FUP.PGD when PacketEn falls, not when TriggerEn fell
+ * (4.2.8, D69).  The IP is the NLIP of the WRMSR (Table 1). */
 void rtit_r_model_on_enable_change(struct rtit_r_model *m, bool trig0, bool pe0,
 				   uint64_t nlip)
 {

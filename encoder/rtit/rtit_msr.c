@@ -50,7 +50,7 @@ int rtit_r_model_msr_read(void *opaque, uint32_t msr, uint64_t *value,
 
 	switch (msr) {
 	case RTIT_MSR_LIP0: case RTIT_MSR_LIP1: case RTIT_MSR_LIP2: case RTIT_MSR_LIP3:
-		/* Table 8: [63:48] read as the sign of bit 47 (A-R23). */
+		/* Table 8: [63:48] read as the sign of bit 47 (D71). */
 		v = rtit_sext(m->lip[msr - RTIT_MSR_LIP0], 48);
 		break;
 	case RTIT_MSR_CTL: v = m->ctl; break;
@@ -123,7 +123,7 @@ static int msr_write(struct rtit_r_model *m, uint32_t msr, uint64_t v,
 		if (v & RTIT_STATUS_RSVD)
 			return GP;
 		/* 3.3.3: ContextEn/TriggerEn writes are ignored; FilterEn is
-		 * writable (A-R31); setting Buffer_Overflow acts as an
+		 * writable (D71); setting Buffer_Overflow acts as an
 		 * overflow, clearing it sends no FUP.BuffOvf. */
 		m->filter_en = v & RTIT_STATUS_FILTER_EN;
 		m->in_range[0] = m->in_range[1] = m->filter_en;

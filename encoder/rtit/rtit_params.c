@@ -13,7 +13,7 @@ void rtit_r_params_default(struct rtit_r_params *p)
 	memset(p, 0, sizeof(*p));
 	p->drain_num = 1;
 	p->drain_den = 1;
-	p->cntp_gate_as_printed = true;	/* A-R13 */
+	p->cntp_gate_as_printed = true;	/* Table 17, D67 */
 	p->acbr = p->ecbr = 16;
 }
 

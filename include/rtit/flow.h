@@ -9,7 +9,7 @@
  * direct branches need no packet; a conditional branch takes the next TNT
  * bit; a near RET takes a TNT bit when one is due (a compressed RET) or a
  * TIP; indirect branches take a TIP.  RTIT (decoder/flow.c): compressed
- * RETs go to LAST_CALL_NLIP (4.2.3.2, PACKETS.md 1.8); far transfers take
+ * RETs go to LAST_CALL_NLIP (4.2.3.2, D70); far transfers take
  * a FUP.FAR + TIP (or FUP.PGD [+ TIP]); a FUP.FAR whose IP is where the
  * walk stands is an asynchronous event or a fault (RTIT Table 1): an EVENT
  * record; FUP.PGD stops, FUP.PGE resumes, FUP.BuffOvf is a gap
@@ -110,7 +110,7 @@ struct rtit_flow_note {
  * Not tolerated: E8 (packets reordered after their IPs were compressed)
  * and E4 when its TraceSTOP comes ahead of a FUP.BuffOvf (golden
  * rtit_e4_stop_in_overflow); E3, and E4 outside an overflow, need
- * nothing.  The encoder parameter psb_clear_delay (A-R9) is not followed
+ * nothing.  The encoder parameter psb_clear_delay (3.3.9, D65) is not followed
  * by the packet decoder's LAST_LIP. */
 enum {
 	RTIT_FLOW_E1 = 1u << 1,	/* FUP.FAR inside a far instruction */
@@ -125,9 +125,9 @@ struct rtit_flow_cfg {
 	int dialect;		/* RTIT_DIALECT_RTIT (0) or RTIT_DIALECT_PT */
 	int mode;		/* 64 (default when 0) or 32; PT: until a
 				 * MODE.Exec says otherwise */
-	bool cycle_acc;		/* Cycle_Acc was set: CCPs follow (A-R37) */
+	bool cycle_acc;		/* Cycle_Acc was set: CCPs follow (D6) */
 	bool cmprs_ret;		/* Cmprs_Ret was set (4.2.3.2) */
-	bool buffovf_loads_lip;	/* encoder parameter (A-R7) */
+	bool buffovf_loads_lip;	/* encoder parameter (D4) */
 	/* Intel PT time: MTCFreq, and the TSC:ART ratio (CPUID 15H) that
 	 * turn an MTC into a TSC (33.8.3); defaults 0 and 1/1 */
 	unsigned mtc_freq;

@@ -4,7 +4,7 @@
  * RTIT (3.3.7, 4.2.3.1, Table 18): RTIT_LAST_LIP holds LIP[47:16] and a
  * valid bit; a FUP/TIP sends LIP[15:0], [31:0] or [47:0], the upper part
  * either matched from LAST_LIP or zero-extended (Zext).  LIPs are 48-bit;
- * rtitsim sign-extends bit 47 into a canonical address (PACKETS.md 1.7).
+ * rtitsim sign-extends bit 47 into a canonical address (D2).
  *
  * Intel PT (33.4.2.2, Table 33-18): LastIP is a 64-bit IP, 0 after a PSB;
  * IPBytes selects which part is sent.
@@ -28,7 +28,7 @@ struct rtit_last_ip {
 };
 
 /* PT encoder: which of the legal IPBytes the model chooses (Table 33-18;
- * compression is optional, A-P9; D59). */
+ * compression is optional, 33.4.2.2; D59). */
 enum rtit_pt_ip_choice {
 	RTIT_PT_IP_SHORTEST = 0,	/* the shortest, 011b before 100b */
 	RTIT_PT_IP_UPDATE48 = 1,	/* the shortest, 100b before 011b */
@@ -39,7 +39,7 @@ enum rtit_pt_ip_choice {
  * (33.4.2.2: "initialized to zero"). */
 void rtit_last_ip_init(struct rtit_last_ip *lip, enum rtit_dialect dialect);
 
-/* A PSB was sent: RTIT clears LAST_LIP (3.3.7, PACKETS.md A-R8); PT resets
+/* A PSB was sent: RTIT clears LAST_LIP (3.3.7, D4); PT resets
  * LastIP to 0 (33.4.2.2). */
 void rtit_last_ip_on_psb(struct rtit_last_ip *lip);
 
@@ -53,8 +53,8 @@ void rtit_last_ip_on_ip(struct rtit_last_ip *lip, uint64_t ip);
 /*
  * Encoder side: the compression the hardware chooses for @ip.
  * RTIT: Table 18 as a priority function (Zext preferred over match, match
- * only while valid, PACKETS.md A-R6).  PT: the shortest encoding,
- * 011b preferred over 100b at equal size (PACKETS.md 2.7, A-P9), unless
+ * only while valid, D3).  PT: the shortest encoding,
+ * 011b preferred over 100b at equal size (33.4.2.2, D8), unless
  * @lip's pt_choice says otherwise.
  * Fills @out (ipc, zext, payload).
  */

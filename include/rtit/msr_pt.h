@@ -5,7 +5,7 @@
  * layout; encoder/pt/pt_caps.c and pt_msr.c implement the access rules.
  *
  * Addresses: IA32_RTIT_CTL = 570H is in the chapter; the others are from
- * SDM Vol. 4 (PACKETS.md 2.3 marks them external).
+ * SDM Vol. 4 (chapter 33 does not give them).
  */
 #ifndef RTIT_MSR_PT_H
 #define RTIT_MSR_PT_H
@@ -138,7 +138,7 @@ struct rtit_pt_caps {
 	bool fabric;		/* [3] trace transport */
 	bool lip;		/* [31] IP payloads are LIPs */
 	/* CPUID.(EAX=14H,ECX=1) */
-	uint8_t num_ranges;	/* EAX[2:0] (A-P5) */
+	uint8_t num_ranges;	/* EAX[2:0] (Table 33-12, D73) */
 	uint16_t mtc_periods;	/* EAX[31:16]: bit n = MTCFreq n supported */
 	uint16_t cyc_thresholds;/* EBX[15:0] */
 	uint16_t psb_freqs;	/* EBX[31:16] */

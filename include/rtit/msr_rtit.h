@@ -72,7 +72,7 @@ enum rtit_r_event_id {
 };
 
 /* RTIT_LIPn (Table 8): [47:0]; [63:48] read as the sign of bit 47, writes
- * ignored (A-R23). */
+ * ignored (D71). */
 #define RTIT_LIP_MASK		0xffffffffffffull
 
 /* RTIT_LAST_LIP (Table 9): [15:0] LIP[31:16], [31:16] LIP[47:32],

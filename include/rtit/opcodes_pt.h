@@ -5,7 +5,7 @@
  * size, built from each other.  The packet encoder and decoder include this
  * file; nothing else in the tree spells an Intel PT packet byte.
  *
- * Source: Intel SDM Vol. 3, chapter 33 (shared/seeds/003_*), 33.4.2 and
+ * Source: Intel SDM Vol. 3, chapter 33 (Intel Processor Trace), 33.4.2 and
  * Tables 33-16 to 33-51.
  */
 #ifndef RTIT_OPCODES_PT_H

@@ -5,8 +5,8 @@
  * size.  The packet encoder and the packet decoder both include this file;
  * nothing else in the tree spells an RTIT packet byte.
  *
- * Source: Real Time Instruction Trace Programming Reference v1.05
- * (shared/seeds/000_*), chapter 4 and Figure 2 (first-byte decode map).
+ * Source: Real Time Instruction Trace Programming Reference v1.05,
+ * chapter 4 and Figure 2 (first-byte decode map).
  */
 #ifndef RTIT_OPCODES_RTIT_H
 #define RTIT_OPCODES_RTIT_H

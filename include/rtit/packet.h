@@ -16,13 +16,14 @@
 #include "rtit/error.h"
 
 enum rtit_dialect {
-	RTIT_DIALECT_RTIT = 0,	/* Atom Silvermont/Airmont RTIT (seed 000) */
-	RTIT_DIALECT_PT = 1	/* Intel PT, SDM chapter 33 (seed 003) */
+	RTIT_DIALECT_RTIT = 0,	/* Atom Silvermont/Airmont RTIT (RTIT v1.05) */
+	RTIT_DIALECT_PT = 1	/* Intel PT, SDM Vol. 3 chapter 33 */
 };
 
 /* Every packet form of both dialects.  RTIT_R_* are RTIT (chapter 4),
  * RTIT_PT_* are Intel PT (33.4.2).  The two dialects share no opcode space
- * (PACKETS.md A-X1), so a stream is always decoded in one of them. */
+ * (RTIT Figure 2, SDM 33.4.2: one byte means different packets in
+ * each), so a stream is always decoded in one of them. */
 enum rtit_pkt_type {
 	RTIT_PKT_INVALID = 0,
 
@@ -152,7 +153,7 @@ struct rtit_pkt_bbp {
 
 struct rtit_pkt_bip {
 	uint64_t value;
-	uint8_t id;		/* ID[4:0] (PACKETS.md A-P6) */
+	uint8_t id;		/* ID[4:0] (Table 33-46, D9) */
 	uint8_t type;		/* decoded: the block's BBP.Type (names the
 				 * item, Table 33-47); not encoded */
 };
@@ -199,7 +200,7 @@ struct rtit_packet {
  * Decoding context: what a packet's meaning depends on besides its bytes.
  *
  * RTIT: a cycle count packet has no header; it follows a CCP-bearing packet
- * when Cycle_Acc=1, which the decoder must be told (PACKETS.md A-R37).
+ * when Cycle_Acc=1, which the decoder must be told (D6).
  * PT: a BIP header collides with TNT-8 and is a BIP only between BBP and
  * BEP (33.4.1.1); the item size comes from the BBP.
  */
@@ -220,7 +221,7 @@ void rtit_pkt_ctx_init(struct rtit_pkt_ctx *ctx, enum rtit_dialect dialect,
  * both directions share).  Inline: it runs once per packet.
  *
  * RTIT 4.2.15: a CCP follows a full TNT, TIP, every FUP, PIP, MTC and STS;
- * not a partial TNT, TraceSTOP or PSB (PACKETS.md A-R12).
+ * not a partial TNT, TraceSTOP or PSB (D5).
  * PT 33.4.1.1: a block runs from BBP to BEP, a new BBP, or OVF. */
 static inline void rtit_pkt_ctx_on_packet(struct rtit_pkt_ctx *ctx,
 					  const struct rtit_packet *pkt)

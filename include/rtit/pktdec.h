@@ -19,8 +19,8 @@ typedef ssize_t (*rtit_read_fn)(void *opaque, uint8_t *buf, size_t cap);
 
 struct rtit_pktdec_cfg {
 	enum rtit_dialect dialect;
-	bool cycle_acc;		/* RTIT: Cycle_Acc was set (A-R37) */
-	/* RTIT: FUP.BuffOvf loads LAST_LIP (PACKETS.md A-R7; default no). */
+	bool cycle_acc;		/* RTIT: Cycle_Acc was set (D6) */
+	/* RTIT: FUP.BuffOvf loads LAST_LIP (RTIT 4.2.3.1, D4; default no). */
 	bool buffovf_loads_lip;
 	/* Packets and offsets only: no last-IP tracking, the items' ip_status,
 	 * ip, last_ip and last_ip_valid are 0 (the bare decode). */

@@ -34,10 +34,10 @@ struct rtit_pt_params {
 	uint32_t art_num, art_den;	/* TSC = ART * num / den (CPUID.15H) */
 	uint8_t cbr;			/* core:bus ratio at start (CBR) */
 	uint64_t vmcs;			/* current VMCS pointer; 0 = none */
-	bool long_tnt;			/* Long TNT (47 bits) instead of TNT-8 (A-P15) */
-	bool pgd_stop_suppressed;	/* TraceStop's TIP.PGD without IP (A-P2) */
-	bool filter_sequential;		/* FilterEn also on sequential steps (A-P19) */
-	bool psb_mode_tsx;		/* MODE.TSX in PSB+ (2.10) */
+	bool long_tnt;			/* Long TNT (47 bits) instead of TNT-8 (D21) */
+	bool pgd_stop_suppressed;	/* TraceStop's TIP.PGD without IP (D21) */
+	bool filter_sequential;		/* FilterEn also on sequential steps (D21) */
+	bool psb_mode_tsx;		/* MODE.TSX in PSB+ (33.3.7, D43) */
 	/* Implementation-specific packets (33.4.2.19-20), off by default:
 	 * PADs before each PSB so that it starts at a multiple of pad_align
 	 * bytes of the stream (0 = none; a power of two up to 4096), and an
@@ -109,7 +109,7 @@ struct rtit_pt_model {
 	/* registers (33.2.8) */
 	uint64_t ctl, status, cr3_match, out_base, out_mask;
 	uint64_t addr_a[RTIT_PT_MAX_RANGES], addr_b[RTIT_PT_MAX_RANGES];
-	uint64_t pkt_bytes;		/* PacketByteCnt, unbounded (A-P8) */
+	uint64_t pkt_bytes;		/* PacketByteCnt, unbounded (D20) */
 	uint64_t psb_bytes;		/* bytes since the last PSB */
 	bool filter_en, ovf, psb_due;
 	bool ip_full_next;		/* the next IP packet must not use LastIP */

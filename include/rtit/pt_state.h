@@ -12,7 +12,7 @@
 #include "rtit/packet.h"
 #include "rtit/opcodes_pt.h"
 
-/* ---- TNT buffer (33.4.2.1, A-P15) ----
+/* ---- TNT buffer (33.4.2.1, D21) ----
  * n bits, oldest in the most significant position; cap is 6 (TNT-8) or
  * 47 (Long TNT). */
 struct rtit_pt_tnt {
@@ -52,7 +52,7 @@ static inline bool rtit_pt_tnt_take(struct rtit_pt_tnt *t, struct rtit_packet *p
 	return true;
 }
 
-/* ---- RET compression call stack (33.2.1.2, PACKETS.md 2.8) ----
+/* ---- RET compression call stack (33.2.1.2, 33.4.2.2, D22) ----
  * 64 NLIPs; a push when full drops the oldest. */
 enum { rtit_pt_stack_depth = 64 };
 
@@ -74,7 +74,7 @@ static inline void rtit_pt_calls_push(struct rtit_pt_callstack *s, uint64_t nlip
 /* A near RET to @target: pops (33.4.2.2 step 3: every near RET); true
  * when it compresses (the stack was not empty and the popped NLIP, cut to
  * the RET's operand size by @mask, is the target; an empty pop does not
- * compress, PACKETS.md 2.8 DECISION). */
+ * compress, D22). */
 static inline bool rtit_pt_calls_on_ret(struct rtit_pt_callstack *s, uint64_t target,
 					uint64_t mask)
 {

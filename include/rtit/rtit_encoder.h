@@ -44,10 +44,10 @@ enum { RTIT_E1 = 1, RTIT_E2, RTIT_E3, RTIT_E4, RTIT_E5, RTIT_E6, RTIT_E7, RTIT_E
 struct rtit_r_params {
 	uint64_t buffer_bytes;		/* internal buffer; 0 = unlimited */
 	uint64_t drain_num, drain_den;	/* drain rate, bytes per core cycle */
-	uint8_t psb_clear_delay;	/* 0..4 packets (3.3.9, A-R9) */
-	bool pgd_on_trigger_clear;	/* FUP.PGD when TriggerEn clears (A-R20) */
-	bool buffovf_loads_lip;		/* FUP.BuffOvf loads LAST_LIP (A-R7) */
-	bool cntp_gate_as_printed;	/* Table 17 cycle-counter rows (A-R13) */
+	uint8_t psb_clear_delay;	/* 0..4 packets (3.3.9, D65) */
+	bool pgd_on_trigger_clear;	/* FUP.PGD when TriggerEn clears (D69) */
+	bool buffovf_loads_lip;		/* FUP.BuffOvf loads LAST_LIP (D4) */
+	bool cntp_gate_as_printed;	/* Table 17 cycle-counter rows (D67) */
 	uint8_t acbr, ecbr;		/* core:bus ratios at start (STS) */
 	bool slow_path_only;		/* testing: never take the fast path */
 	struct rtit_erratum errata[RTIT_NERRATA];
@@ -100,7 +100,7 @@ struct rtit_r_model {
 	bool mtc_first;			/* E7: no MTC since enable */
 	/* per-instruction bookkeeping */
 	unsigned ccps_this_insn;
-	int psb_clear_countdown;	/* A-R9 */
+	int psb_clear_countdown;	/* 3.3.9, D65 */
 	bool psb_due_after_next;	/* E3 */
 	bool pending_stop;		/* TraceStop held during overflow */
 	bool tip_during_ovf;		/* E5 */

@@ -64,7 +64,7 @@ static inline void rtit_retc_on_call(struct rtit_retc *r, uint64_t nlip)
 }
 
 /* Whether a near RET to @target compresses (4.2.3.2).  A match does not
- * consume the register (Figure 7; PACKETS.md A-R21). */
+ * consume the register (Figure 7; D70). */
 static inline bool rtit_retc_on_ret(const struct rtit_retc *r, uint64_t target)
 {
 	return r->valid && r->nlip == (target & RTIT_LIP_MASK);
@@ -113,7 +113,7 @@ static inline uint32_t rtit_cntp_on_ccp(struct rtit_cntp *c)
 
 static inline bool rtit_cntp_msb(const struct rtit_cntp *c) { return c->v & RTIT_CNTP_MSB; }
 
-/* ---- Internal buffer (4.2.5; size and rate are parameters, A-R42) ----
+/* ---- Internal buffer (4.2.5; size and rate are parameters, D18) ----
  * fill bytes wait to be written to memory; they drain at num/den bytes per
  * core cycle.  cap 0 means unlimited (it never overflows). */
 struct rtit_ibuf {
@@ -183,11 +183,11 @@ static inline int rtit_range_on_retire(uint64_t base, uint64_t limit, bool taken
 
 /* ---- Output region (2.3, 3.3.10-3.3.12) ----
  * Bytes leave the internal buffer into the region at
- * (RTIT_BASE_ADDR & ~mask) + (RTIT_OFFSET & mask) (A-R24), in 64-byte
+ * (RTIT_BASE_ADDR & ~mask) + (RTIT_OFFSET & mask) (D71), in 64-byte
  * lines; the offset wraps to 0 after it reaches the mask value.  The
  * queue holds the bytes still in the internal buffer (at most
  * rtit_outq_size), and the stream positions of TraceStop packets, whose
- * write Dest=0 sends to 0xC0 of its line (3.3.2, A-R39). */
+ * write Dest=0 sends to 0xC0 of its line (3.3.2, D71). */
 enum { rtit_outq_size = 1 << 16, rtit_line_size = 64, rtit_outq_stops = 16 };
 
 struct rtit_outq {

@@ -10,7 +10,7 @@ check() {  # check NAME CONDITION...
 	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $name"; fi
 }
 
-# RTIT 2.5.1 Table 3 stream (PACKETS.md 4.1 bytes).
+# RTIT 2.5.1 Table 3 stream (bytes worked out by hand from chapter 4).
 printf '\xc0\x00\x00\x00\x00\x00\x00\x00\x00\x84\x02\x01\x8c\x05\x01\xb4\x83\x09' > "$T/t3.bin"
 out=$("$R" dump "$T/t3.bin"); rc=$?
 check "clean dump exits 0" test $rc -eq 0

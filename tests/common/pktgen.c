@@ -230,7 +230,7 @@ static void make_ip(struct pktgen *g, struct rtit_packet *pkt,
 	ip = random_ip(g);
 	if (pkt->type == RTIT_R_FUP_BUFFOVF)
 		/* RTIT 4.2.5: the valid bits are cleared before the
-		 * FUP.BuffOvf is built, and (A-R7) it does not load LAST_LIP. */
+		 * FUP.BuffOvf is built, and (4.2.3.1, D4) it does not load LAST_LIP. */
 		rtit_last_ip_invalidate(&g->lip);
 	rtit_last_ip_choose(&g->lip, ip, &pkt->u.ip);
 	if (pkt->type != RTIT_R_FUP_BUFFOVF)

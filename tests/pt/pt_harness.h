@@ -4,7 +4,7 @@
  * tests/unit/rtit_harness.h.
  *
  * Expected bytes are written by hand from opcodes_pt.h's encodings
- * (PACKETS.md 2.5-2.6): TIP 0x0D, TIP.PGE 0x11, TIP.PGD 0x01, FUP 0x1D
+ * (SDM 33.4.2, Tables 33-16 to 33-51): TIP 0x0D, TIP.PGE 0x11, TIP.PGD 0x01, FUP 0x1D
  * with IPBytes in bits 7:5 (001b: 2 bytes, 010b: 4 bytes, 011b: 6 bytes
  * sign-extended); TNT-8 = ((1 << n) | bits) << 1; MODE 99 xx; PIP 02 43;
  * PSB 02 82 x8; PSBEND 02 23; CBR 02 03 r 00; TSC 19; TMA 02 73; MTC 59;

@@ -1,7 +1,7 @@
 /*
  * test_pt_buffer.c - the internal buffer and its overflow (33.3.8: OVF,
- * then FUP or a later TIP.PGE; LastIP kept, A-P10; the CYC of the OVF,
- * A-P27), and PSB+ insertion by PSBFreq (33.4.2.17, PACKETS.md 2.10).
+ * then FUP or a later TIP.PGE; LastIP kept, D25; the CYC of the OVF,
+ * D24), and PSB+ insertion by PSBFreq (33.3.7, 33.4.2.17, D20).
  */
 #include "pt_harness.h"
 
@@ -33,7 +33,7 @@ Test(buffer, overflow_then_ovf_fup)
 	cr_expect_eq(h.m.stats.overflows, 1);
 	h.cycles += 100;
 	/* Empty again: OVF, FUP(current IP) with IPBytes 011b, which needs no
-	 * LastIP (A-P10: right for decoders that keep it and for those that
+	 * LastIP (D25: right for decoders that keep it and for those that
 	 * reset it), then the TIP compressed against it. */
 	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1400, 2, 0x1500, true);
 	cr_assert_eq(rtit_pt_model_finish(&h.m), 0);
@@ -57,7 +57,7 @@ Test(buffer, overflow_with_cyc_and_no_packeten)
 	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1200, 2, 0x3000, true);	/* leaves: lost */
 	h.cycles += 100;
 	px_op(&h, 0x3000, 2);
-	/* Resolves with PacketEn=0: OVF with its CYC (A-P27), no FUP; the
+	/* Resolves with PacketEn=0: OVF with its CYC (D24), no FUP; the
 	 * return into the range sends MODE.Exec, TIP.PGE (33.3.8; 33.4.2.8:
 	 * "any TIP.PGE scenario, such that any of the mode bits tracked may
 	 * have changed since the last MODE.Exec", which packets lost in an
@@ -78,7 +78,7 @@ Test(buffer, psb_every_psbfreq_bytes)
 		px_insn(&h, RTIT_IC_INDIRECT_JMP, i & 1 ? 0x1200 : 0x1100, 2, i & 1 ? 0x1100 : 0x1200, true);
 	cr_expect_eq(h.m.stats.psbs, 2);
 	/* The second PSB+ follows the record that crossed 2048 bytes since
-	 * the first PSB's first byte (A-P28): PSB, CBR, PIP, MODE.Exec,
+	 * the first PSB's first byte (D20): PSB, CBR, PIP, MODE.Exec,
 	 * FUP(next IP), PSBEND. */
 	for (size_t i = 16; i + 16 <= h.n; i++)
 		if (h.out[i] == 0x02 && h.out[i + 1] == 0x82 && h.out[i + 2] == 0x02) {

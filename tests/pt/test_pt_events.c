@@ -1,5 +1,5 @@
 /*
- * test_pt_events.c - PTWRITE (Table 33-58, titles swapped: A-P13), power
+ * test_pt_events.c - PTWRITE (Table 33-58, titles swapped: D27), power
  * events (Table 33-57 cases 2-5/7, HLT and MWAIT), Event Trace (Table 33-59), VMCS
  * (33.4.2.15), each on and off.
  *
@@ -50,7 +50,7 @@ Test(events, ptwrite_fup_on_ptw)
 {
 	size_t n = start(PT_CTL_ON | RTIT_PT_CTL_PTW_EN | RTIT_PT_CTL_FUP_ON_PTW);
 	ptwrite(0x1002, 0xdeadbeef, 4);
-	/* PACKETS.md 4.13: PTW(IP=1, 4B) = 02 92 ..., then FUP(CLIP). */
+	/* Table 33-58 case 2: PTW(IP=1, 4B) = 02 92 ..., then FUP(CLIP). */
 	px_expect(&h, n, 0x02, 0x92, 0xef, 0xbe, 0xad, 0xde, 0x3d, 0x02, 0x10);
 }
 
@@ -240,7 +240,7 @@ Test(events, event_trace_without_branch_en)
 	r.flags |= RTIT_SIM_F_FAULT;
 	r.value = 0x7fff0000;	/* CR2 */
 	px_feed(&h, &r);
-	/* Case 6: EVD.PFA, CFE.INTR(IP=1, 14), FUP(CLIP) (PACKETS.md 4.14). */
+	/* Case 6: EVD.PFA, CFE.INTR(IP=1, 14), FUP(CLIP) (Table 33-59). */
 	px_expect(&h, n, 0x02, 0x53, 0x00, 0x00, 0x00, 0xff, 0x7f, 0, 0, 0, 0,
 		  0x02, 0x13, 0x81, 0x0e, 0x3d, 0x00, 0x19);
 	n = h.n;
@@ -306,7 +306,7 @@ Test(events, event_trace_vm_entry)
 	h.cr3 = 0x7000;
 	px_event(&h, RTIT_EV_VMENTRY, 0x1002, 0x1d00, 0);
 	/* Table 33-53 / 33-59 case 16: CFE.VMENTRY(IP=1), FUP(CLIP of the
-	 * VMRESUME, A-P22), PIP(guest CR3, NR=1), TIP(guest IP). */
+	 * VMRESUME, D48), PIP(guest CR3, NR=1), TIP(guest IP). */
 	px_expect(&h, n, 0x02, 0x13, 0x87, 0x00, 0x3d, 0x02, 0x10,
 		  0x02, 0x43, 0x01, 0x07, 0, 0, 0, 0, 0x2d, 0x00, 0x1d);
 }
@@ -364,7 +364,7 @@ Test(events, event_trace_if_change_outside_the_filter)
 	h.ifl = true;
 	px_op(&h, 0x3000, 1);				/* STI, FilterEn = 0 */
 	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x3001, 2, 0x1000, true);
-	/* TIP.PGD(0x3000) (Table 33-56 case 4); nothing for the STI (A-P30:
+	/* TIP.PGD(0x3000) (Table 33-56 case 4); nothing for the STI (D45:
 	 * FilterEn); MODE.Exec with the new IF before TIP.PGE (33.4.2.8:
 	 * "any TIP.PGE scenario" where the bits changed). */
 	px_expect(&h, n, 0x21, 0x00, 0x30, 0x99, 0x05, 0x31, 0x00, 0x10);

@@ -475,7 +475,7 @@ static void check_enables(bool user_only)
 		const struct rtit_sim_rec *r = &recs[i];
 		bool taken = r->kind == RTIT_SIM_EVENT || (r->flags & RTIT_SIM_F_TAKEN);
 		bool ctx1 = !user_only || r->cpl == 3;
-		/* A-P19: FilterEn on taken transfers; A-P17: only while
+		/* D21: FilterEn on taken transfers, only while
 		 * ContextEn; re-evaluated when ContextEn rises. */
 		bool f1 = ctx1 && (taken || !ctx) ? IN_RANGE(r->next_ip) : f;
 		bool pe0 = ctx && f, pe1 = ctx1 && f1;
@@ -517,7 +517,7 @@ static void check_enables(bool user_only)
 					cr_assert_eq(ev.variant.async_disabled.ip, r->next_ip, "record %zu", i);
 			} else {
 				cr_assert_eq(ev.type, ptev_disabled, "record %zu", i);
-				/* A-P1: a conditional branch's TIP.PGD has no IP. */
+				/* 33.4.2.5, D21: a conditional branch's TIP.PGD has no IP. */
 				cr_assert_eq(ev.ip_suppressed != 0, r->cls == RTIT_IC_COND || !ctx1, "record %zu", i);
 				if (!ev.ip_suppressed)
 					cr_assert_eq(ev.variant.disabled.ip, r->next_ip, "record %zu", i);

@@ -109,7 +109,7 @@ Test(output, topa_stop)
 	cr_expect(st & RTIT_PT_STATUS_STOPPED);
 	cr_expect(!(st & RTIT_PT_STATUS_TRIGGER_EN));
 	px_msr(&h, RTIT_PT_MSR_CTL, (PT_CTL_ON | RTIT_PT_CTL_TOPA) & ~RTIT_PT_CTL_TRACE_EN);
-	/* A-P23: OutputOffset = size - 1, the entry index of the STOP entry. */
+	/* 33.2.7.2, D26: OutputOffset = size - 1, the entry index of the STOP entry. */
 	cr_expect_eq(rd(RTIT_PT_MSR_OUTPUT_MASK_PTRS), (0xfffull << 32) | 0x7f);
 }
 

@@ -61,7 +61,7 @@ Test(pebs, basic_block_binds_to_fup)
 		  0x3d, 0x04, 0x10);					/* FUP 0x1004 */
 }
 
-/* The TNT of the branches before goes out first (A-P15; Table 33-15: no
+/* The TNT of the branches before goes out first (D21; Table 33-15: no
  * TNT inside a block): TNT(T) = (1 << 1 | 1) << 1 = 06. */
 Test(pebs, partial_tnt_goes_out_before_the_block)
 {
@@ -234,7 +234,7 @@ Test(pebs, no_cyc_in_the_block)
 }
 
 /* A PSB+ that falls due inside a block goes after the block and its FUP
- * (Table 33-15: no PSB, PSBEND inside; A-P28: at the next packet
+ * (Table 33-15: no PSB, PSBEND inside; D20: at the next packet
  * boundary after the record). */
 Test(pebs, psb_not_inside_a_block)
 {

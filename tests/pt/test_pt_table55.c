@@ -58,7 +58,7 @@ Test(table55, case3_partial_tnt_flushed_by_tip)
 	px_insn(&h, RTIT_IC_COND, 0x1010, 2, 0x1100, false);
 	px_insn(&h, RTIT_IC_COND, 0x1012, 2, 0x1100, true);
 	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1100, 2, 0x1234, true);
-	/* A-P15: TNT(NT,T) = 101b << 1, then TIP(0x1234). */
+	/* 33.4.2.1, D21: TNT(NT,T) = 101b << 1, then TIP(0x1234). */
 	px_expect(&h, n, 0x0a, 0x2d, 0x34, 0x12);
 }
 

@@ -1,7 +1,6 @@
 /*
  * test_pt_table56.c - SDM Table 33-56 ("operations that alter PacketEn",
- * 33.7) row by row, the IP-filtering example of Table 33-2 (33.2.5.3,
- * PACKETS.md 4.7), TraceStop, CR3 and CPL filtering, and SMM.
+ * 33.7) row by row, the IP-filtering example of Table 33-2 (33.2.5.3), TraceStop, CR3 and CPL filtering, and SMM.
  *
  * PIP(CR3=0) in PSB+ is 02 43 00 00 00 00 00 00.
  */
@@ -45,7 +44,7 @@ Test(table56, table_33_2_ip_filtering_example)
 	px_op(&h, 0x1002, 3);						/* add eax, 1 */
 	px_insn(&h, RTIT_IC_DIRECT_JMP, 0x1005, 2, 0x2000, true);	/* jmp RangeLimit+1 */
 	px_insn(&h, RTIT_IC_COND, 0x2000, 2, 0x3002, true);		/* jcc Bar: outside */
-	/* PACKETS.md 4.7: 31 00 10 | 04 | 21 00 20. */
+	/* Table 33-2 worked out by hand: 31 00 10 | 04 | 21 00 20. */
 	px_expect(&h, n, 0x31, 0x00, 0x10, 0x04, 0x21, 0x00, 0x20);
 }
 
@@ -57,7 +56,7 @@ Test(table56, case1_enable_without_context)
 	px_single_range(&h);
 	px_msr(&h, RTIT_PT_MSR_CTL, RTIT_PT_CTL_TRACE_EN | RTIT_PT_CTL_OS | RTIT_PT_CTL_BRANCH_EN);
 	px_op(&h, 0x1000, 2);
-	/* ContextEn=0: no PIP in PSB+, MODE.Exec, no TIP.PGE (A-P21). */
+	/* ContextEn=0: no PIP in PSB+, MODE.Exec, no TIP.PGE (Table 33-56 case 1, D19). */
 	px_expect(&h, 0, PT_PSB, PT_CBR(16), PT_PSBEND, PT_MODE64);
 }
 
@@ -77,7 +76,7 @@ Test(table56, case3_wrmsr_clears_traceen)
 	size_t n = start(PT_CTL_ON, 0x1000, NULL);
 	px_insn(&h, RTIT_IC_DIRECT_JMP, 0x1002, 2, 0x401000, true);
 	cr_assert_eq(px_wrmsr(&h, 0x401000, RTIT_PT_MSR_CTL, PT_CTL_ON & ~RTIT_PT_CTL_TRACE_EN), 0);
-	/* PACKETS.md 4.12: FUP(0x401000) with IPBytes 010b, TIP.PGD(). */
+	/* Table 33-56 case 3: FUP(0x401000) with IPBytes 010b, TIP.PGD(). */
 	px_expect(&h, n, 0x5d, 0x00, 0x10, 0x40, 0x00, 0x01);
 	n = h.n;
 	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x401002, 2, 0x1000, true);
@@ -97,7 +96,7 @@ Test(table56, conditional_branch_leaving_is_suppressed)
 	size_t n = start(PT_CTL_ON | CFG(0, RTIT_PT_ADDR_FILTER), 0x1000, filter_range);
 	px_insn(&h, RTIT_IC_COND, 0x1002, 2, 0x1010, true);
 	px_insn(&h, RTIT_IC_COND, 0x1010, 2, 0x4000, true);	/* leaves */
-	/* A-P1: TNT(T) for the first, TIP.PGD() and no bit for the second. */
+	/* 33.4.2.5, D21: TNT(T) for the first, TIP.PGD() and no bit for the second. */
 	px_expect(&h, n, 0x06, 0x01);
 }
 
@@ -106,7 +105,7 @@ Test(table56, sequential_exit_does_not_toggle)
 	size_t n = start(PT_CTL_ON | CFG(0, RTIT_PT_ADDR_FILTER), 0x1ffc, filter_range);
 	px_op(&h, 0x1ffe, 2);		/* steps to 0x2000 */
 	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x2000, 2, 0x2100, true);
-	/* A-P19: FilterEn changes at the taken JMP, which leaves: PGD(BLIP). */
+	/* D21: FilterEn changes at the taken JMP, which leaves: PGD(BLIP). */
 	px_expect(&h, n, 0x21, 0x00, 0x21);
 }
 
@@ -204,7 +203,7 @@ Test(table56, tracestop_pgd_target_then_stop)
 	px_insn(&h, RTIT_IC_COND, 0x1002, 2, 0x1010, true);
 	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1010, 2, 0x5000, true);
 	px_insn(&h, RTIT_IC_INDIRECT_JMP, 0x5000, 2, 0x1000, true);
-	/* 33.2.5.3, A-P2: TNT, TIP.PGD(target), TraceStop; then nothing. */
+	/* 33.2.5.3, D21: TNT, TIP.PGD(target), TraceStop; then nothing. */
 	px_expect(&h, n, 0x06, 0x21, 0x00, 0x50, PT_STOP);
 	cr_assert_eq(rtit_pt_model_msr_read(&h.m, RTIT_PT_MSR_STATUS, &st, NULL), 0);
 	cr_assert(st & RTIT_PT_STATUS_STOPPED);

@@ -3,7 +3,7 @@
  * Table 33-13's thresholds), MTC (33.4.2.12), TSC and TMA (33.4.2.11,
  * 33.4.2.13, 33.8.3), CBR (33.4.2.10).
  *
- * CYC encodings (Table 33-33, PACKETS.md 4.9): CYC(2) 13, CYC(6) 33,
+ * CYC encodings (Table 33-33, worked out by hand): CYC(2) 13, CYC(6) 33,
  * CYC(8) 43, CYC(10) 53, CYC(4095) FF FE, CYC(8194) 17 01 04,
  * CYC(4027) DF FA.
  */
@@ -167,7 +167,7 @@ Test(timing, example_33_2_ordering)
 	h.cr3 = 0x5000;
 	h.mode = 32;
 	px_insn(&h, RTIT_IC_INT, 0x1302, 1, 0x1600, true);		/* int3, task gate */
-	/* A-P12: the example's CYC values are inconsistent; its order is
+	/* Example 33-2 (33.3.6.2): its CYC values do not add up; its order is
 	 * TNT, FUP (not CYC-eligible), CYC, PIP, MODE.Exec, TIP.  One clock
 	 * for the whole operation gives one CYC. */
 	px_expect(&h, n, 0x5b, 0x16, 0x43, 0x2d, 0x00, 0x13, 0x1b,
@@ -274,7 +274,7 @@ Test(timing, mtc_does_not_flush_tnt_and_shares_cyc)
 	 * the CYC shared); the TNT's
 	 * first bit at the same clock gets no second CYC.  0x103: CYC(1) and
 	 * MTC(0x03) go before the TNT(T, NT) (timing packets do not flush
-	 * it, A-P15), the TIP at the same clock shares the CYC. */
+	 * it, D21), the TIP at the same clock shares the CYC. */
 	px_expect(&h, n, 0x13, 0x59, 0x01, 0x59, 0x02, 0x0b, 0x59, 0x03, 0x0c, 0x2d, 0x00, 0x13);
 }
 

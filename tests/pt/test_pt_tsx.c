@@ -43,7 +43,7 @@ static void tsx(uint8_t cls, uint64_t ip, uint8_t len, bool tx)
 Test(tsx, case19_begin)
 {
 	size_t n = start(PT_CTL_ON, 0x1000, NULL);
-	/* A partial TNT goes out first (A-P15): TNT(T) = (1 << 1 | 1) << 1. */
+	/* A partial TNT goes out first (33.4.2.1, D21): TNT(T) = (1 << 1 | 1) << 1. */
 	px_insn(&h, RTIT_IC_COND, 0x1002, 2, 0x1010, true);
 	XBEGIN(0x1010, true);
 	px_expect(&h, n, 0x06, 0x99, 0x21, 0x3d, 0x10, 0x10);

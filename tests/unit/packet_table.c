@@ -1,8 +1,12 @@
 /*
- * packet_table.c - the packet forms of RTIT (seed 000, chapter 4, Figures
+ * packet_table.c - the packet forms of RTIT (RTIT chapter 4, Figures
  * 2-13) and Intel PT (SDM 33.4.2, Tables 33-16 to 33-51), byte by byte.
- * Bytes are worked out by hand from the cited layout; where PACKETS.md
- * (the reading aid) lists the same vector, it is named too.
+ * Bytes are worked out by hand from the cited layout.  Row names are
+ * printed by the tests, so they are left as they are: a number in a name
+ * after the section ("4.6: 0D") is that of the maintainers' reading aid,
+ * which is not part of the repository; the section before it is the
+ * manual's, and the other tag in a name is a reading of
+ * docs/decisions.md (LIP byte order: D1).
  */
 #include "packet_table.h"
 

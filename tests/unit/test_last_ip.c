@@ -56,8 +56,9 @@ Test(last_ip, rtit_table18_every_combination)
 	}
 }
 
-/* PACKETS.md 4.5 vectors (TIP header), and the valid=0 case of 4.2.3.1
- * ("the first LIP ... can't be compressed": match disabled, A-R6). */
+/* RTIT Table 18 vectors worked out by hand (TIP header), and the valid=0
+ * case of 4.2.3.1 ("the first LIP ... can't be compressed": match
+ * disabled, D3). */
 Test(last_ip, rtit_table18_vectors)
 {
 	static const struct { uint64_t last; bool valid; uint64_t lip; uint8_t bytes[8]; unsigned n; } v[] = {
@@ -109,7 +110,7 @@ Test(last_ip, rtit_back_to_back_chain)
 	cr_expect(c.ipc == 1 && !c.zext && c.payload == 0x00032000);
 }
 
-/* RTIT: a 48-bit LIP is sign-extended from bit 47 (PACKETS.md 1.7). */
+/* RTIT: a 48-bit LIP is sign-extended from bit 47 (D2). */
 Test(last_ip, rtit_sign_extension)
 {
 	struct rtit_last_ip lip;
@@ -149,7 +150,7 @@ Test(last_ip, rtit_unknown_last_ip)
 	cr_expect(!lip.valid && lip.ip == 0);
 }
 
-/* PACKETS.md 4.16: Table 33-18 with LastIP = 0xFFFFFFFF81234567. */
+/* SDM Table 33-18 worked out by hand with LastIP = 0xFFFFFFFF81234567. */
 Test(last_ip, pt_table33_18_vectors)
 {
 	static const struct { uint8_t ipc; uint64_t payload, ip; } v[] = {
@@ -172,7 +173,7 @@ Test(last_ip, pt_table33_18_vectors)
 	}
 }
 
-/* PACKETS.md 4.16 sequence check, and the shortest-encoding choice (2.7). */
+/* SDM Table 33-18 in sequence, and the shortest-encoding choice (D8). */
 Test(last_ip, pt_choose)
 {
 	struct rtit_last_ip lip;
@@ -193,7 +194,7 @@ Test(last_ip, pt_choose)
 	/* Neither: full 64 bits. */
 	rtit_last_ip_choose(&lip, 0x4321567800000000ull, &pl);
 	cr_expect(pl.ipc == 6 && pl.payload == 0x4321567800000000ull);
-	/* Canonical: 011b preferred over 100b at equal size (A-P9). */
+	/* Canonical: 011b preferred over 100b at equal size (D8). */
 	rtit_last_ip_on_ip(&lip, 0x00007f0000000000ull);
 	rtit_last_ip_choose(&lip, 0x00007fff12340000ull, &pl);
 	cr_expect(pl.ipc == 3);

@@ -263,7 +263,7 @@ Test(packets, encode_context_rules)
 }
 
 /* RTIT 4.2.15: which packets are followed by a CCP in cycle-accurate mode
- * (PACKETS.md A-R12: not a partial TNT, TraceSTOP or PSB). */
+ * (D5: not a partial TNT, TraceSTOP or PSB). */
 Test(packets, ccp_bearing_packets)
 {
 	static const struct { enum rtit_pkt_type t; unsigned tnt; bool ccp; } rows[] = {

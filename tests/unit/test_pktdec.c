@@ -169,7 +169,7 @@ Test(pktdec, resync_across_refills)
 	}
 }
 
-/* RTIT 4.2.5: LAST_LIP is cleared before FUP.BuffOvf, and (A-R7) the
+/* RTIT 4.2.5: LAST_LIP is cleared before FUP.BuffOvf, and (4.2.3.1, D4) the
  * BuffOvf does not load it, so a following match-compressed TIP cannot be
  * reconstructed; a PSB clears it too (3.3.7). */
 Test(pktdec, rtit_last_lip_after_buffovf_and_psb)
@@ -200,7 +200,7 @@ Test(pktdec, rtit_last_lip_after_buffovf_and_psb)
 	}
 	cr_expect_eq(rtit_pktdec_next(&dmem, &it), 0);
 
-	/* With the other reading of A-R7 the BuffOvf loads LAST_LIP. */
+	/* With the other reading (D4) the BuffOvf loads LAST_LIP. */
 	cfg.buffovf_loads_lip = true;
 	cr_assert_eq(rtit_pktdec_init(&dmem, &cfg), 0);
 	for (unsigned i = 0; i < 4; i++)
@@ -210,7 +210,7 @@ Test(pktdec, rtit_last_lip_after_buffovf_and_psb)
 }
 
 /* RTIT cycle-accurate stream: the CCPs are found only when the decoder is
- * told (A-R37); PT's suppressed IP leaves LastIP alone (Table 33-18). */
+ * told (D6); PT's suppressed IP leaves LastIP alone (Table 33-18). */
 Test(pktdec, cycle_accurate_and_suppressed)
 {
 	static const uint8_t r[] = {

@@ -1,7 +1,7 @@
 /*
  * test_rtit_errata.c - the errata of RTIT Appendix E, each off (the
- * manual's behaviour) and on (the erratum's), and the A-R9 PSB clear
- * delay.  Setup as test_rtit_examples.c: trace everything.
+ * manual's behaviour) and on (the erratum's), and the PSB clear delay
+ * (3.3.9, D65).  Setup as test_rtit_examples.c: trace everything.
  */
 #include "rtit_harness.h"
 
@@ -155,7 +155,7 @@ Test(errata, e5_tip_after_buffovf)
 			hx_op(&h, 0x1200, 2);
 		cr_assert_eq(rtit_r_model_finish(&h.m), 0);
 		if (e) {
-			/* FUP.BuffOvf 0x1202 (Zext), TIP 0x1202 (Zext: A-R7) */
+			/* FUP.BuffOvf 0x1202 (Zext), TIP 0x1202 (Zext: D4) */
 			cr_assert_geq(h.n, 6);
 			hx_expect(&h, h.n - 6, 0x94, 0x02, 0x12, 0xb4, 0x02, 0x12);
 		} else {
@@ -215,7 +215,7 @@ Test(errata, e8_reorder_after_psb)
 	}
 }
 
-/* 3.3.9 / A-R9: the PSB's clear of LAST_LIP taking effect a packet later:
+/* 3.3.9, D65: the PSB's clear of LAST_LIP taking effect a packet later:
  * the first IP after the PSB still compresses against the old LAST_LIP. */
 Test(errata, psb_clear_delay)
 {

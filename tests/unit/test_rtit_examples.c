@@ -25,7 +25,7 @@ static size_t start_all(uint64_t ctl, uint64_t ip)
 
 /* 2.5.1 Table 3, "RTIT trace example": filter range 0x100-0x110 (read as
  * LIP0 = 0x100, LIP2 = 0x111), enabled outside it.  Step 1 is read as a
- * jump to 0x100, the address step 2 runs at (A-R3, docs/decisions.md);
+ * jump to 0x100, the address step 2 runs at (docs/decisions.md D11);
  * the packets are the table's otherwise. */
 Test(examples, rtit_2_5_1_table3)
 {
@@ -73,7 +73,7 @@ Test(examples, rtit_3_3_9_psb_insertion)
 	cr_expect_eq(v, 0x1000e, "Pkt_Cnt 0x%llx, want Pkt_Mask 1, Pkt_Cnt 0xE", (unsigned long long)v);
 }
 
-/* 4.2.3.2 Figure 7 (reconstructed, PACKETS.md 4.3): the inner RET
+/* 4.2.3.2 Figure 7 (its narrative; the figure is garbled, D70): the inner RET
  * compresses, LAST_CALL_NLIP is not consumed, the outer RET sends a TIP. */
 Test(examples, rtit_figure7_return_compression)
 {
@@ -169,7 +169,7 @@ Test(examples, rtit_mtc_sts)
 }
 
 /* 4.2.11: TraceStop when a taken branch enters the TraceStop range:
- * TIP, then TraceSTOP; no FUP.PGD (A-R20); TraceActive cleared. */
+ * TIP, then TraceSTOP; no FUP.PGD (4.2.8, D69); TraceActive cleared. */
 Test(examples, rtit_tracestop)
 {
 	uint64_t v;
@@ -222,7 +222,7 @@ Test(examples, rtit_overflow)
 	cr_assert_eq(rtit_r_model_finish(&h.m), 0);
 	/* The clear happens at the start of an instruction once the buffer is
 	 * empty; FUP.BuffOvf carries where execution goes on (0x1312), with
-	 * Zext (LAST_LIP cleared first).  A-R7: the BuffOvf did not load
+	 * Zext (LAST_LIP cleared first).  D4: the BuffOvf did not load
 	 * LAST_LIP, so the last TIP is sent with Zext, not matched. */
 	hx_expect(&h, 0, PSB_BYTES, 0x84, 0x00, 0x10,
 		  0x03, 0xbc, 0x15, 0x10, 0xb4, 0x00, 0x11,

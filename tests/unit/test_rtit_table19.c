@@ -18,7 +18,7 @@
 static struct hx h;
 
 /* Enables tracing; FilterEn starts as @inside (RTIT_STATUS is writable,
- * A-R31).  The first instruction, at @ip, is where the PSB (and FUP.PGE
+ * 3.3.3, D71).  The first instruction, at @ip, is where the PSB (and FUP.PGE
  * when inside) land; returns the byte count after them. */
 static size_t start(uint64_t ctl, bool inside, uint64_t ip)
 {
@@ -36,7 +36,7 @@ static size_t start(uint64_t ctl, bool inside, uint64_t ip)
 Test(table19, enable_sends_psb_then_fup_pge)
 {
 	/* 3.3.2: TriggerEn 0->1 sends a PSB; PacketEn 0->1 a FUP.PGE with
-	 * the NLIP of the enabling write (A-R35: PSB first). */
+	 * the NLIP of the enabling write (D69: PSB first). */
 	start(CTL_ON, true, 0x140);
 	hx_expect(&h, 0, PSB_BYTES, 0x84, 0x40, 0x01);
 }
@@ -86,7 +86,7 @@ Test(table19, rows_6_7_direct_jump_no_change)
 
 Test(table19, row_8_direct_jump_leaves)
 {
-	/* FUP.PGD with the jump's sequential NLIP (Table 1, A-R17). */
+	/* FUP.PGD with the jump's sequential NLIP (Table 1, D68). */
 	size_t n = start(CTL_ON, true, 0x140);
 	hx_insn(&h, RTIT_IC_DIRECT_JMP, 0x150, 2, 0x300, true);
 	hx_expect(&h, n, 0x8c, 0x52, 0x01);
