@@ -488,7 +488,7 @@ static void flush_tnt(struct rtit_pt_model *m)
 
 	if (m->ovf || !rtit_pt_tnt_take(&m->tnt, &p))
 		return;
-	put(m, &p, 0, "TNT forced out by the next non-timing packet (33.4.2.1, A-P15)");
+	put(m, &p, 0, "TNT forced out by the next non-timing packet (33.4.2.1, D21)");
 	flush_deferred(m);
 }
 
@@ -806,9 +806,9 @@ static void on_trigger_rise(struct rtit_pt_model *m, uint64_t ip, const char *pg
 		m->status |= RTIT_PT_STATUS_STOPPED;
 		m->filter_en = false;
 		if (pe && !m->p.pgd_stop_suppressed)
-			emit_ip(m, RTIT_PT_TIP_PGD, ip, "TIP.PGD: enabled inside a TraceStop range (33.2.5.3, A-P2)");
+			emit_ip(m, RTIT_PT_TIP_PGD, ip, "TIP.PGD: enabled inside a TraceStop range (33.2.5.3, D21)");
 		else if (pe)
-			emit_pgd_none(m, "TIP.PGD(): enabled inside a TraceStop range (A-P2 switch)");
+			emit_pgd_none(m, "TIP.PGD(): enabled inside a TraceStop range (D21, switch pgd_stop_suppressed)");
 		send(m, &s, 0, "TraceStop: enabled inside a TraceStop range (33.2.5.3)", 0);
 	}
 }
@@ -1132,15 +1132,15 @@ static void leave(struct rtit_pt_model *m, const struct op *o, bool stop, bool c
 {
 	if (stop) {
 		if (m->p.pgd_stop_suppressed)
-			emit_pgd_none(m, "TIP.PGD(): TraceStop (A-P2 switch)");
+			emit_pgd_none(m, "TIP.PGD(): TraceStop (D21, switch pgd_stop_suppressed)");
 		else
-			emit_ip(m, RTIT_PT_TIP_PGD, o->target, "TIP.PGD(target): branch into a TraceStop range (33.2.5.3, A-P2)");
+			emit_ip(m, RTIT_PT_TIP_PGD, o->target, "TIP.PGD(target): branch into a TraceStop range (33.2.5.3, D21)");
 	} else if (!ctx1) {
 		emit_pgd_none(m, o->enclu && m->encl_optout ?
 			      "TIP.PGD(): entry to an opt-out enclave clears ContextEn (Table 33-56 case 6, 33.2.9.5)" :
 			      "TIP.PGD(): ContextEn cleared (Table 33-56 cases 6-8)");
 	} else if (o->cond) {
-		emit_pgd_none(m, "TIP.PGD(): a conditional branch left the filter region (A-P1)");
+		emit_pgd_none(m, "TIP.PGD(): a conditional branch left the filter region (D21)");
 	} else {
 		emit_ip(m, RTIT_PT_TIP_PGD, o->target, "TIP.PGD(BLIP): left the filter region (Table 33-56 case 4)");
 	}
