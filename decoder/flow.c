@@ -3,7 +3,7 @@
  * the instruction cache, the end of the stream, and RTIT's walk (Intel
  * PT's is decoder/flow_pt.c).
  *
- * The inverse of encoder/rtit_model.c (on_op, RTIT Table 19): the walk
+ * The inverse of encoder/rtit/rtit_model.c (on_op, RTIT Table 19): the walk
  * stands at an IP with the next significant packet in view (timing
  * packets, PIP and PSB are consumed on the way) and the TNT bits not yet
  * used.  While TNT bits are pending, no IP packet can be due (every FUP,
@@ -1214,7 +1214,7 @@ int rtit_flow_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 				(r->flags & RTIT_SIM_F_TX) ? "TX " : "", r->next_ip, t);
 	}
 	char extra[64] = "";
-	if (r->cls == RTIT_EV_PEBS)	/* as sim/flow.c writes it */
+	if (r->cls == RTIT_EV_PEBS)	/* as isa/record.c writes it */
 		snprintf(extra, sizeof(extra), " eip=0x%" PRIx64 " groups=0x%x items=0x%08x",
 			 r->value, r->vector, r->msr);
 	else if (r->cls == RTIT_EV_EXCEPTION)

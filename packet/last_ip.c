@@ -1,7 +1,7 @@
 /*
  * last_ip.c - the last-IP register of both dialects: reset, update,
  * reconstruction (decoder side) and explanation.  The compression choice
- * (encoder side) is in encoder/last_ip_choose.c.
+ * (encoder side) is in packet/last_ip_choose.c.
  */
 #include <string.h>
 

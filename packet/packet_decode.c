@@ -1,7 +1,7 @@
 /*
  * packet_decode.c - bytes to one struct rtit_packet, both dialects.
  *
- * Mirror of encoder/packet_encode.c.  Every byte value comes from
+ * Mirror of packet/packet_encode.c.  Every byte value comes from
  * opcodes_rtit.h / opcodes_pt.h.
  */
 #include <string.h>

@@ -1,7 +1,7 @@
 /*
  * packet_encode.c - one struct rtit_packet to bytes, both dialects.
  *
- * Mirror of decoder/packet_decode.c.  Only formats: the choice of packet
+ * Mirror of packet/packet_decode.c.  Only formats: the choice of packet
  * and of IP compression is the encoder model's (and ip.h's).
  */
 #include <string.h>

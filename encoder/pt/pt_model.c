@@ -6,7 +6,7 @@
  * PacketEn), 33.2.5/33.2.6 (filtering, enables), 33.3.6-33.3.8 (CYC, PSB+,
  * overflow), 33.4.2 (each packet's dependencies and generation scenarios)
  * and 33.2.7 (output).  The structure follows the RTIT model
- * (encoder/rtit_model.c): classify, time, enables before/after, the
+ * (encoder/rtit/rtit_model.c): classify, time, enables before/after, the
  * packets in order, then PSB+ at a packet boundary.
  */
 #include <string.h>

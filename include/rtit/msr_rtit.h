@@ -1,7 +1,7 @@
 /*
  * msr_rtit.h - the RTIT model-specific registers (RTIT 3.3): addresses,
  * fields, reserved bits and reset values.  The one home of the register
- * layout; encoder/rtit_msr.c implements the access rules.
+ * layout; encoder/rtit/rtit_msr.c implements the access rules.
  */
 #ifndef RTIT_MSR_RTIT_H
 #define RTIT_MSR_RTIT_H

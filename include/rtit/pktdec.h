@@ -56,7 +56,7 @@ struct rtit_pktdec_error {
 enum { rtit_pktdec_bufsize = 1 << 16 };
 
 /*
- * One row of the fast path's first-byte table (decoder/pktdec_fast.c
+ * One row of the fast path's first-byte table (packet/pktdec_fast.c
  * builds them from opcodes_rtit.h / opcodes_pt.h and says which rule of the
  * manual each follows).  With w the 8 bytes after the first byte, a packet
  * on the fast path is
@@ -117,7 +117,7 @@ struct rtit_pktdec {
 	bool general_only;
 	/* Tests: no vector path (the scalar fast path's rows alone). */
 	bool no_simd;
-	/* The vector path's tables (decoder/pktdec_simd.c, D64), NULL where
+	/* The vector path's tables (packet/pktdec_simd.c, D64), NULL where
 	 * the CPU has no AVX-512 VBMI or the stream needs the CCP context. */
 	const struct rtit_pktdec_simd *simd;
 	/* The fast path: [table][byte] (rtit_pktdec_fast_tabs). */

@@ -1,7 +1,7 @@
 /*
  * rtit_state.h - the small pieces of RTIT hardware state, each with pure
  * update functions named by the moment they run.  The RTIT encoder model
- * (encoder/rtit_model.c) is their composition; tests/unit/test_rtit_state.c tests
+ * (encoder/rtit/rtit_model.c) is their composition; tests/unit/test_rtit_state.c tests
  * each alone.
  */
 #ifndef RTIT_ENCODER_RTIT_STATE_H

@@ -211,7 +211,7 @@ static uint64_t random_ip(struct pktgen *g)
 }
 
 /* Fills pkt->u.ip for a new IP packet and updates the last IP the way
- * decoder/pktdec.c tracks it. */
+ * packet/pktdec.c tracks it. */
 static void make_ip(struct pktgen *g, struct rtit_packet *pkt,
 		    struct pktgen_rec *rec)
 {

@@ -6,7 +6,7 @@
  * kept up to date by rtit_pkt_ctx_on_packet(); IP packets are compressed
  * with rtit_last_ip_choose() against a last-IP register that follows
  * rtit_last_ip_on_ip() / rtit_last_ip_on_psb(), exactly as the decoder
- * (decoder/pktdec.c) tracks it.  The PRNG is our own (splitmix64 seeding
+ * (packet/pktdec.c) tracks it.  The PRNG is our own (splitmix64 seeding
  * xoshiro256**), so a seed names the same stream on every machine.
  *
  * Streaming: pktgen_next() emits one packet, pktgen_fill() a buffer full;

@@ -263,7 +263,7 @@ static void check_after_prefix(int dl, int cyc, int pre, const uint8_t *head, si
 
 /* Every first byte in every context, after a known last IP and without
  * one, with random bytes after it: each row of the first-byte table
- * (decoder/pktdec_fast.c) against the general decoder. */
+ * (packet/pktdec_fast.c) against the general decoder. */
 Test(pktdec_batch, every_first_byte)
 {
 	struct pktgen_rng r;
@@ -305,7 +305,7 @@ Test(pktdec_batch, every_second_byte)
 	}
 }
 
-/* The vector path (decoder/pktdec_simd.c, D64) on every first byte and,
+/* The vector path (packet/pktdec_simd.c, D64) on every first byte and,
  * Intel PT, every second byte: the head at the start of a 64-byte block,
  * then a run of TNTs so pass 1 walks on (and its rows decode), then random
  * bytes, with and without a known last IP; the vector path needs 80 bytes
