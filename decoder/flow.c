@@ -753,6 +753,276 @@ static bool straight_reaches(struct rtit_flow_dec *d, uint64_t from, uint64_t to
 	return false;
 }
 
+/* Besides walk's own returns (0, 2, < 0), what one of its steps tells the
+ * loop: go round again (the state or the IP changed), or go on with the
+ * instruction at d->ip. */
+enum { W_AGAIN = 3, W_INSN = 4 };
+
+/* A FUP.FAR in view at the walk's IP, no bits pending: an event here
+ * (fault: CLIP, interrupt: NLIP).  Returns W_AGAIN or as walk. */
+static int walk_event_far(struct rtit_flow_dec *d)
+{
+	uint64_t at = d->la.ip, to;
+	int r;
+
+	consume(d);
+	commit(d);
+	if ((r = take_tip(d, "the event (FUP.FAR)", &to)) < 0)
+		return r;
+	flow_emit_event(d, at, r ? 0 : to);
+	if (r) {
+		d->batch[d->nbatch - 1].pad0 |= RTIT_FLOW_A_NEXT_UNKNOWN;
+		if (r == 2)
+			return 2;
+		if ((r = overflow(d)) < 0)
+			return r;
+		return W_AGAIN;
+	}
+	d->ip = to;
+	d->prev_nlip = NO_IP;
+	return W_AGAIN;
+}
+
+/* A FUP.PGD in view at the walk's IP or the NLIP just walked: tracing
+ * stops there.  Returns 0 or < 0, as walk. */
+static int walk_disable(struct rtit_flow_dec *d)
+{
+	uint64_t at = d->la.ip, off = d->la.offset;
+	bool here = d->la.ip == d->ip;
+	int r;
+
+	consume(d);
+	commit(d);
+	if (here) {
+		/* an event leaving the region with
+		 * ContextEn kept: FUP.PGD + TIP */
+		if ((r = peek(d)) < 0)
+			return r;
+		if (r && d->la.pkt.type == RTIT_R_TIP) {
+			flow_emit_event(d, at, d->la.ip);
+			consume(d);
+		}
+	}
+	flow_disable(d, RTIT_FLOW_N_DISABLE, off, at);
+	return 0;
+}
+
+/* The packet in view with no TNT bits pending, before the instruction at
+ * d->ip: an enable, an overflow, a stop or an event here, or none of
+ * these (W_INSN: the instruction runs).  Returns W_AGAIN, W_INSN or as
+ * walk. */
+static inline int walk_packet(struct rtit_flow_dec *d)
+{
+	int r;
+
+	if ((r = peek(d)) < 0)
+		return r;
+	if (!r)
+		return flow_walk_end(d);
+	const struct la *p = &d->la;
+	switch (p->pkt.type) {
+	case RTIT_R_FUP_PGE:
+		/* tracing restarted without a FUP.PGD (a WRMSR
+		 * clearing Trace_En sends none, 4.2.8, D69) */
+		flow_drop_uncertain(d, p->offset);
+		flow_enable_la(d, RTIT_FLOW_N_ENABLE);
+		return W_AGAIN;
+	case RTIT_R_FUP_BUFFOVF:
+		if ((r = overflow(d)) < 0)
+			return r;
+		return W_AGAIN;
+	case RTIT_R_TRACESTOP:
+		return flow_trace_stop(d);
+	case RTIT_R_FUP_FAR:
+		if (p->ip != d->ip)
+			break;
+		/* an event here: fault (CLIP) or interrupt (NLIP) */
+		return walk_event_far(d);
+	case RTIT_R_FUP_PGD:
+		if (p->ip != d->ip && p->ip != d->prev_nlip)
+			break;
+		/* the NLIP of a taken branch just walked, which the
+		 * flow also reaches from here with no packet: the
+		 * stop is there (an event or a step out) */
+		if (p->ip != d->ip && straight_reaches(d, d->ip, p->ip))
+			break;
+		return walk_disable(d);
+	default:
+		break;
+	}
+	return W_INSN;
+}
+
+/* A conditional branch (a TNT bit) or a near RET (a TNT bit when
+ * compressed, else a TIP): where it goes in *next, *fl.  Returns W_INSN
+ * (the packet used), W_AGAIN or as walk. */
+static inline int walk_cond_ret(struct rtit_flow_dec *d, const struct ic_ent *e,
+				uint64_t *next, uint8_t *fl)
+{
+	int r = 1;
+
+	if (!d->tnt_n) {
+		if ((r = peek(d)) < 0)
+			return r;
+		if (r && d->la.pkt.type == RTIT_R_TNT) {
+			/* a full TNT's CCP is its last branch's
+			 * time (4.2.15): kept until then */
+			d->tnt_bits = d->la.pkt.u.tnt.bits;
+			d->tnt_n = d->la.pkt.u.tnt.nbits;
+			d->tnt_cyc = d->la.cyc;
+			d->tnt_exact = d->la.exact;
+			d->la.cyc = d->tmpl.cycles;	/* not yet */
+			d->la.exact = false;
+			consume(d);
+		} else if (e->cls == RTIT_IC_COND) {
+			if (!r)
+				return flow_walk_end(d);
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->la.offset,
+				    "the conditional branch at 0x%" PRIx64
+				    " needs a TNT bit; the next packet is %s",
+				    d->ip, flow_la_name(d));
+		}
+	}
+	if (d->tnt_n && (e->cls == RTIT_IC_COND || d->cfg.cmprs_ret)) {
+		bool bit = (d->tnt_bits >> --d->tnt_n) & 1;
+		if (!d->tnt_n) {
+			if (d->tmpl.cycles != d->tnt_cyc)
+				d->tmpl.cycles = d->tnt_cyc;
+			if (d->tnt_exact)
+				d->tmpl.pad0 |= RTIT_FLOW_A_CYC_EXACT;
+		}
+		if (e->cls == RTIT_IC_COND) {
+			if (bit) {
+				*next = e->target;
+				*fl = RTIT_SIM_F_TAKEN;
+			}
+			return W_INSN;
+		}
+		/* compressed RET (4.2.3.2): target LAST_CALL_NLIP */
+		if (!bit)
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+				    "the RET at 0x%" PRIx64 " meets a not-taken TNT bit", d->ip);
+		if (!flow_ret_compressed(d, next))
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+				    "the RET at 0x%" PRIx64 " is compressed (TNT bit) but no"
+				    " CALL set LAST_CALL_NLIP", d->ip);
+		*fl = RTIT_SIM_F_TAKEN;
+		return W_INSN;
+	}
+	if (d->tnt_n)
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+			    "the RET at 0x%" PRIx64 " needs a TIP but %d TNT bits are"
+			    " pending (Cmprs_Ret is off)", d->ip, d->tnt_n);
+	if (!r)
+		return flow_walk_end(d);
+	if ((r = take_tip(d, "the RET", next)) != 0) {
+		if (r == 2)
+			return flow_walk_end(d);
+		if (r < 0 || (r = overflow(d)) < 0)
+			return r;
+		return W_AGAIN;
+	}
+	*fl = RTIT_SIM_F_TAKEN;
+	return W_INSN;
+}
+
+/* An indirect JMP or CALL: a TIP, its target in *next.  Returns W_INSN
+ * (the packet used), W_AGAIN or as walk. */
+static inline int walk_indirect(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t nlip,
+				uint64_t *next)
+{
+	int r;
+
+	if (d->tnt_n)
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+			    "the %s at 0x%" PRIx64 " needs a TIP but %d TNT bits are"
+			    " pending", cls_name(e->cls), d->ip, d->tnt_n);
+	if ((r = peek(d)) < 0)
+		return r;
+	if (!r)
+		return flow_walk_end(d);
+	if ((r = take_tip(d, e->cls == RTIT_IC_INDIRECT_JMP ? "the indirect JMP" :
+			  "the indirect CALL", next)) != 0) {
+		if (r == 2)
+			return flow_walk_end(d);
+		if (r < 0 || (r = overflow(d)) < 0)
+			return r;
+		return W_AGAIN;
+	}
+	if (e->cls == RTIT_IC_INDIRECT_CALL)
+		flow_on_call(d, nlip, false);
+	return W_INSN;
+}
+
+/* A far transfer: FUP.FAR(NLIP) + TIP, or FUP.PGD(NLIP) [+ TIP].  Its
+ * record is made here.  Returns W_AGAIN or as walk. */
+static int walk_far(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t nlip)
+{
+	uint64_t next = nlip;
+	uint8_t fl, ann = 0;
+	int r;
+
+	if (d->tnt_n)
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+			    "the %s at 0x%" PRIx64 " needs a FUP.FAR but %d TNT bits are"
+			    " pending", cls_name(e->cls), d->ip, d->tnt_n);
+	if ((r = peek(d)) < 0)
+		return r;
+	if (!r)
+		return flow_walk_end(d);
+	const struct la *p = &d->la;
+	bool at = p->ip == nlip ||
+		  ((d->cfg.errata & RTIT_FLOW_E1) && p->ip > d->ip && p->ip < nlip);
+	if ((p->pkt.type != RTIT_R_FUP_FAR && p->pkt.type != RTIT_R_FUP_PGD) || !at)
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, p->offset,
+			    "the %s at 0x%" PRIx64 " needs a FUP.FAR with its NLIP 0x%"
+			    PRIx64 "; the next packet is %s 0x%" PRIx64,
+			    cls_name(e->cls), d->ip, nlip, flow_la_name(d), p->ip);
+	bool pgd = p->pkt.type == RTIT_R_FUP_PGD;
+	uint64_t off = p->offset;
+	consume(d);
+	fl = RTIT_SIM_F_TAKEN;
+	bool lost = false, ended = false;
+	if (!pgd) {
+		if ((r = take_tip(d, "the far transfer", &next)) < 0)
+			return r;
+		if (r) {	/* the TIP was lost in an overflow */
+			lost = r == 1;
+			ended = r == 2;
+			next = 0;
+			ann = RTIT_FLOW_A_NEXT_UNKNOWN;
+		}
+	} else {
+		if ((r = peek(d)) < 0)
+			return r;
+		if (r && d->la.pkt.type == RTIT_R_TIP) {
+			next = d->la.ip;
+			consume(d);
+		} else {
+			next = 0;
+			ann = RTIT_FLOW_A_NEXT_UNKNOWN;
+		}
+	}
+	if ((e->flags & IC_INTO) && next == nlip && !ann)
+		fl = 0;
+	flow_insn_rec(d, e, next, fl, ann);
+	commit(d);
+	d->prev_nlip = NO_IP;
+	if (ended)
+		return 2;
+	if (lost) {
+		if ((r = overflow(d)) < 0)
+			return r;
+		return W_AGAIN;
+	}
+	if (pgd) {
+		flow_disable(d, RTIT_FLOW_N_DISABLE, off, nlip);
+		return 0;
+	}
+	d->ip = next;
+	return W_AGAIN;
+}
+
 /*
  * Walks while enabled.  Returns 0 when the state changed (disabled), 2
  * when the stream ended, < 0 on an error.
@@ -764,77 +1034,10 @@ static int walk(struct rtit_flow_dec *d)
 
 	while (d->state == ST_ENABLED) {
 		flow_step_untimed(d);
-		if (!d->tnt_n) {
-			if ((r = peek(d)) < 0)
-				return r;
-			if (!r)
-				return flow_walk_end(d);
-			const struct la *p = &d->la;
-			switch (p->pkt.type) {
-			case RTIT_R_FUP_PGE:
-				/* tracing restarted without a FUP.PGD (a WRMSR
-				 * clearing Trace_En sends none, 4.2.8, D69) */
-				flow_drop_uncertain(d, p->offset);
-				flow_enable_la(d, RTIT_FLOW_N_ENABLE);
+		if (!d->tnt_n && (r = walk_packet(d)) != W_INSN) {
+			if (r == W_AGAIN)
 				continue;
-			case RTIT_R_FUP_BUFFOVF:
-				if ((r = overflow(d)) < 0)
-					return r;
-				continue;
-			case RTIT_R_TRACESTOP:
-				return flow_trace_stop(d);
-			case RTIT_R_FUP_FAR:
-				if (p->ip != d->ip)
-					break;
-				/* an event here: fault (CLIP) or interrupt (NLIP) */
-				{
-					uint64_t at = p->ip, to;
-					consume(d);
-					commit(d);
-					if ((r = take_tip(d, "the event (FUP.FAR)", &to)) < 0)
-						return r;
-					flow_emit_event(d, at, r ? 0 : to);
-					if (r) {
-						d->batch[d->nbatch - 1].pad0 |= RTIT_FLOW_A_NEXT_UNKNOWN;
-						if (r == 2)
-							return 2;
-						if ((r = overflow(d)) < 0)
-							return r;
-						continue;
-					}
-					d->ip = to;
-					d->prev_nlip = NO_IP;
-				}
-				continue;
-			case RTIT_R_FUP_PGD:
-				if (p->ip != d->ip && p->ip != d->prev_nlip)
-					break;
-				/* the NLIP of a taken branch just walked, which the
-				 * flow also reaches from here with no packet: the
-				 * stop is there (an event or a step out) */
-				if (p->ip != d->ip && straight_reaches(d, d->ip, p->ip))
-					break;
-				{
-					uint64_t at = p->ip, off = p->offset;
-					bool here = p->ip == d->ip;
-					consume(d);
-					commit(d);
-					if (here) {
-						/* an event leaving the region with
-						 * ContextEn kept: FUP.PGD + TIP */
-						if ((r = peek(d)) < 0)
-							return r;
-						if (r && d->la.pkt.type == RTIT_R_TIP) {
-							flow_emit_event(d, at, d->la.ip);
-							consume(d);
-						}
-					}
-					flow_disable(d, RTIT_FLOW_N_DISABLE, off, at);
-				}
-				return 0;
-			default:
-				break;
-			}
+			return r;
 		}
 
 		if ((r = ic_get(d, d->ip, &e)) < 0)
@@ -845,10 +1048,10 @@ static int walk(struct rtit_flow_dec *d)
 				    " without using a packet (next: %s)", d->walked, d->ip, flow_la_name(d));
 
 		uint64_t nlip = d->ip + e->len, next = nlip;
-		uint8_t fl = 0, ann = 0;
+		uint8_t fl = 0;
 		bool used = false;
-		r = 1;
 
+		r = W_INSN;
 		switch (e->cls) {
 		case RTIT_IC_MOV_CR3: case RTIT_IC_MOV_CR0:
 			/* its PIP, if one is in view (none with CR3 filtering,
@@ -877,156 +1080,23 @@ static int walk(struct rtit_flow_dec *d)
 			break;
 		case RTIT_IC_COND:
 		case RTIT_IC_RET:
-			if (!d->tnt_n) {
-				if ((r = peek(d)) < 0)
-					return r;
-				if (r && d->la.pkt.type == RTIT_R_TNT) {
-					/* a full TNT's CCP is its last branch's
-					 * time (4.2.15): kept until then */
-					d->tnt_bits = d->la.pkt.u.tnt.bits;
-					d->tnt_n = d->la.pkt.u.tnt.nbits;
-					d->tnt_cyc = d->la.cyc;
-					d->tnt_exact = d->la.exact;
-					d->la.cyc = d->tmpl.cycles;	/* not yet */
-					d->la.exact = false;
-					consume(d);
-				} else if (e->cls == RTIT_IC_COND) {
-					if (!r)
-						return flow_walk_end(d);
-					return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->la.offset,
-						    "the conditional branch at 0x%" PRIx64
-						    " needs a TNT bit; the next packet is %s",
-						    d->ip, flow_la_name(d));
-				}
-			}
-			if (d->tnt_n && (e->cls == RTIT_IC_COND || d->cfg.cmprs_ret)) {
-				bool bit = (d->tnt_bits >> --d->tnt_n) & 1;
-				used = true;
-				if (!d->tnt_n) {
-					if (d->tmpl.cycles != d->tnt_cyc)
-						d->tmpl.cycles = d->tnt_cyc;
-					if (d->tnt_exact)
-						d->tmpl.pad0 |= RTIT_FLOW_A_CYC_EXACT;
-				}
-				if (e->cls == RTIT_IC_COND) {
-					if (bit) {
-						next = e->target;
-						fl = RTIT_SIM_F_TAKEN;
-					}
-					break;
-				}
-				/* compressed RET (4.2.3.2): target LAST_CALL_NLIP */
-				if (!bit)
-					return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
-						    "the RET at 0x%" PRIx64 " meets a not-taken TNT bit", d->ip);
-				if (!flow_ret_compressed(d, &next))
-					return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
-						    "the RET at 0x%" PRIx64 " is compressed (TNT bit) but no"
-						    " CALL set LAST_CALL_NLIP", d->ip);
-				fl = RTIT_SIM_F_TAKEN;
-				break;
-			}
-			if (d->tnt_n)
-				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
-					    "the RET at 0x%" PRIx64 " needs a TIP but %d TNT bits are"
-					    " pending (Cmprs_Ret is off)", d->ip, d->tnt_n);
-			if (!r)
-				return flow_walk_end(d);
-			if ((r = take_tip(d, "the RET", &next)) != 0) {
-				if (r == 2)
-					return flow_walk_end(d);
-				if (r < 0 || (r = overflow(d)) < 0)
-					return r;
-				continue;
-			}
-			fl = RTIT_SIM_F_TAKEN;
+			r = walk_cond_ret(d, e, &next, &fl);
 			used = true;
 			break;
 		case RTIT_IC_INDIRECT_JMP:
 		case RTIT_IC_INDIRECT_CALL:
-			if (d->tnt_n)
-				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
-					    "the %s at 0x%" PRIx64 " needs a TIP but %d TNT bits are"
-					    " pending", cls_name(e->cls), d->ip, d->tnt_n);
-			if ((r = peek(d)) < 0)
-				return r;
-			if (!r)
-				return flow_walk_end(d);
-			if ((r = take_tip(d, e->cls == RTIT_IC_INDIRECT_JMP ? "the indirect JMP" :
-					  "the indirect CALL", &next)) != 0) {
-				if (r == 2)
-					return flow_walk_end(d);
-				if (r < 0 || (r = overflow(d)) < 0)
-					return r;
-				continue;
-			}
-			if (e->cls == RTIT_IC_INDIRECT_CALL)
-				flow_on_call(d, nlip, false);
+			r = walk_indirect(d, e, nlip, &next);
 			fl = RTIT_SIM_F_TAKEN;
 			used = true;
 			break;
-		default: {
-			/* far transfers: FUP.FAR(NLIP) + TIP, or FUP.PGD(NLIP) [+ TIP] */
-			if (d->tnt_n)
-				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
-					    "the %s at 0x%" PRIx64 " needs a FUP.FAR but %d TNT bits are"
-					    " pending", cls_name(e->cls), d->ip, d->tnt_n);
-			if ((r = peek(d)) < 0)
-				return r;
-			if (!r)
-				return flow_walk_end(d);
-			const struct la *p = &d->la;
-			bool at = p->ip == nlip ||
-				  ((d->cfg.errata & RTIT_FLOW_E1) && p->ip > d->ip && p->ip < nlip);
-			if ((p->pkt.type != RTIT_R_FUP_FAR && p->pkt.type != RTIT_R_FUP_PGD) || !at)
-				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, p->offset,
-					    "the %s at 0x%" PRIx64 " needs a FUP.FAR with its NLIP 0x%"
-					    PRIx64 "; the next packet is %s 0x%" PRIx64,
-					    cls_name(e->cls), d->ip, nlip, flow_la_name(d), p->ip);
-			bool pgd = p->pkt.type == RTIT_R_FUP_PGD;
-			uint64_t off = p->offset;
-			consume(d);
-			fl = RTIT_SIM_F_TAKEN;
-			bool lost = false, ended = false;
-			if (!pgd) {
-				if ((r = take_tip(d, "the far transfer", &next)) < 0)
-					return r;
-				if (r) {	/* the TIP was lost in an overflow */
-					lost = r == 1;
-					ended = r == 2;
-					next = 0;
-					ann = RTIT_FLOW_A_NEXT_UNKNOWN;
-				}
-			} else {
-				if ((r = peek(d)) < 0)
-					return r;
-				if (r && d->la.pkt.type == RTIT_R_TIP) {
-					next = d->la.ip;
-					consume(d);
-				} else {
-					next = 0;
-					ann = RTIT_FLOW_A_NEXT_UNKNOWN;
-				}
-			}
-			if ((e->flags & IC_INTO) && next == nlip && !ann)
-				fl = 0;
-			flow_insn_rec(d, e, next, fl, ann);
-			commit(d);
-			d->prev_nlip = NO_IP;
-			if (ended)
-				return 2;
-			if (lost) {
-				if ((r = overflow(d)) < 0)
-					return r;
-				continue;
-			}
-			if (pgd) {
-				flow_disable(d, RTIT_FLOW_N_DISABLE, off, nlip);
-				return 0;
-			}
-			d->ip = next;
-			continue;
+		default:	/* far transfers: the record is made there */
+			r = walk_far(d, e, nlip);
+			break;
 		}
+		if (r != W_INSN) {
+			if (r == W_AGAIN)
+				continue;
+			return r;
 		}
 
 		flow_insn_rec(d, e, next, fl, 0);

@@ -166,6 +166,80 @@ static bool cyc_eligible(enum rtit_pkt_type t)
 	}
 }
 
+/* A PEBS record's BBP, BIP or BEP: its blocks run from the first BBP to
+ * the BEP (33.4.1.1, D55). */
+static void pebs_block(struct rtit_flow_dec *d, const struct rtit_packet *p)
+{
+	switch (p->type) {
+	case RTIT_PT_BBP:
+		if (!d->pebs_in) {
+			d->pebs_in = true;
+			d->pebs_h = RTIT_PEBS_DIGEST_INIT;
+			d->pebs_eip = 0;
+			d->pebs_groups = 0;
+		}
+		d->pebs_blk = p->u.bbp.type;
+		d->pebs_groups |= rtit_pebs_group_of(p->u.bbp.type);
+		break;
+	case RTIT_PT_BIP:
+		if (d->pebs_in) {
+			d->pebs_h = rtit_pebs_digest_step(d->pebs_h, d->pebs_blk, p->u.bip.id,
+							  p->u.bip.value);
+			if (d->pebs_blk == rtit_pt_bbp_pebs_basic && p->u.bip.id == 0)
+				d->pebs_eip = p->u.bip.value;
+		}
+		break;
+	default:	/* BEP */
+		/* IP=1: the FUP that follows binds the record (Table
+		 * 33-48); IP=0 (ContextEn=0): nothing traced here to
+		 * bind it to, it is not reported */
+		d->pebs_fup = d->pebs_in && p->u.ip_bit;
+		d->pebs_in = false;
+		break;
+	}
+}
+
+/* Besides pt_peek's own returns, what peek_fup tells it: the FUP is not
+ * significant (read on), or it is to be put in view as any packet is. */
+enum { PK_SKIP = 2, PK_VIEW = 3 };
+
+/* A FUP read by pt_peek: status in a PSB+, a PEBS record's, one bound to
+ * a packet before it, a MODE.Exec's, or a FUP of its own (PK_VIEW).
+ * Returns PK_SKIP, PK_VIEW or as pt_peek. */
+static int peek_fup(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
+{
+	int r;
+
+	if (d->in_psb) {
+		if (d->state == ST_ENABLED)
+			return PK_SKIP;	/* status (33.3.7) */
+		return flow_set_la(d, it, true);
+	}
+	if (d->pebs_fup) {
+		/* a BEP's: the walk takes the record where the
+		 * FUP says; while it is not walking there is no
+		 * flow to put it in (D55) */
+		d->pebs_fup = false;
+		if (d->state != ST_ENABLED)
+			return PK_SKIP;
+		r = flow_set_la(d, it, false);
+		d->la.pebs_fup = true;
+		return r;
+	}
+	if (d->bound_fup) {
+		d->bound_fup = false;
+		return PK_SKIP;
+	}
+	if (d->mode_fup) {
+		/* MODE.Exec, FUP(CLIP): the walk applies it there */
+		d->mode_fup = false;
+		r = flow_set_la(d, it, false);
+		d->la.if_fup = true;
+		return r;
+	}
+	return PK_VIEW;
+}
+
 /* Brings the next significant packet into view: TNT, TIP, TIP.PGE,
  * TIP.PGD, a FUP that is not status, OVF, TraceStop, and PIP and MODE.Exec
  * while tracing (they belong to a MOV CR3 or a far transfer ahead).  1: in view,
@@ -242,32 +316,8 @@ static int pt_peek(struct rtit_flow_dec *d)
 			if (p->u.ptw.ip)	/* FUPonPTW, Table 33-58 */
 				d->bound_fup = true;
 			continue;
-		case RTIT_PT_BBP:
-			/* a PEBS record: its blocks run from the first BBP
-			 * to the BEP (33.4.1.1, D55) */
-			if (!d->pebs_in) {
-				d->pebs_in = true;
-				d->pebs_h = RTIT_PEBS_DIGEST_INIT;
-				d->pebs_eip = 0;
-				d->pebs_groups = 0;
-			}
-			d->pebs_blk = p->u.bbp.type;
-			d->pebs_groups |= rtit_pebs_group_of(p->u.bbp.type);
-			continue;
-		case RTIT_PT_BIP:
-			if (d->pebs_in) {
-				d->pebs_h = rtit_pebs_digest_step(d->pebs_h, d->pebs_blk, p->u.bip.id,
-								  p->u.bip.value);
-				if (d->pebs_blk == rtit_pt_bbp_pebs_basic && p->u.bip.id == 0)
-					d->pebs_eip = p->u.bip.value;
-			}
-			continue;
-		case RTIT_PT_BEP:
-			/* IP=1: the FUP that follows binds the record (Table
-			 * 33-48); IP=0 (ContextEn=0): nothing traced here to
-			 * bind it to, it is not reported */
-			d->pebs_fup = d->pebs_in && p->u.ip_bit;
-			d->pebs_in = false;
+		case RTIT_PT_BBP: case RTIT_PT_BIP: case RTIT_PT_BEP:
+			pebs_block(d, p);
 			continue;
 		case RTIT_PT_CFE:
 			if (p->u.cfe.ip)	/* Table 33-59 */
@@ -282,33 +332,10 @@ static int pt_peek(struct rtit_flow_dec *d)
 			apply_pip(d, p);
 			continue;
 		case RTIT_PT_FUP:
-			if (d->in_psb) {
-				if (d->state == ST_ENABLED)
-					continue;	/* status (33.3.7) */
-				return flow_set_la(d, &it, true);
-			}
-			if (d->pebs_fup) {
-				/* a BEP's: the walk takes the record where the
-				 * FUP says; while it is not walking there is no
-				 * flow to put it in (D55) */
-				d->pebs_fup = false;
-				if (d->state != ST_ENABLED)
-					continue;
-				r = flow_set_la(d, &it, false);
-				d->la.pebs_fup = true;
-				return r;
-			}
-			if (d->bound_fup) {
-				d->bound_fup = false;
+			if ((r = peek_fup(d, &it)) == PK_SKIP)
 				continue;
-			}
-			if (d->mode_fup) {
-				/* MODE.Exec, FUP(CLIP): the walk applies it there */
-				d->mode_fup = false;
-				r = flow_set_la(d, &it, false);
-				d->la.if_fup = true;
+			if (r != PK_VIEW)
 				return r;
-			}
 			break;
 		case RTIT_PT_OVF:
 			/* packets were lost: a PSBEND, an IP bit's FUP; it
@@ -763,6 +790,327 @@ static bool enclu_is_event(struct rtit_flow_dec *d, uint64_t to)
 	return false;
 }
 
+/* Besides flow_pt_walk's own returns (0, 2, < 0), what one of its steps
+ * tells the loop: go round again (the state or the IP changed), or go on
+ * with the instruction at d->ip. */
+enum { W_AGAIN = 3, W_INSN = 4 };
+
+/* The FUP in view with no bits pending, before the instruction @e at
+ * d->ip: a PEBS record, an RFLAGS.IF change, a TSX begin, commit or abort,
+ * or an event here; or one for an instruction ahead (W_INSN).  Returns
+ * W_AGAIN, W_INSN or as flow_pt_walk. */
+static int pt_walk_fup(struct rtit_flow_dec *d, const struct ic_ent *e)
+{
+	const struct la *p = &d->la;
+	int r;
+
+	if (p->pebs_fup) {
+		/* BEP(IP=1), FUP(NLIP): the PEBS record
+		 * written after the instruction before
+		 * its IP; walk on to it (D55) */
+		if (p->ip != d->ip)
+			return W_INSN;
+		pebs_here(d);
+		return W_AGAIN;
+	}
+	if (p->if_fup) {
+		/* MODE.Exec, FUP(CLIP): the CLI, STI or
+		 * POPF here changed RFLAGS.IF (Table
+		 * 33-59 case 22); walk on to it */
+		if (p->ip != d->ip)
+			return W_INSN;
+		take_if(d);
+		consume(d);
+		return W_AGAIN;
+	}
+	if (d->tsx_pending) {
+		if (p->ip != d->ip)
+			return W_INSN;	/* at an XBEGIN/XEND ahead */
+		if ((r = tsx_here(d, e)) <= 0 || r == 2)
+			return r;
+		return W_AGAIN;
+	}
+	if (p->ip != d->ip || e->cls == RTIT_IC_INT || e->cls == RTIT_IC_ENCLU)
+		return W_INSN;
+	if ((r = event_here(d, e)) <= 0 || r == 2)
+		return r;
+	return W_AGAIN;
+}
+
+/* The packet in view with no bits pending, before the instruction @e at
+ * d->ip: an enable, an overflow, a stop, an event or a VM entry here, or
+ * none of these (W_INSN: the instruction runs).  Returns W_AGAIN, W_INSN
+ * or as flow_pt_walk. */
+static inline int pt_walk_packet(struct rtit_flow_dec *d, const struct ic_ent *e)
+{
+	int r;
+
+	if ((r = pt_peek(d)) < 0)
+		return r;
+	if (!r)
+		return flow_walk_end(d);
+	const struct la *p = &d->la;
+	/* Table 33-27: while tracing, a MODE.TSX immediately
+	 * precedes its FUP (an OVF may have lost the FUP) */
+	if (d->tsx_pending && p->pkt.type != RTIT_PT_FUP && p->pkt.type != RTIT_PT_OVF)
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, p->offset,
+				 "a MODE.TSX is not followed by its FUP; the next"
+				 " packet is %s", flow_la_name(d));
+	switch (p->pkt.type) {
+	case RTIT_PT_TIP_PGE:
+		/* tracing restarted with no TIP.PGD seen */
+		sgx_on_enable(d);
+		take_if(d);
+		flow_drop_uncertain(d, p->offset);
+		flow_enable_la(d, RTIT_FLOW_N_ENABLE);
+		return W_AGAIN;
+	case RTIT_PT_OVF:
+		if ((r = overflow(d)) < 0)
+			return r;
+		return W_AGAIN;
+	case RTIT_PT_TRACESTOP:
+		return flow_trace_stop(d);
+	case RTIT_PT_FUP:
+		return pt_walk_fup(d, e);
+	case RTIT_PT_PIP:
+		/* PIP(NR=1), no bits pending: a VM entry here
+		 * from VMX root operation, when a PIP said root;
+		 * else one only when a CFE.VMENTRY says so (its
+		 * VM exit was lost in an overflow), or a MOV
+		 * CR3's, here or ahead (the PSB+'s PIP may have
+		 * been lost too) */
+		if (!p->pkt.u.pip.nr || e->cls == RTIT_IC_MOV_CR3 ||
+		    (!d->in_vmm && (d->nonroot || !d->vmx_known) &&
+		     d->cfe_type != rtit_pt_cfe_vmentry))
+			break;
+		if ((r = vm_entry_here(d)) <= 0 || r == 2)
+			return r;
+		return W_AGAIN;
+	case RTIT_PT_TIP:
+		/* after a VM exit, the TIP of the VM entry */
+		if (!d->in_vmm)
+			break;
+		if ((r = vm_entry_here(d)) <= 0 || r == 2)
+			return r;
+		return W_AGAIN;
+	default:
+		break;
+	}
+	return W_INSN;
+}
+
+/* A MOV CR3 or MOV CR0: *used when its packet is.  Returns W_INSN or, when
+ * it left tracing, as flow_pt_walk. */
+static int pt_walk_mov_cr(struct rtit_flow_dec *d, const struct ic_ent *e, bool *used)
+{
+	int r;
+
+	/* its PIP (Table 33-55 case 14), or the TIP.PGD() of a
+	 * CR3 that clears ContextEn (Table 33-56 case 7) */
+	if (!d->tnt_n && is_type(d, RTIT_PT_PIP)) {
+		apply_pip(d, &d->la.pkt);
+		consume(d);
+		*used = true;
+		if ((r = pt_peek(d)) < 0)
+			return r;
+	}
+	/* a PIP means ContextEn stayed 1 (it needs it): the
+	 * TIP.PGD is then a later instruction's */
+	if (!*used && !d->tnt_n && is_type(d, RTIT_PT_TIP_PGD) &&
+	    d->la.ip_status == 1) {
+		uint64_t off = d->la.offset;
+		consume(d);
+		return leave(d, e, off, NO_IP, 0);
+	}
+	return W_INSN;
+}
+
+/* A conditional branch (a TNT bit) or a near RET (a TNT bit when
+ * compressed, else a TIP; a TIP.PGD for either when it left tracing):
+ * where it goes in *next, *fl.  Returns W_INSN (the packet used), W_AGAIN
+ * or as flow_pt_walk. */
+static inline int pt_walk_cond_ret(struct rtit_flow_dec *d, const struct ic_ent *e,
+				   uint64_t *next, uint8_t *fl)
+{
+	uint64_t to, off;
+	bool pgd;
+	int r;
+
+	if (!d->tnt_n) {
+		if ((r = pt_peek(d)) < 0)
+			return r;
+		if (!r)
+			return flow_walk_end(d);
+		switch (d->la.pkt.type) {
+		case RTIT_PT_TNT8: case RTIT_PT_TNT64:
+			d->tnt_bits = d->la.pkt.u.tnt.bits;
+			d->tnt_n = d->la.pkt.u.tnt.nbits;
+			consume(d);
+			break;
+		case RTIT_PT_TIP_PGD:
+			if (e->cls == RTIT_IC_COND && d->la.ip_status != 1)
+				break;	/* a conditional's TIP.PGD is () */
+			off = d->la.offset;
+			to = d->la.ip_status == 1 ? NO_IP : d->la.ip;
+			consume(d);
+			return leave(d, e, off, to, RTIT_SIM_F_TAKEN);
+		case RTIT_PT_OVF:
+			if (e->cls == RTIT_IC_RET) {
+				if ((r = overflow(d)) < 0)
+					return r;
+				return W_AGAIN;
+			}
+			break;
+		default:
+			break;
+		}
+		if (!d->tnt_n && e->cls == RTIT_IC_COND)
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->la.offset,
+					 "the conditional branch at 0x%" PRIx64
+					 " needs a TNT bit; the next packet is %s",
+					 d->ip, flow_la_name(d));
+	}
+	if (d->tnt_n) {
+		bool bit = (d->tnt_bits >> --d->tnt_n) & 1;
+		if (e->cls == RTIT_IC_COND) {
+			if (bit) {
+				*next = e->target;
+				*fl = RTIT_SIM_F_TAKEN;
+			}
+			return W_INSN;
+		}
+		/* a compressed RET (33.4.2.2): the popped NLIP */
+		if (!bit)
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+					 "the RET at 0x%" PRIx64 " meets a not-taken TNT bit",
+					 d->ip);
+		if (!flow_ret_compressed(d, next))
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+					 "the RET at 0x%" PRIx64 " is compressed (TNT bit)"
+					 " but the RET-compression stack is empty", d->ip);
+		*fl = RTIT_SIM_F_TAKEN;
+		return W_INSN;
+	}
+	/* an uncompressed RET: a TIP; it pops all the same */
+	if ((r = take_tip(d, "the RET", next, &pgd)) != TIP_OK) {
+		if (r == TIP_EOS)
+			return flow_walk_end(d);
+		if (r < 0 || (r = overflow(d)) < 0)
+			return r;
+		return W_AGAIN;
+	}
+	{
+		uint64_t ignored;
+		flow_ret_compressed(d, &ignored);
+	}
+	if (pgd)
+		return leave(d, e, d->last_off, *next, RTIT_SIM_F_TAKEN);
+	*fl = RTIT_SIM_F_TAKEN;
+	return W_INSN;
+}
+
+/* An indirect JMP or CALL: a TIP (or TIP.PGD), its target in *next.
+ * Returns W_INSN (the packet used), W_AGAIN or as flow_pt_walk. */
+static inline int pt_walk_indirect(struct rtit_flow_dec *d, const struct ic_ent *e,
+				   uint64_t nlip, uint64_t *next)
+{
+	bool pgd;
+	int r;
+
+	/* with TNT bits pending, a deferred TIP (33.4.2.3):
+	 * the TIPs follow the TNT whose bits span them, in
+	 * order, so it is the next packet all the same */
+	if ((r = take_tip(d, e->cls == RTIT_IC_INDIRECT_JMP ? "the indirect JMP" :
+			  "the indirect CALL", next, &pgd)) != TIP_OK) {
+		if (r == TIP_EOS)
+			return flow_walk_end(d);
+		if (r < 0 || (r = overflow(d)) < 0)
+			return r;
+		return W_AGAIN;
+	}
+	if (pgd)
+		return leave(d, e, d->last_off, *next, RTIT_SIM_F_TAKEN);
+	if (e->cls == RTIT_IC_INDIRECT_CALL)
+		flow_on_call(d, nlip, false);
+	return W_INSN;
+}
+
+/* A far transfer: [FUP(CLIP) for INT n], [PIP], [MODE.Exec], TIP or
+ * TIP.PGD (Table 33-55 cases 8-13, Table 33-56).  Its record is made
+ * here.  Returns W_AGAIN or as flow_pt_walk. */
+static int pt_walk_far(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t nlip)
+{
+	uint64_t next = nlip;
+	uint8_t fl;
+	bool pgd;
+	int r;
+
+	if (d->tnt_n)
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+				 "the %s at 0x%" PRIx64 " needs a TIP but %d TNT bits are"
+				 " pending", rtit_insn_class_name(e->cls), d->ip, d->tnt_n);
+	bool fup_here = false;
+	if (e->cls == RTIT_IC_INT || e->cls == RTIT_IC_ENCLU) {
+		if ((r = pt_peek(d)) < 0)
+			return r;
+		if (r && is_type(d, RTIT_PT_FUP) && d->la.ip == d->ip) {
+			consume(d);
+			fup_here = true;
+		}
+	}
+	bool cfe_other = d->cfe_type && (d->cfe_type != rtit_pt_cfe_intr ||
+					 d->cfe_vec != e->vec);
+	/* an AEX or interrupt here sent CFE.INTR before its FUP
+	 * (Table 33-59 cases 4, 19) */
+	bool enclu_event = e->cls == RTIT_IC_ENCLU && d->cfe_fresh &&
+			   d->cfe_type == rtit_pt_cfe_intr;
+	d->cfe_type = 0;
+	fl = RTIT_SIM_F_TAKEN;
+	r = take_tip(d, "the far transfer", &next, &pgd);
+	if (r < 0)
+		return r;
+	if (r != TIP_OK) {	/* lost in an overflow, or the end */
+		leave_if(d);	/* RFLAGS.IF after it: only from a MODE.Exec */
+		flow_insn_rec(d, e, 0, fl, RTIT_FLOW_A_NEXT_UNKNOWN);
+		commit(d);
+		if (r == TIP_EOS)
+			return 2;
+		if ((r = overflow(d)) < 0)
+			return r;
+		return W_AGAIN;
+	}
+	if (pgd && fup_here && next == NO_IP) {
+		/* FUP(IP) + TIP.PGD(): the INT n into code not
+		 * traced, or an SMI or TraceEn cleared before it:
+		 * the INT is not taken as executed (D30) */
+		commit(d);
+		rtit_pt_calls_clear(&d->rs);
+		flow_disable(d, RTIT_FLOW_N_DISABLE, d->last_off, d->ip);
+		return 0;
+	}
+	if (pgd && e->cls == RTIT_IC_ENCLU)
+		sgx_on_enclu(d, next == NO_IP);
+	if (pgd)
+		return leave(d, e, d->last_off, next, fl);
+	if (fup_here && (e->cls == RTIT_IC_ENCLU ?
+			 enclu_event || enclu_is_event(d, next) :
+			 int_is_event(d, e, next, cfe_other))) {
+		/* an interrupt or exception ahead of the INT n,
+		 * whose own FUP + TIP come later */
+		commit(d);
+		async_event(d, d->ip, next);
+		return W_AGAIN;
+	}
+	if ((e->flags & IC_INTO) && next == nlip)
+		fl = 0;
+	if (e->cls == RTIT_IC_ENCLU)
+		sgx_on_enclu(d, false);
+	flow_insn_rec(d, e, next, fl, 0);
+	commit(d);
+	d->ip = next;
+	return W_AGAIN;
+}
+
 int flow_pt_walk(struct rtit_flow_dec *d)
 {
 	const struct ic_ent *e;
@@ -772,88 +1120,10 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 		flow_step_untimed(d);
 		if ((r = ic_get(d, d->ip, &e)) < 0)
 			return r;
-		if (!d->tnt_n) {
-			if ((r = pt_peek(d)) < 0)
-				return r;
-			if (!r)
-				return flow_walk_end(d);
-			const struct la *p = &d->la;
-			/* Table 33-27: while tracing, a MODE.TSX immediately
-			 * precedes its FUP (an OVF may have lost the FUP) */
-			if (d->tsx_pending && p->pkt.type != RTIT_PT_FUP && p->pkt.type != RTIT_PT_OVF)
-				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, p->offset,
-						 "a MODE.TSX is not followed by its FUP; the next"
-						 " packet is %s", flow_la_name(d));
-			switch (p->pkt.type) {
-			case RTIT_PT_TIP_PGE:
-				/* tracing restarted with no TIP.PGD seen */
-				sgx_on_enable(d);
-				take_if(d);
-				flow_drop_uncertain(d, p->offset);
-				flow_enable_la(d, RTIT_FLOW_N_ENABLE);
+		if (!d->tnt_n && (r = pt_walk_packet(d, e)) != W_INSN) {
+			if (r == W_AGAIN)
 				continue;
-			case RTIT_PT_OVF:
-				if ((r = overflow(d)) < 0)
-					return r;
-				continue;
-			case RTIT_PT_TRACESTOP:
-				return flow_trace_stop(d);
-			case RTIT_PT_FUP:
-				if (p->pebs_fup) {
-					/* BEP(IP=1), FUP(NLIP): the PEBS record
-					 * written after the instruction before
-					 * its IP; walk on to it (D55) */
-					if (p->ip != d->ip)
-						break;
-					pebs_here(d);
-					continue;
-				}
-				if (p->if_fup) {
-					/* MODE.Exec, FUP(CLIP): the CLI, STI or
-					 * POPF here changed RFLAGS.IF (Table
-					 * 33-59 case 22); walk on to it */
-					if (p->ip != d->ip)
-						break;
-					take_if(d);
-					consume(d);
-					continue;
-				}
-				if (d->tsx_pending) {
-					if (p->ip != d->ip)
-						break;	/* at an XBEGIN/XEND ahead */
-					if ((r = tsx_here(d, e)) <= 0 || r == 2)
-						return r;
-					continue;
-				}
-				if (p->ip != d->ip || e->cls == RTIT_IC_INT || e->cls == RTIT_IC_ENCLU)
-					break;
-				if ((r = event_here(d, e)) <= 0 || r == 2)
-					return r;
-				continue;
-			case RTIT_PT_PIP:
-				/* PIP(NR=1), no bits pending: a VM entry here
-				 * from VMX root operation, when a PIP said root;
-				 * else one only when a CFE.VMENTRY says so (its
-				 * VM exit was lost in an overflow), or a MOV
-				 * CR3's, here or ahead (the PSB+'s PIP may have
-				 * been lost too) */
-				if (!p->pkt.u.pip.nr || e->cls == RTIT_IC_MOV_CR3 ||
-				    (!d->in_vmm && (d->nonroot || !d->vmx_known) &&
-				     d->cfe_type != rtit_pt_cfe_vmentry))
-					break;
-				if ((r = vm_entry_here(d)) <= 0 || r == 2)
-					return r;
-				continue;
-			case RTIT_PT_TIP:
-				/* after a VM exit, the TIP of the VM entry */
-				if (!d->in_vmm)
-					break;
-				if ((r = vm_entry_here(d)) <= 0 || r == 2)
-					return r;
-				continue;
-			default:
-				break;
-			}
+			return r;
 		}
 
 		if (++d->walked > d->cfg.max_walk)
@@ -862,29 +1132,14 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 					 " without using a packet (next: %s)", d->walked, d->ip,
 					 flow_la_name(d));
 
-		uint64_t nlip = d->ip + e->len, next = nlip, to, off;
+		uint64_t nlip = d->ip + e->len, next = nlip, off;
 		uint8_t fl = 0;
-		bool used = false, pgd;
+		bool used = false;
 
+		r = W_INSN;
 		switch (e->cls) {
 		case RTIT_IC_MOV_CR3: case RTIT_IC_MOV_CR0:
-			/* its PIP (Table 33-55 case 14), or the TIP.PGD() of a
-			 * CR3 that clears ContextEn (Table 33-56 case 7) */
-			if (!d->tnt_n && is_type(d, RTIT_PT_PIP)) {
-				apply_pip(d, &d->la.pkt);
-				consume(d);
-				used = true;
-				if ((r = pt_peek(d)) < 0)
-					return r;
-			}
-			/* a PIP means ContextEn stayed 1 (it needs it): the
-			 * TIP.PGD is then a later instruction's */
-			if (!used && !d->tnt_n && is_type(d, RTIT_PT_TIP_PGD) &&
-			    d->la.ip_status == 1) {
-				off = d->la.offset;
-				consume(d);
-				return leave(d, e, off, NO_IP, 0);
-			}
+			r = pt_walk_mov_cr(d, e, &used);
 			break;
 		case RTIT_IC_OTHER: case RTIT_IC_WRMSR: case RTIT_IC_RDMSR: case RTIT_IC_HLT:
 		case RTIT_IC_PTWRITE: case RTIT_IC_MWAIT:
@@ -908,167 +1163,23 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			break;
 		case RTIT_IC_COND:
 		case RTIT_IC_RET:
-			if (!d->tnt_n) {
-				if ((r = pt_peek(d)) < 0)
-					return r;
-				if (!r)
-					return flow_walk_end(d);
-				switch (d->la.pkt.type) {
-				case RTIT_PT_TNT8: case RTIT_PT_TNT64:
-					d->tnt_bits = d->la.pkt.u.tnt.bits;
-					d->tnt_n = d->la.pkt.u.tnt.nbits;
-					consume(d);
-					break;
-				case RTIT_PT_TIP_PGD:
-					if (e->cls == RTIT_IC_COND && d->la.ip_status != 1)
-						break;	/* a conditional's TIP.PGD is () */
-					off = d->la.offset;
-					to = d->la.ip_status == 1 ? NO_IP : d->la.ip;
-					consume(d);
-					return leave(d, e, off, to, RTIT_SIM_F_TAKEN);
-				case RTIT_PT_OVF:
-					if (e->cls == RTIT_IC_RET) {
-						if ((r = overflow(d)) < 0)
-							return r;
-						continue;
-					}
-					break;
-				default:
-					break;
-				}
-				if (!d->tnt_n && e->cls == RTIT_IC_COND)
-					return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->la.offset,
-							 "the conditional branch at 0x%" PRIx64
-							 " needs a TNT bit; the next packet is %s",
-							 d->ip, flow_la_name(d));
-			}
-			if (d->tnt_n) {
-				bool bit = (d->tnt_bits >> --d->tnt_n) & 1;
-				used = true;
-				if (e->cls == RTIT_IC_COND) {
-					if (bit) {
-						next = e->target;
-						fl = RTIT_SIM_F_TAKEN;
-					}
-					break;
-				}
-				/* a compressed RET (33.4.2.2): the popped NLIP */
-				if (!bit)
-					return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
-							 "the RET at 0x%" PRIx64 " meets a not-taken TNT bit",
-							 d->ip);
-				if (!flow_ret_compressed(d, &next))
-					return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
-							 "the RET at 0x%" PRIx64 " is compressed (TNT bit)"
-							 " but the RET-compression stack is empty", d->ip);
-				fl = RTIT_SIM_F_TAKEN;
-				break;
-			}
-			/* an uncompressed RET: a TIP; it pops all the same */
-			if ((r = take_tip(d, "the RET", &next, &pgd)) != TIP_OK) {
-				if (r == TIP_EOS)
-					return flow_walk_end(d);
-				if (r < 0 || (r = overflow(d)) < 0)
-					return r;
-				continue;
-			}
-			{
-				uint64_t ignored;
-				flow_ret_compressed(d, &ignored);
-			}
-			if (pgd)
-				return leave(d, e, d->last_off, next, RTIT_SIM_F_TAKEN);
-			fl = RTIT_SIM_F_TAKEN;
+			r = pt_walk_cond_ret(d, e, &next, &fl);
 			used = true;
 			break;
 		case RTIT_IC_INDIRECT_JMP:
 		case RTIT_IC_INDIRECT_CALL:
-			/* with TNT bits pending, a deferred TIP (33.4.2.3):
-			 * the TIPs follow the TNT whose bits span them, in
-			 * order, so it is the next packet all the same */
-			if ((r = take_tip(d, e->cls == RTIT_IC_INDIRECT_JMP ? "the indirect JMP" :
-					  "the indirect CALL", &next, &pgd)) != TIP_OK) {
-				if (r == TIP_EOS)
-					return flow_walk_end(d);
-				if (r < 0 || (r = overflow(d)) < 0)
-					return r;
-				continue;
-			}
-			if (pgd)
-				return leave(d, e, d->last_off, next, RTIT_SIM_F_TAKEN);
-			if (e->cls == RTIT_IC_INDIRECT_CALL)
-				flow_on_call(d, nlip, false);
+			r = pt_walk_indirect(d, e, nlip, &next);
 			fl = RTIT_SIM_F_TAKEN;
 			used = true;
 			break;
-		default: {
-			/* far transfers: [FUP(CLIP) for INT n], [PIP], [MODE.Exec],
-			 * TIP or TIP.PGD (Table 33-55 cases 8-13, Table 33-56) */
-			if (d->tnt_n)
-				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
-						 "the %s at 0x%" PRIx64 " needs a TIP but %d TNT bits are"
-						 " pending", rtit_insn_class_name(e->cls), d->ip, d->tnt_n);
-			bool fup_here = false;
-			if (e->cls == RTIT_IC_INT || e->cls == RTIT_IC_ENCLU) {
-				if ((r = pt_peek(d)) < 0)
-					return r;
-				if (r && is_type(d, RTIT_PT_FUP) && d->la.ip == d->ip) {
-					consume(d);
-					fup_here = true;
-				}
-			}
-			bool cfe_other = d->cfe_type && (d->cfe_type != rtit_pt_cfe_intr ||
-							 d->cfe_vec != e->vec);
-			/* an AEX or interrupt here sent CFE.INTR before its FUP
-			 * (Table 33-59 cases 4, 19) */
-			bool enclu_event = e->cls == RTIT_IC_ENCLU && d->cfe_fresh &&
-					   d->cfe_type == rtit_pt_cfe_intr;
-			d->cfe_type = 0;
-			fl = RTIT_SIM_F_TAKEN;
-			r = take_tip(d, "the far transfer", &next, &pgd);
-			if (r < 0)
-				return r;
-			if (r != TIP_OK) {	/* lost in an overflow, or the end */
-				leave_if(d);	/* RFLAGS.IF after it: only from a MODE.Exec */
-				flow_insn_rec(d, e, 0, fl, RTIT_FLOW_A_NEXT_UNKNOWN);
-				commit(d);
-				if (r == TIP_EOS)
-					return 2;
-				if ((r = overflow(d)) < 0)
-					return r;
-				continue;
-			}
-			if (pgd && fup_here && next == NO_IP) {
-				/* FUP(IP) + TIP.PGD(): the INT n into code not
-				 * traced, or an SMI or TraceEn cleared before it:
-				 * the INT is not taken as executed (D30) */
-				commit(d);
-				rtit_pt_calls_clear(&d->rs);
-				flow_disable(d, RTIT_FLOW_N_DISABLE, d->last_off, d->ip);
-				return 0;
-			}
-			if (pgd && e->cls == RTIT_IC_ENCLU)
-				sgx_on_enclu(d, next == NO_IP);
-			if (pgd)
-				return leave(d, e, d->last_off, next, fl);
-			if (fup_here && (e->cls == RTIT_IC_ENCLU ?
-					 enclu_event || enclu_is_event(d, next) :
-					 int_is_event(d, e, next, cfe_other))) {
-				/* an interrupt or exception ahead of the INT n,
-				 * whose own FUP + TIP come later */
-				commit(d);
-				async_event(d, d->ip, next);
-				continue;
-			}
-			if ((e->flags & IC_INTO) && next == nlip)
-				fl = 0;
-			if (e->cls == RTIT_IC_ENCLU)
-				sgx_on_enclu(d, false);
-			flow_insn_rec(d, e, next, fl, 0);
-			commit(d);
-			d->ip = next;
-			continue;
+		default:	/* far transfers: the record is made there */
+			r = pt_walk_far(d, e, nlip);
+			break;
 		}
+		if (r != W_INSN) {
+			if (r == W_AGAIN)
+				continue;
+			return r;
 		}
 
 		flow_insn_rec(d, e, next, fl, 0);

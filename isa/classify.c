@@ -8,7 +8,12 @@
 /* RTIT 2.2.6 / PT Table 33-1: everything that is not a near branch and
  * changes the IP is a far transfer; those, and the instructions whose effect
  * is on state Unicorn does not model (CR3, CR0, MSRs, HLT, PTWRITE, TSC),
- * are intercepted ("special"). */
+ * are intercepted ("special").
+ * Longer than 150 lines on purpose: the switch over the mnemonic is the
+ * classification table itself, one short case per mnemonic or group, each
+ * with the manual's reason beside it; a table of structs would need code
+ * for the cases that look at operands (far, relative, CR number, opcode)
+ * all the same.  It runs once per instruction cached, not per one walked. */
 void isa_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 		  struct isa_insn *out)
 {

@@ -137,6 +137,12 @@ static unsigned pt_cyc_min_bytes(uint64_t v)
 	return n;
 }
 
+/* One Intel PT packet into its bytes (SDM 33.4.2).  Longer than 150
+ * lines on purpose: it is one switch over the packet type, one short case
+ * per packet, and encode(packet) -> bytes is kept as one switch (type) so
+ * that each packet's layout reads next to its neighbours and against the
+ * decoder's switch; splitting it by family would only add a second
+ * dispatch on the type. */
 static int pt_encode(const struct rtit_pkt_ctx *ctx,
 		     const struct rtit_packet *pkt, uint8_t *buf, size_t cap)
 {

@@ -1177,11 +1177,201 @@ static void on_tsx_insn(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 			"FUP(CLIP) after MODE.TSX: XEND (Table 33-55 case 20, Table 33-23)");
 }
 
+/* The architectural state after the operation @o (from @r) into the
+ * model.  Returns whether RFLAGS.IF changed. */
+static bool state_after(struct rtit_pt_model *m, const struct rtit_sim_rec *r, struct op *o)
+{
+	bool if_changed = m->ifl != !!(r->flags & RTIT_SIM_F_IF);
+
+	m->ifl = r->flags & RTIT_SIM_F_IF;
+	m->cpl = r->cpl;
+	m->cr3 = r->cr3;
+	if (r->mode)
+		m->mode = r->mode;
+	if (o->vmentry)
+		m->nonroot = true;
+	if (o->vmexit)
+		m->nonroot = false;
+	/* SGX: the EENTER/ERESUME that entered says debug or opt-out (its
+	 * vector, D51); out of the enclave ContextEn is no longer forced to
+	 * 0 (33.2.9.5) */
+	if (!(r->flags & RTIT_SIM_F_ENCLAVE))
+		m->encl_optout = false;
+	else if (o->enclu)
+		m->encl_optout = !r->vector;
+	/* Table 33-56 case 6: entry to an opt-out enclave sends TIP.PGD()
+	 * alone */
+	if (o->enclu && m->encl_optout)
+		o->fup = false;
+	return if_changed;
+}
+
+/* The operations that save or restore IA32_RTIT_CTL or TraceEn: a VM
+ * exit or entry with the VMX controls of guest-only tracing, an SMI, an
+ * RSM.  True when @o is one (it sends nothing else). */
+static bool on_ctl_switch(struct rtit_pt_model *m, const struct op *o,
+			  const struct rtit_sim_rec *r, bool pe0)
+{
+	if (o->vmexit && m->p.vmx_guest_only) {
+		/* 33.5.2.2, Table 33-56 case 11: the "clear IA32_RTIT_CTL"
+		 * exit control: FUP(VMCSg.RIP), TIP.PGD(); no PIP, tracing
+		 * is off before the host's CR3 loads (D48) */
+		m->vmx_saved_ctl = m->ctl;
+		m->vmx_ctl_saved = true;
+		m->ctl = 0;
+		if (m->vmx_saved_ctl & RTIT_PT_CTL_TRACE_EN)
+			on_trace_disable(m, pe0, r->ip, "FUP(VMCSg.RIP): VM exit clears "
+					 "IA32_RTIT_CTL (Table 33-56 case 11)");
+		return true;
+	}
+	if (o->vmentry && m->p.vmx_guest_only) {
+		/* Table 33-56 case 12: the "load IA32_RTIT_CTL" entry control
+		 * sets TraceEn: the enable packets (33.2.8.3), TIP.PGE */
+		if (m->vmx_ctl_saved) {
+			m->ctl = m->vmx_saved_ctl;
+			m->vmx_ctl_saved = false;
+			if (ctl(m, RTIT_PT_CTL_TRACE_EN))
+				on_trigger_rise(m, o->target, "TIP.PGE(VMCSg.RIP): VM entry loads "
+						"IA32_RTIT_CTL (Table 33-56 case 12)");
+		}
+		return true;
+	}
+
+	if (o->smi) {
+		/* 33.2.9.3, Table 33-56 case 9: FUP(NLIP), TIP.PGD(); TraceEn
+		 * is saved and cleared.  No PIP. */
+		if (ctl(m, RTIT_PT_CTL_TRACE_EN)) {
+			m->smm_saved_te = true;
+			m->ctl &= ~RTIT_PT_CTL_TRACE_EN;
+			on_trace_disable(m, pe0, r->ip, "FUP(NLIP): SMI (Table 33-56 case 9)");
+		}
+		return true;
+	}
+	if (o->rsm) {
+		/* Table 33-56 case 10: the enable packets, TIP.PGE(BLIP). */
+		if (m->smm_saved_te) {
+			m->smm_saved_te = false;
+			m->ctl |= RTIT_PT_CTL_TRACE_EN;
+			on_trigger_rise(m, o->target, "TIP.PGE(BLIP): RSM restores TraceEn (Table 33-56 case 10)");
+			if (ctl(m, RTIT_PT_CTL_EVENT_EN) && rtit_pt_trigger_en(m) && rtit_pt_context_en(m)) {
+				struct rtit_packet p = { .type = RTIT_PT_CFE };
+				p.u.cfe.type = rtit_pt_cfe_rsm;
+				send(m, &p, 0, "CFE.RSM(IP=0) (Table 33-59 case 11)", 0);
+			}
+		}
+		return true;
+	}
+	return false;
+}
+
+/* A near direct or indirect transfer or RET while PacketEn stays 1: a
+ * TNT bit for a compressed RET, a TIP for any other but a direct one. */
+static void near_packets(struct rtit_pt_model *m, const struct op *o)
+{
+	uint64_t mask = m->mode == RTIT_SIM_MODE_64 ? ~0ull : rtit_mask(32);
+	bool compressed = false;
+
+	if (o->call)
+		rtit_pt_calls_push(&m->calls, o->nlip & mask);
+	if (o->ret)
+		compressed = rtit_pt_calls_on_ret(&m->calls, o->target, mask) &&
+			     !ctl(m, RTIT_PT_CTL_DIS_RETC);
+	if (compressed)
+		tnt_bit(m, true);
+	else if (o->ret)	/* never deferred (33.4.2.2) */
+		emit_ip(m, RTIT_PT_TIP, o->target,
+			"TIP(BLIP): uncompressed near RET (Table 33-55 case 6)");
+	else if (!o->direct)
+		emit_tip_indirect(m, o->target);
+}
+
+/* A far transfer (Table 33-55 cases 8-13, 16; Table 33-53; Table 33-56
+ * cases 5-8): [FUP], [PIP], [VMCS], [MODE.Exec], TIP / TIP.PGD /
+ * TIP.PGE. */
+static void on_far(struct rtit_pt_model *m, const struct op *o, const struct rtit_sim_rec *r,
+		   bool pe0, bool pe1, bool stop, bool ctx1, bool pip)
+{
+	if (o->tsx_abort) {
+		/* InTX 1 -> 0 however the packets go (33.2.9.1) */
+		m->intx = false;
+		emit_mode_tsx(m, rtit_pt_mode_tsx_abrt,
+			      "MODE.TSX(TXAbort=1, InTX=0): TSX abort (Table 33-55 case 21)");
+	}
+	if (pe0 && o->fup)
+		emit_ip(m, RTIT_PT_FUP, o->fup_ip, o->tsx_abort ?
+			"FUP(CLIP): TSX abort (Table 33-55 case 21, Table 33-23)" :
+			o->enclu || o->aex ?
+			"FUP(CLIP): EENTER/ERESUME/EEXIT/AEX (Table 33-55 case 17, Table 33-23)" :
+			r->kind == RTIT_SIM_INSN ?
+			"FUP(CLIP): software interrupt (Table 33-55 case 13, Table 33-23)" :
+			o->init ? "FUP(NLIP): INIT on the BSP (Table 33-55 case 22, Table 33-23)" :
+			o->cfe == rtit_pt_cfe_uintr ? "FUP(NLIP): user interrupt (Table 33-55 case 26)" :
+			"FUP: interrupt, exception or VM exit (Table 33-55 cases 11-13, Table 33-23)");
+	if (pip && o->vmentry)
+		emit_pip_nr(m, true, "PIP(GuestCR3, NR=1): VM entry (Table 33-53)");
+	else if (pip)
+		emit_pip(m, o->init || o->sipi ? "PIP(CR3=0): INIT or SIPI (PIP generation scenarios, D58)" :
+			 "PIP(NewCR3): far transfer changing CR3, or VM exit (Table 33-55 cases 9/10/12, Table 33-53)");
+	if (o->vmentry && m->p.vmcs && !m->vmcs_sent && rtit_pt_trigger_en(m) && ctx1 &&
+	    !m->p.vmx_conceal_entry)
+		emit_vmcs(m, "VMCS: VM entry (33.4.2.15)");
+	if (pe0 && pe1) {
+		emit_mode(m, false, "MODE.Exec: CS.L/CS.D or, with EventEn, RFLAGS.IF changed "
+			  "(Table 33-55 cases 10/12, 33.4.2.8)");
+		emit_ip(m, RTIT_PT_TIP, o->target, o->init ? "TIP(ResetLIP): INIT on the BSP (Table 33-55 case 22)" :
+			o->enclu || o->aex ? "TIP(BLIP): EENTER/ERESUME/EEXIT/AEX (Table 33-55 case 17)" :
+			"TIP(BLIP): far transfer, interrupt or exception (Table 33-55 cases 8-13)");
+	} else if (pe0) {
+		leave(m, o, stop, ctx1);
+	} else if (pe1) {
+		emit_mode(m, false, "MODE.Exec before TIP.PGE: mode changed (33.4.2.8)");
+		emit_ip(m, RTIT_PT_TIP_PGE, o->target, o->sipi ? "TIP.PGE(SIPI.LIP): SIPI (Table 33-55 case 24)" :
+			"TIP.PGE(BLIP): far transfer sets PacketEn (Table 33-56 case 5)");
+	}
+}
+
+/* Non-branch operations (MOV CR3, HLT, MWAIT, PTWRITE, others). */
+static void on_nonbranch(struct rtit_pt_model *m, const struct op *o, const struct rtit_sim_rec *r,
+			 bool pe0, bool pe1, bool stop, bool ctx1, bool pip, bool if_changed)
+{
+	if (pip)
+		emit_pip(m, "PIP(NewCR3, NR): MOV to CR3 (Table 33-55 case 14)");
+	if (o->ptwrite)
+		on_ptwrite(m, r, ctx1);
+	if (o->hlt) {
+		power_entry(m, 1, 0, r->ip, ctx1, NULL);
+		m->halted = true;
+	}
+	if (o->mwait && r->vector) {
+		/* Table 33-57 cases 3/4; an MWAIT that entered no
+		 * C-state (case 2) sends nothing.  The resolved state
+		 * is the one asked for (D40). */
+		power_entry(m, r->vector, (unsigned)r->value & 0xf, r->ip, ctx1, r);
+		m->halted = true;
+		/* C4 and deeper drain the buffer, as a sleep does. */
+		if (r->vector >= 4)
+			rtit_pt_model_drain(m);
+	}
+	/* CLI, STI, POPF changing RFLAGS.IF: MODE.Exec, FUP(CLIP)
+	 * (Table 33-59 case 22) with EventEn && TriggerEn &&
+	 * ContextEn && FilterEn, BranchEn or not (D45) */
+	if (if_changed && ctl(m, RTIT_PT_CTL_EVENT_EN) && rtit_pt_trigger_en(m) && ctx1 &&
+	    m->filter_en &&
+	    emit_mode(m, true, "MODE.Exec: CLI/STI/POPF changed RFLAGS.IF (Table 33-59 case 22)"))
+		emit_ip(m, RTIT_PT_FUP, r->ip, "FUP(CLIP) after MODE.Exec: RFLAGS.IF changed "
+			"(Table 33-59 case 22)");
+	if (pe0 && !pe1)
+		leave(m, o, stop, ctx1);
+	else if (!pe0 && pe1) {
+		emit_mode(m, false, "MODE.Exec before TIP.PGE: mode changed (33.4.2.8)");
+		emit_ip(m, RTIT_PT_TIP_PGE, o->nlip, "TIP.PGE(NLIP): ContextEn set by a non-branch instruction (33.4.2.4)");
+	}
+}
+
 static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 {
 	struct op o;
 	bool trig0, ctx0, pe0, ctx1, pe1, stop = false, cr3_changed, pip, if_changed;
-	uint64_t mask;
 
 	classify(r, &o);
 	trig0 = rtit_pt_trigger_en(m);
@@ -1197,28 +1387,7 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 	if (o.insn && (r->cls == RTIT_IC_XBEGIN || r->cls == RTIT_IC_XEND))
 		on_tsx_insn(m, r);
 
-	/* Architectural state after the operation. */
-	if_changed = m->ifl != !!(r->flags & RTIT_SIM_F_IF);
-	m->ifl = r->flags & RTIT_SIM_F_IF;
-	m->cpl = r->cpl;
-	m->cr3 = r->cr3;
-	if (r->mode)
-		m->mode = r->mode;
-	if (o.vmentry)
-		m->nonroot = true;
-	if (o.vmexit)
-		m->nonroot = false;
-	/* SGX: the EENTER/ERESUME that entered says debug or opt-out (its
-	 * vector, D51); out of the enclave ContextEn is no longer forced to
-	 * 0 (33.2.9.5) */
-	if (!(r->flags & RTIT_SIM_F_ENCLAVE))
-		m->encl_optout = false;
-	else if (o.enclu)
-		m->encl_optout = !r->vector;
-	/* Table 33-56 case 6: entry to an opt-out enclave sends TIP.PGD()
-	 * alone */
-	if (o.enclu && m->encl_optout)
-		o.fup = false;
+	if_changed = state_after(m, r, &o);
 	ctx1 = rtit_pt_context_en(m);
 
 	/* 33.2.5.3: FilterEn and TraceStop on taken transfers only (D21),
@@ -1241,56 +1410,8 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 
 	event_trace(m, &o, r, trig0, ctx0, ctx1, pe0 && (o.fup || o.smi));
 
-	if (o.vmexit && m->p.vmx_guest_only) {
-		/* 33.5.2.2, Table 33-56 case 11: the "clear IA32_RTIT_CTL"
-		 * exit control: FUP(VMCSg.RIP), TIP.PGD(); no PIP, tracing
-		 * is off before the host's CR3 loads (D48) */
-		m->vmx_saved_ctl = m->ctl;
-		m->vmx_ctl_saved = true;
-		m->ctl = 0;
-		if (m->vmx_saved_ctl & RTIT_PT_CTL_TRACE_EN)
-			on_trace_disable(m, pe0, r->ip, "FUP(VMCSg.RIP): VM exit clears "
-					 "IA32_RTIT_CTL (Table 33-56 case 11)");
+	if (on_ctl_switch(m, &o, r, pe0))
 		goto out;
-	}
-	if (o.vmentry && m->p.vmx_guest_only) {
-		/* Table 33-56 case 12: the "load IA32_RTIT_CTL" entry control
-		 * sets TraceEn: the enable packets (33.2.8.3), TIP.PGE */
-		if (m->vmx_ctl_saved) {
-			m->ctl = m->vmx_saved_ctl;
-			m->vmx_ctl_saved = false;
-			if (ctl(m, RTIT_PT_CTL_TRACE_EN))
-				on_trigger_rise(m, o.target, "TIP.PGE(VMCSg.RIP): VM entry loads "
-						"IA32_RTIT_CTL (Table 33-56 case 12)");
-		}
-		goto out;
-	}
-
-	if (o.smi) {
-		/* 33.2.9.3, Table 33-56 case 9: FUP(NLIP), TIP.PGD(); TraceEn
-		 * is saved and cleared.  No PIP. */
-		if (ctl(m, RTIT_PT_CTL_TRACE_EN)) {
-			m->smm_saved_te = true;
-			m->ctl &= ~RTIT_PT_CTL_TRACE_EN;
-			on_trace_disable(m, pe0, r->ip, "FUP(NLIP): SMI (Table 33-56 case 9)");
-		}
-		goto out;
-	}
-	if (o.rsm) {
-		/* Table 33-56 case 10: the enable packets, TIP.PGE(BLIP). */
-		if (m->smm_saved_te) {
-			m->smm_saved_te = false;
-			m->ctl |= RTIT_PT_CTL_TRACE_EN;
-			on_trigger_rise(m, o.target, "TIP.PGE(BLIP): RSM restores TraceEn (Table 33-56 case 10)");
-			if (ctl(m, RTIT_PT_CTL_EVENT_EN) && rtit_pt_trigger_en(m) && rtit_pt_context_en(m)) {
-				struct rtit_packet p = { .type = RTIT_PT_CFE };
-				p.u.cfe.type = rtit_pt_cfe_rsm;
-				send(m, &p, 0, "CFE.RSM(IP=0) (Table 33-59 case 11)", 0);
-			}
-		}
-		goto out;
-	}
-
 	if (o.init_ap) {
 		/* Table 33-55 case 23: FUP(NLIP), and the PIP of INIT's CR3
 		 * = 0 (D58); no TIP: the AP waits for SIPI, PacketEn is 0
@@ -1304,7 +1425,6 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		m->filter_en = false;
 		goto out;
 	}
-	mask = m->mode == RTIT_SIM_MODE_64 ? ~0ull : rtit_mask(32);
 	if (o.cond) {
 		if (pe0 && pe1)
 			tnt_bit(m, o.taken);
@@ -1313,100 +1433,16 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		else if (pe1)
 			enter(m, o.target);
 	} else if (o.direct || o.indirect || o.ret) {
-		if (pe0 && pe1) {
-			bool compressed = false;
-			if (o.call)
-				rtit_pt_calls_push(&m->calls, o.nlip & mask);
-			if (o.ret)
-				compressed = rtit_pt_calls_on_ret(&m->calls, o.target, mask) &&
-					     !ctl(m, RTIT_PT_CTL_DIS_RETC);
-			if (compressed)
-				tnt_bit(m, true);
-			else if (o.ret)	/* never deferred (33.4.2.2) */
-				emit_ip(m, RTIT_PT_TIP, o.target,
-					"TIP(BLIP): uncompressed near RET (Table 33-55 case 6)");
-			else if (!o.direct)
-				emit_tip_indirect(m, o.target);
-		} else if (pe0) {
+		if (pe0 && pe1)
+			near_packets(m, &o);
+		else if (pe0)
 			leave(m, &o, stop, ctx1);
-		} else if (pe1) {
+		else if (pe1)
 			enter(m, o.target);
-		}
 	} else if (o.far) {
-		/* Table 33-55 cases 8-13, 16; Table 33-53; Table 33-56 cases
-		 * 5-8: [FUP], [PIP], [VMCS], [MODE.Exec], TIP / TIP.PGD /
-		 * TIP.PGE. */
-		if (o.tsx_abort) {
-			/* InTX 1 -> 0 however the packets go (33.2.9.1) */
-			m->intx = false;
-			emit_mode_tsx(m, rtit_pt_mode_tsx_abrt,
-				      "MODE.TSX(TXAbort=1, InTX=0): TSX abort (Table 33-55 case 21)");
-		}
-		if (pe0 && o.fup)
-			emit_ip(m, RTIT_PT_FUP, o.fup_ip, o.tsx_abort ?
-				"FUP(CLIP): TSX abort (Table 33-55 case 21, Table 33-23)" :
-				o.enclu || o.aex ?
-				"FUP(CLIP): EENTER/ERESUME/EEXIT/AEX (Table 33-55 case 17, Table 33-23)" :
-				r->kind == RTIT_SIM_INSN ?
-				"FUP(CLIP): software interrupt (Table 33-55 case 13, Table 33-23)" :
-				o.init ? "FUP(NLIP): INIT on the BSP (Table 33-55 case 22, Table 33-23)" :
-				o.cfe == rtit_pt_cfe_uintr ? "FUP(NLIP): user interrupt (Table 33-55 case 26)" :
-				"FUP: interrupt, exception or VM exit (Table 33-55 cases 11-13, Table 33-23)");
-		if (pip && o.vmentry)
-			emit_pip_nr(m, true, "PIP(GuestCR3, NR=1): VM entry (Table 33-53)");
-		else if (pip)
-			emit_pip(m, o.init || o.sipi ? "PIP(CR3=0): INIT or SIPI (PIP generation scenarios, D58)" :
-				 "PIP(NewCR3): far transfer changing CR3, or VM exit (Table 33-55 cases 9/10/12, Table 33-53)");
-		if (o.vmentry && m->p.vmcs && !m->vmcs_sent && rtit_pt_trigger_en(m) && ctx1 &&
-		    !m->p.vmx_conceal_entry)
-			emit_vmcs(m, "VMCS: VM entry (33.4.2.15)");
-		if (pe0 && pe1) {
-			emit_mode(m, false, "MODE.Exec: CS.L/CS.D or, with EventEn, RFLAGS.IF changed "
-				  "(Table 33-55 cases 10/12, 33.4.2.8)");
-			emit_ip(m, RTIT_PT_TIP, o.target, o.init ? "TIP(ResetLIP): INIT on the BSP (Table 33-55 case 22)" :
-				o.enclu || o.aex ? "TIP(BLIP): EENTER/ERESUME/EEXIT/AEX (Table 33-55 case 17)" :
-				"TIP(BLIP): far transfer, interrupt or exception (Table 33-55 cases 8-13)");
-		} else if (pe0) {
-			leave(m, &o, stop, ctx1);
-		} else if (pe1) {
-			emit_mode(m, false, "MODE.Exec before TIP.PGE: mode changed (33.4.2.8)");
-			emit_ip(m, RTIT_PT_TIP_PGE, o.target, o.sipi ? "TIP.PGE(SIPI.LIP): SIPI (Table 33-55 case 24)" :
-				"TIP.PGE(BLIP): far transfer sets PacketEn (Table 33-56 case 5)");
-		}
+		on_far(m, &o, r, pe0, pe1, stop, ctx1, pip);
 	} else {
-		/* Non-branch operations (MOV CR3, HLT, MWAIT, PTWRITE, others). */
-		if (pip)
-			emit_pip(m, "PIP(NewCR3, NR): MOV to CR3 (Table 33-55 case 14)");
-		if (o.ptwrite)
-			on_ptwrite(m, r, ctx1);
-		if (o.hlt) {
-			power_entry(m, 1, 0, r->ip, ctx1, NULL);
-			m->halted = true;
-		}
-		if (o.mwait && r->vector) {
-			/* Table 33-57 cases 3/4; an MWAIT that entered no
-			 * C-state (case 2) sends nothing.  The resolved state
-			 * is the one asked for (D40). */
-			power_entry(m, r->vector, (unsigned)r->value & 0xf, r->ip, ctx1, r);
-			m->halted = true;
-			/* C4 and deeper drain the buffer, as a sleep does. */
-			if (r->vector >= 4)
-				rtit_pt_model_drain(m);
-		}
-		/* CLI, STI, POPF changing RFLAGS.IF: MODE.Exec, FUP(CLIP)
-		 * (Table 33-59 case 22) with EventEn && TriggerEn &&
-		 * ContextEn && FilterEn, BranchEn or not (D45) */
-		if (if_changed && ctl(m, RTIT_PT_CTL_EVENT_EN) && rtit_pt_trigger_en(m) && ctx1 &&
-		    m->filter_en &&
-		    emit_mode(m, true, "MODE.Exec: CLI/STI/POPF changed RFLAGS.IF (Table 33-59 case 22)"))
-			emit_ip(m, RTIT_PT_FUP, r->ip, "FUP(CLIP) after MODE.Exec: RFLAGS.IF changed "
-				"(Table 33-59 case 22)");
-		if (pe0 && !pe1)
-			leave(m, &o, stop, ctx1);
-		else if (!pe0 && pe1) {
-			emit_mode(m, false, "MODE.Exec before TIP.PGE: mode changed (33.4.2.8)");
-			emit_ip(m, RTIT_PT_TIP_PGE, o.nlip, "TIP.PGE(NLIP): ContextEn set by a non-branch instruction (33.4.2.4)");
-		}
+		on_nonbranch(m, &o, r, pe0, pe1, stop, ctx1, pip, if_changed);
 	}
 	if (stop) {
 		struct rtit_packet s = { .type = RTIT_PT_TRACESTOP };
