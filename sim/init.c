@@ -202,3 +202,54 @@ int sim_init_state(struct rtit_sim *sim, uint16_t cs_sel, uint64_t cs_base, uint
 	sim->pending = 0;
 	return 0;
 }
+
+/* INIT (injected event i, ip = NLIP), SDM Vol. 3 Table 10-1: on the BSP
+ * the processor goes to the reset vector (CS F000, base FFFF0000, IP
+ * FFF0: LIP FFFFFFF0) in real mode; on an AP (vector = 1) it waits for a
+ * SIPI, which then starts it at CS = VV00, IP 0 (LIP VV000).  No time
+ * passes while it waits; the next SIPI event of the scenario, whatever
+ * its trigger, is the one it gets (docs/sim.md "INIT and SIPI").
+ * Returns the IP to resume at, or UINT64_MAX with the run stopped. */
+uint64_t sim_init_now(struct rtit_sim *sim, int i, uint64_t ip)
+{
+	bool ap = sim->inj[i].vector != 0;
+	int s = -1;
+	struct rtit_sim_rec *r;
+
+	if (ap) {
+		for (int k = 0; k < sim->ninj; k++)
+			if (!sim->inj_done[k] && sim->inj[k].kind == RTIT_EV_SIPI) {
+				s = k;
+				break;
+			}
+	}
+	if (sim_init_state(sim, RTIT_SIM_RESET_CS, ap ? 0 : RTIT_SIM_RESET_CS_BASE,
+			   ap ? 0 : RTIT_SIM_RESET_IP) < 0) {
+		sim_stop_with(sim, RTIT_SIM_STOP_ERROR, ip, "INIT at 0x%" PRIx64 ": %s", ip, sim->errmsg);
+		return UINT64_MAX;
+	}
+	sim->irq_deferred = -1;		/* INIT clears what was pending */
+	sim_tmpl_on_state(sim);
+	r = sim_event_rec(sim, RTIT_EV_INIT, ip, ap ? 0 : RTIT_SIM_RESET_LIP);
+	r->vector = ap;
+	sim_rec_done(sim);
+	if (!ap)
+		return RTIT_SIM_RESET_LIP;
+	if (s < 0) {
+		sim_stop_with(sim, RTIT_SIM_STOP_HALTED, ip, "waiting for SIPI after INIT at 0x%"
+			  PRIx64 " (no sipi event follows)", ip);
+		return UINT64_MAX;
+	}
+	sim->inj_done[s] = true;
+	uint8_t vv = sim->inj[s].vector;
+	uint64_t lip = (uint64_t)vv << 12;
+	if (sim_init_state(sim, (uint16_t)(vv << 8), lip, 0) < 0) {
+		sim_stop_with(sim, RTIT_SIM_STOP_ERROR, ip, "SIPI: %s", sim->errmsg);
+		return UINT64_MAX;
+	}
+	sim_tmpl_on_state(sim);
+	r = sim_event_rec(sim, RTIT_EV_SIPI, lip, lip);
+	r->vector = vv;
+	sim_rec_done(sim);
+	return lip;
+}
