@@ -99,7 +99,7 @@ int sim_deliver(struct rtit_sim *sim, int vec, uint64_t ret_ip,
 	return 0;
 }
 
-/* ---------------------------------------------------------- model: SGX */
+/* ------------------------------------------------- exceptions, SGX AEX */
 
 /*
  * An enclave-exiting event inside an enclave (SDM Vol. 3D 40.4): the AEX
