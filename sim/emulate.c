@@ -157,8 +157,7 @@ static bool sgx_allowed(const ZydisDecodedInstruction *in, int cls)
  * extensions in ECX; the address (DS:rAX) is not checked. */
 static void emu_monitor(struct rtit_sim *sim, const struct sim_insn *ins)
 {
-	uint64_t ip = ins->ip;
-	uint64_t next = ins->next;
+	uint64_t ip = ins->ip, next = ins->next;
 	int len = ins->len;
 	struct sim_model *m = &sim->m;
 
@@ -182,8 +181,7 @@ static void emu_monitor(struct rtit_sim *sim, const struct sim_insn *ins)
 static void emu_cli_sti(struct rtit_sim *sim, const struct sim_insn *ins)
 {
 	const ZydisDecodedInstruction *in = &ins->in;
-	uint64_t ip = ins->ip;
-	uint64_t next = ins->next;
+	uint64_t ip = ins->ip, next = ins->next;
 	int len = ins->len;
 
 	uint64_t fl = sim_reg_get(sim, R_FLAGS);
@@ -206,8 +204,7 @@ static void emu_cli_sti(struct rtit_sim *sim, const struct sim_insn *ins)
 static void emu_popf(struct rtit_sim *sim, const struct sim_insn *ins)
 {
 	const ZydisDecodedInstruction *in = &ins->in;
-	uint64_t ip = ins->ip;
-	uint64_t next = ins->next;
+	uint64_t ip = ins->ip, next = ins->next;
 	int len = ins->len;
 	struct sim_model *m = &sim->m;
 	uint64_t sp;
@@ -244,8 +241,7 @@ static void emu_popf(struct rtit_sim *sim, const struct sim_insn *ins)
 static void emu_rdtsc(struct rtit_sim *sim, const struct sim_insn *ins)
 {
 	const ZydisDecodedInstruction *in = &ins->in;
-	uint64_t ip = ins->ip;
-	uint64_t next = ins->next;
+	uint64_t ip = ins->ip, next = ins->next;
 	int len = ins->len;
 	struct rtit_sim_rec *r;
 
@@ -262,8 +258,7 @@ static void emu_rdtsc(struct rtit_sim *sim, const struct sim_insn *ins)
 /* RDRAND, RDSEED: a fixed sequence, CF=1 */
 static void emu_rdrand(struct rtit_sim *sim, const struct sim_insn *ins)
 {
-	uint64_t ip = ins->ip;
-	uint64_t next = ins->next;
+	uint64_t ip = ins->ip, next = ins->next;
 	int len = ins->len;
 	struct rtit_sim_rec *r;
 
@@ -288,8 +283,7 @@ static void emu_rdrand(struct rtit_sim *sim, const struct sim_insn *ins)
 /* HLT: CPL 0 only; waits for a wake event. */
 static void emu_hlt(struct rtit_sim *sim, const struct sim_insn *ins)
 {
-	uint64_t ip = ins->ip;
-	uint64_t next = ins->next;
+	uint64_t ip = ins->ip, next = ins->next;
 	int len = ins->len;
 	struct sim_model *m = &sim->m;
 
@@ -304,8 +298,7 @@ static void emu_hlt(struct rtit_sim *sim, const struct sim_insn *ins)
 
 static void emu_mwait(struct rtit_sim *sim, const struct sim_insn *ins)
 {
-	uint64_t ip = ins->ip;
-	uint64_t next = ins->next;
+	uint64_t ip = ins->ip, next = ins->next;
 	int len = ins->len;
 	struct sim_model *m = &sim->m;
 	struct rtit_sim_rec *r;
@@ -340,8 +333,7 @@ static void emu_mwait(struct rtit_sim *sim, const struct sim_insn *ins)
 
 static void emu_enclu(struct rtit_sim *sim, const struct sim_insn *ins)
 {
-	uint64_t ip = ins->ip;
-	uint64_t next = ins->next;
+	uint64_t ip = ins->ip, next = ins->next;
 	int len = ins->len;
 	struct rtit_sim_rec *r;
 
@@ -362,8 +354,7 @@ static void emu_enclu(struct rtit_sim *sim, const struct sim_insn *ins)
 /* PTWRITE: the operand goes into the record. */
 static void emu_ptwrite(struct rtit_sim *sim, const struct sim_insn *ins)
 {
-	uint64_t ip = ins->ip;
-	uint64_t next = ins->next;
+	uint64_t ip = ins->ip, next = ins->next;
 	int len = ins->len;
 	struct rtit_sim_rec *r;
 	uint64_t v;

@@ -14,8 +14,7 @@
 void sim_emu_int(struct rtit_sim *sim, const struct sim_insn *ins)
 {
 	const ZydisDecodedInstruction *in = &ins->in;
-	uint64_t ip = ins->ip;
-	uint64_t next = ins->next;
+	uint64_t ip = ins->ip, next = ins->next;
 	int len = ins->len;
 	struct rtit_sim_rec *r;
 	char why[96];
@@ -82,8 +81,7 @@ void sim_emu_iret(struct rtit_sim *sim, const struct sim_insn *ins)
 
 void sim_emu_syscall(struct rtit_sim *sim, const struct sim_insn *ins)
 {
-	uint64_t ip = ins->ip;
-	uint64_t next = ins->next;
+	uint64_t ip = ins->ip, next = ins->next;
 	int len = ins->len;
 	struct sim_model *m = &sim->m;
 	uint64_t v;
@@ -181,8 +179,7 @@ void sim_emu_sysexit(struct rtit_sim *sim, const struct sim_insn *ins)
 void sim_emu_far_jmp_call(struct rtit_sim *sim, const struct sim_insn *ins)
 {
 	const ZydisDecodedInstruction *in = &ins->in;
-	uint64_t ip = ins->ip;
-	uint64_t next = ins->next;
+	uint64_t ip = ins->ip, next = ins->next;
 	int len = ins->len;
 	struct sim_model *m = &sim->m;
 	int w;

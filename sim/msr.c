@@ -99,8 +99,7 @@ int rtit_sim_msr_preset(struct rtit_sim *sim, uint32_t msr, uint64_t value)
 /* WRMSR, RDMSR: CPL 0 only; the MSR routed by sim_msr_access. */
 void sim_emu_msr(struct rtit_sim *sim, const struct sim_insn *ins)
 {
-	uint64_t ip = ins->ip;
-	uint64_t next = ins->next;
+	uint64_t ip = ins->ip, next = ins->next;
 	int len = ins->len;
 	struct sim_model *m = &sim->m;
 	struct rtit_sim_rec *r;
@@ -146,8 +145,7 @@ void sim_emu_msr(struct rtit_sim *sim, const struct sim_insn *ins)
 void sim_emu_mov_dr(struct rtit_sim *sim, const struct sim_insn *ins)
 {
 	const ZydisDecodedInstruction *in = &ins->in;
-	uint64_t ip = ins->ip;
-	uint64_t next = ins->next;
+	uint64_t ip = ins->ip, next = ins->next;
 	int len = ins->len;
 	struct sim_model *m = &sim->m;
 
@@ -171,8 +169,7 @@ void sim_emu_mov_dr(struct rtit_sim *sim, const struct sim_insn *ins)
 void sim_emu_sysreg(struct rtit_sim *sim, const struct sim_insn *ins)
 {
 	const ZydisDecodedInstruction *in = &ins->in;
-	uint64_t ip = ins->ip;
-	uint64_t next = ins->next;
+	uint64_t ip = ins->ip, next = ins->next;
 	int len = ins->len;
 	struct sim_model *m = &sim->m;
 	char why[96];
@@ -217,8 +214,7 @@ void sim_emu_sysreg(struct rtit_sim *sim, const struct sim_insn *ins)
 void sim_emu_mov_cr(struct rtit_sim *sim, const struct sim_insn *ins)
 {
 	const ZydisDecodedInstruction *in = &ins->in;
-	uint64_t ip = ins->ip;
-	uint64_t next = ins->next;
+	uint64_t ip = ins->ip, next = ins->next;
 	int len = ins->len;
 	struct sim_model *m = &sim->m;
 	struct rtit_sim_rec *r;
