@@ -330,7 +330,7 @@ static uint64_t inject_now(struct rtit_sim *sim, int i, uint64_t ip)
 		 * is ignored; an AP's INIT takes its SIPI at once (init_now) */
 		return ip;
 	case RTIT_EV_UINTR:
-		/* UIRR[vector] := 1; delivered when recognised (inject_due,
+		/* UIRR[vector] := 1; delivered when recognised (sim_inject_due,
 		 * on_block), without user interrupts never */
 		if (sim->cfg.uintr)
 			sim->uintr.rr |= 1ull << (e->vector & 63);

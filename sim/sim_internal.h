@@ -187,7 +187,7 @@ struct sim_symbol {
 };
 
 struct rtit_sim {
-	uint64_t delivered_to;	/* where deliver() sent the flow (handler or task) */
+	uint64_t delivered_to;	/* where sim_deliver sent the flow (handler or task) */
 	struct rtit_sim_config cfg;
 	uc_engine *uc;
 	uc_context *ctx;	/* scratch, to reset Unicorn's old_exception */
@@ -311,7 +311,7 @@ void sim_rtm_fini(struct rtit_sim *sim);
  * -1 #GP.  @guest: a WRMSR/RDMSR (a write takes effect after it, so the
  * WRMSR itself is not counted). */
 int sim_pmu_msr(struct rtit_sim *sim, bool write, uint32_t msr, uint64_t *v, bool guest);
-/* CPL may have changed (after tmpl_on_state): counting re-evaluated. */
+/* CPL may have changed (after sim_tmpl_on_state): counting re-evaluated. */
 void sim_pmu_on_state(struct rtit_sim *sim);
 /* The PEBS assist at sim->pmu_due, with the flow about to execute at ip:
  * fills sim->pmu.rec with the state now (after the overflowing
@@ -394,6 +394,9 @@ uc_err sim_hooks_add(struct rtit_sim *sim);
 void sim_unicorn_init(struct rtit_sim *sim);
 /* Makes Unicorn forget the exception it raised last. */
 void sim_forget_exception(struct rtit_sim *sim);
+/* Loads real-mode CS (@cs_sel, base @cs_base) and with @data the data
+ * segments = 0, 16-bit hflags; 0 or -RTIT_ERR_x with sim->errmsg. */
+int sim_unicorn_load_real(struct rtit_sim *sim, uint16_t cs_sel, uint64_t cs_base, bool data);
 
 /* event.c: interrupts, exceptions, injected events */
 /* Delivers vector @vec through the interrupt table or a task gate with
