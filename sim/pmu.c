@@ -430,3 +430,22 @@ const struct rtit_sim_pebs *rtit_sim_pebs_record(const struct rtit_sim *sim)
 {
 	return sim && sim->pmu.have_rec ? &sim->pmu.rec : NULL;
 }
+
+/* The PEBS assist (pmu.c) with the flow about to execute at ip: the
+ * record, announced by an RTIT_EV_PEBS record alone in its batch. */
+void sim_pebs_now(struct rtit_sim *sim, uint64_t ip)
+{
+	const struct rtit_sim_consumer *c = &sim->cfg.consumer;
+	struct rtit_pebs_item it[RTIT_PEBS_MAX_ITEMS];
+	const struct rtit_sim_pebs *p = &sim->pmu.rec;
+
+	sim_flush(sim);
+	sim_pmu_assist(sim, ip);
+	struct rtit_sim_rec *r = sim_event_rec(sim, RTIT_EV_PEBS, ip, ip);
+	r->value = p->ip;
+	r->msr = rtit_pebs_digest(it, rtit_pebs_items(p, it));
+	r->vector = p->groups;
+	if (c->on_pebs)
+		c->on_pebs(c->opaque, p, r);
+	sim_flush(sim);
+}

@@ -625,245 +625,420 @@ static void cut_comment(char *s)
 	rtrim(s);
 }
 
-static int parse_line(struct parser *p, char *s, bool *in_asm, bool *in_expect)
+/* One function per directive (docs/scenario.md), found by name in
+ * directives[]; @rest is the line after the directive's word. */
+static int dir_name(struct parser *p, const char *dir, char *rest,
+		    bool *in_asm, bool *in_expect)
 {
 	struct rtit_scenario *sc = p->sc;
+	int r;
+
+	if ((r = once(p, SEEN_NAME, dir)) < 0)
+		return r;
+	char *w = word(&rest);
+	if (!w || word(&rest))
+		return perr(p, "name: expected one word");
+	snprintf(sc->name, sizeof(sc->name), "%s", w);
+	return 0;
+}
+
+static int dir_describe(struct parser *p, const char *dir, char *rest,
+			bool *in_asm, bool *in_expect)
+{
+	struct rtit_scenario *sc = p->sc;
+	int r;
+
+	if ((r = once(p, SEEN_DESCRIBE, dir)) < 0)
+		return r;
+	rest = skip_ws(rest);
+	size_t n = strlen(rest);
+	if (n < 2 || rest[0] != '"' || rest[n - 1] != '"')
+		return perr(p, "describe: expected \"text in quotes\"");
+	rest[n - 1] = 0;
+	snprintf(sc->describe, sizeof(sc->describe), "%s", rest + 1);
+	return 0;
+}
+
+static int dir_dialect(struct parser *p, const char *dir, char *rest,
+		       bool *in_asm, bool *in_expect)
+{
+	struct rtit_scenario *sc = p->sc;
+	int r;
+
+	if ((r = once(p, SEEN_DIALECT, dir)) < 0)
+		return r;
+	char *w = word(&rest);
+	if (w && !strcmp(w, "rtit"))
+		sc->dialect = RTIT_DIALECT_RTIT;
+	else if (w && !strcmp(w, "pt"))
+		sc->dialect = RTIT_DIALECT_PT;
+	else
+		return perr(p, "dialect: expected rtit or pt");
+	if (sc->nmsrs || sc->nevents)
+		return perr(p, "dialect: must come before msr and event lines");
+	return 0;
+}
+
+static int dir_cpu(struct parser *p, const char *dir, char *rest,
+		   bool *in_asm, bool *in_expect)
+{
+	struct rtit_scenario *sc = p->sc;
+	int r;
+
+	if ((r = once(p, SEEN_CPU, dir)) < 0)
+		return r;
+	char *w = word(&rest);
+	if (!w || word(&rest))
+		return perr(p, "cpu: expected one word");
+	snprintf(sc->cpu, sizeof(sc->cpu), "%s", w);
+	return 0;
+}
+
+static int dir_mode(struct parser *p, const char *dir, char *rest,
+		    bool *in_asm, bool *in_expect)
+{
+	struct rtit_scenario *sc = p->sc;
+	int r;
+
+	if ((r = once(p, SEEN_MODE, dir)) < 0)
+		return r;
+	char *w = word(&rest);
+	if (!w || (strcmp(w, "64") && strcmp(w, "32")))
+		return perr(p, "mode: expected 64 or 32");
+	sc->mode = atoi(w);
+	return 0;
+}
+
+static int dir_code(struct parser *p, const char *dir, char *rest,
+		    bool *in_asm, bool *in_expect)
+{
+	return parse_code(p, rest, in_asm);
+}
+
+static int dir_msr(struct parser *p, const char *dir, char *rest,
+		   bool *in_asm, bool *in_expect)
+{
+	struct rtit_scenario *sc = p->sc;
+	int r;
+
+	char *w = word(&rest);
+	if (!w)
+		return perr(p, "msr: expected 'msr NAME = VALUE'");
+	GROW(sc->msrs, sc->nmsrs);
+	struct rtit_scn_msr *m = &sc->msrs[sc->nmsrs];
+	m->line = p->line;
+	snprintf(m->name, sizeof(m->name), "%s", w);
+	if ((r = parse_msr_ref(p, w, &m->msr, "msr")) < 0)
+		return r;
+	if ((r = after_eq(p, &rest, &m->value, "msr")) < 0)
+		return r;
+	sc->nmsrs++;
+	return 0;
+}
+
+static int dir_param(struct parser *p, const char *dir, char *rest,
+		     bool *in_asm, bool *in_expect)
+{
+	struct rtit_scenario *sc = p->sc;
+
+	char *k = word(&rest), *eq = word(&rest);
+	rest = skip_ws(rest);
+	if (!k || !eq || strcmp(eq, "=") || !*rest)
+		return perr(p, "param: expected 'param KEY = VALUE'");
+	GROW(sc->params, sc->nparams);
+	struct rtit_scn_kv *kvp = &sc->params[sc->nparams];
+	if (strlen(k) >= sizeof(kvp->key) || strlen(rest) >= sizeof(kvp->value))
+		return perr(p, "param: key or value too long");
+	snprintf(kvp->key, sizeof(kvp->key), "%s", k);
+	snprintf(kvp->value, sizeof(kvp->value), "%s", rest);
+	kvp->line = p->line;
+	sc->nparams++;
+	return 0;
+}
+
+static int dir_clock(struct parser *p, const char *dir, char *rest,
+		     bool *in_asm, bool *in_expect)
+{
+	return parse_clock(p, rest);
+}
+
+static int dir_event(struct parser *p, const char *dir, char *rest,
+		     bool *in_asm, bool *in_expect)
+{
+	return parse_event(p, rest);
+}
+
+static int dir_handler(struct parser *p, const char *dir, char *rest,
+		       bool *in_asm, bool *in_expect)
+{
+	struct rtit_scenario *sc = p->sc;
+	int r;
+
+	char *vw = word(&rest), *eq = word(&rest), *aw = word(&rest);
+	uint64_t vec;
+	if (!vw || !eq || strcmp(eq, "=") || !aw)
+		return perr(p, "handler: expected 'handler VECTOR = ADDRESS|LABEL'");
+	if (parse_u64(vw, &vec) < 0 || vec > 255)
+		return perr(p, "handler: bad vector '%s' (0..255)", vw);
+	GROW(sc->handlers, sc->nhandlers);
+	struct rtit_scn_handler *h = &sc->handlers[sc->nhandlers];
+	memset(h, 0, sizeof(*h));
+	h->vector = (unsigned)vec;
+	h->line = p->line;
+	if (!strcmp(aw, "task")) {
+		/* handler N = task SEL: a task gate (SDM 6.12.2) */
+		char *sw = word(&rest);
+		uint64_t sel;
+		if (!sw || word(&rest) || parse_u64(sw, &sel) < 0 || !sel || sel > 0xffff)
+			return perr(p, "handler: expected 'handler VECTOR = task SELECTOR'");
+		h->task = (uint16_t)sel;
+	} else {
+		if (word(&rest))
+			return perr(p, "handler: expected 'handler VECTOR = ADDRESS|LABEL'");
+		if ((r = parse_addr(p, aw, &h->ip, "handler")) < 0)
+			return r;
+	}
+	sc->nhandlers++;
+	return 0;
+}
+
+static int dir_task(struct parser *p, const char *dir, char *rest,
+		    bool *in_asm, bool *in_expect)
+{
+	struct rtit_scenario *sc = p->sc;
+
+	bool is_tr = dir[1] == 'r';
+	char *sw = word(&rest), *w;
+	uint64_t sel, n;
+	if (!sw || parse_u64(sw, &sel) < 0 || !sel || sel > 0xffff)
+		return perr(p, is_tr ? "tr: expected 'tr SELECTOR'" :
+			    "task: expected 'task SELECTOR tss=ADDRESS [mode=16|32]'");
+	GROW(sc->tasks, sc->ntasks);
+	struct rtit_scn_task *t = &sc->tasks[sc->ntasks];
+	memset(t, 0, sizeof(*t));
+	t->sel = (uint16_t)sel;
+	t->mode = 32;
+	t->tr = is_tr;
+	t->line = p->line;
+	bool has_tss = false;
+	while (!is_tr && (w = word(&rest)) != NULL) {
+		char *key, *val;
+		if (kv(w, &key, &val) < 0 || parse_u64(val, &n) < 0)
+			return perr(p, "task: expected key=NUMBER, got '%s'", w);
+		if (!strcmp(key, "tss")) {
+			t->tss = n;
+			has_tss = true;
+		} else if (!strcmp(key, "mode") && (n == 16 || n == 32)) {
+			t->mode = (int)n;
+		} else {
+			return perr(p, "task: unknown or bad argument '%s=%s' (tss=ADDRESS,"
+				    " mode=16|32)", key, val);
+		}
+	}
+	if (is_tr && word(&rest))
+		return perr(p, "tr: expected 'tr SELECTOR'");
+	if (!is_tr && !has_tss)
+		return perr(p, "task: missing tss=ADDRESS");
+	sc->ntasks++;
+	return 0;
+}
+
+static int dir_mem(struct parser *p, const char *dir, char *rest,
+		   bool *in_asm, bool *in_expect)
+{
+	struct rtit_scenario *sc = p->sc;
+
+	char *aw = word(&rest), *sw = word(&rest);
+	uint64_t a, n;
+	if (!aw || !sw || word(&rest) || parse_u64(aw, &a) < 0 ||
+	    parse_u64(sw, &n) < 0 || !n)
+		return perr(p, "mem: expected 'mem ADDRESS SIZE'");
+	GROW(sc->mems, sc->nmems);
+	sc->mems[sc->nmems].addr = a;
+	sc->mems[sc->nmems].size = n;
+	sc->mems[sc->nmems].line = p->line;
+	sc->nmems++;
+	return 0;
+}
+
+static int dir_reg(struct parser *p, const char *dir, char *rest,
+		   bool *in_asm, bool *in_expect)
+{
+	struct rtit_scenario *sc = p->sc;
+	int r;
+
+	char *nw = word(&rest);
+	if (!nw)
+		return perr(p, "reg: expected 'reg NAME = VALUE'");
+	size_t nr = sizeof(reg_names) / sizeof(reg_names[0]), i;
+	for (i = 0; i < nr; i++)
+		if (!strcasecmp(nw, reg_names[i].name))
+			break;
+	if (i == nr)
+		return perr(p, "reg: unknown register '%s'", nw);
+	GROW(sc->regs, sc->nregs);
+	struct rtit_scn_reg *rg = &sc->regs[sc->nregs];
+	rg->uc_reg = reg_names[i].id;
+	snprintf(rg->name, sizeof(rg->name), "%s", reg_names[i].name);
+	rg->line = p->line;
+	if ((r = after_eq(p, &rest, &rg->value, "reg")) < 0)
+		return r;
+	sc->nregs++;
+	return 0;
+}
+
+static int dir_rtm(struct parser *p, const char *dir, char *rest,
+		   bool *in_asm, bool *in_expect)
+{
+	struct rtit_scenario *sc = p->sc;
+	int r;
+
+	if ((r = once(p, SEEN_RTM, dir)) < 0)
+		return r;
+	char *w = word(&rest);
+	if (!w || (strcmp(w, "on") && strcmp(w, "off")))
+		return perr(p, "rtm: expected on or off, then optionally lines=N");
+	sc->rtm = !strcmp(w, "on");
+	sc->rtm_line = p->line;
+	while ((w = word(&rest)) != NULL) {
+		char *key, *val;
+		uint64_t n;
+		if (kv(w, &key, &val) < 0 || parse_u64(val, &n) < 0)
+			return perr(p, "rtm: expected lines=N, got '%s'", w);
+		if (strcmp(key, "lines"))
+			return perr(p, "rtm: unknown argument '%s'", key);
+		if (!n || n > 65536)
+			return perr(p, "rtm: lines must be 1..65536");
+		sc->rtm_lines = (uint32_t)n;
+	}
+	return 0;
+}
+
+static int dir_enclave(struct parser *p, const char *dir, char *rest,
+		       bool *in_asm, bool *in_expect)
+{
+	return parse_enclave(p, rest);
+}
+
+static int dir_cpl(struct parser *p, const char *dir, char *rest,
+		   bool *in_asm, bool *in_expect)
+{
+	struct rtit_scenario *sc = p->sc;
+	int r;
+
+	if ((r = once(p, SEEN_CPL, dir)) < 0)
+		return r;
+	char *w = word(&rest);
+	if (!w || (strcmp(w, "0") && strcmp(w, "3")) || word(&rest))
+		return perr(p, "cpl: expected 0 or 3");
+	sc->cpl = atoi(w);
+	return 0;
+}
+
+static int dir_number(struct parser *p, const char *dir, char *rest,
+		      bool *in_asm, bool *in_expect)
+{
+	struct rtit_scenario *sc = p->sc;
+	int r;
+	uint64_t v;
+
+	int which = dir[0] == 'c' ? SEEN_CR3 : dir[0] == 'r' ? SEEN_RSP0 : SEEN_BUDGET;
+	if ((r = once(p, which, dir)) < 0)
+		return r;
+	char *w = word(&rest);
+	if (!w || parse_u64(w, &v) < 0 || word(&rest))
+		return perr(p, "%s: expected one number", dir);
+	if (which == SEEN_CR3)
+		sc->cr3 = v;
+	else if (which == SEEN_RSP0)
+		sc->rsp0 = v;
+	else if (!v)
+		return perr(p, "budget: must be at least 1");
+	else
+		sc->budget = v;
+	return 0;
+}
+
+static int dir_end_at(struct parser *p, const char *dir, char *rest,
+		      bool *in_asm, bool *in_expect)
+{
+	struct rtit_scenario *sc = p->sc;
+	int r;
+
+	if ((r = once(p, SEEN_END, dir)) < 0)
+		return r;
+	char *w = word(&rest);
+	if (!w || word(&rest))
+		return perr(p, "end-at: expected ADDRESS|LABEL");
+	if ((r = parse_addr(p, w, &sc->end, "end-at")) < 0)
+		return r;
+	sc->has_end = true;
+	return 0;
+}
+
+static int dir_expect(struct parser *p, const char *dir, char *rest,
+		      bool *in_asm, bool *in_expect)
+{
+	struct rtit_scenario *sc = p->sc;
+	int r;
+
+	if ((r = once(p, SEEN_EXPECT, dir)) < 0)
+		return r;
+	if (word(&rest))
+		return perr(p, "expect: nothing may follow on the line");
+	sc->has_expect = true;
+	*in_expect = true;
+	return 0;
+}
+
+static int dir_end(struct parser *p, const char *dir, char *rest,
+		   bool *in_asm, bool *in_expect)
+{
+	return perr(p, "'end' without an open code asm or expect block");
+}
+
+static const struct directive {
+	const char *name;
+	int (*parse)(struct parser *p, const char *dir, char *rest, bool *in_asm,
+		     bool *in_expect);
+} directives[] = {
+	{ "name", dir_name },
+	{ "describe", dir_describe },
+	{ "dialect", dir_dialect },
+	{ "cpu", dir_cpu },
+	{ "mode", dir_mode },
+	{ "code", dir_code },
+	{ "msr", dir_msr },
+	{ "param", dir_param },
+	{ "clock", dir_clock },
+	{ "event", dir_event },
+	{ "handler", dir_handler },
+	{ "task", dir_task },
+	{ "tr", dir_task },
+	{ "mem", dir_mem },
+	{ "reg", dir_reg },
+	{ "rtm", dir_rtm },
+	{ "enclave", dir_enclave },
+	{ "cpl", dir_cpl },
+	{ "cr3", dir_number },
+	{ "rsp0", dir_number },
+	{ "budget", dir_number },
+	{ "end-at", dir_end_at },
+	{ "expect", dir_expect },
+	{ "end", dir_end },
+};
+
+static int parse_line(struct parser *p, char *s, bool *in_asm, bool *in_expect)
+{
 	cut_comment(s);
 	char *rest = s;
 	char *dir = word(&rest);
-	int r;
-	uint64_t v;
 	if (!dir || dir[0] == '#')
 		return 0;
-	if (!strcmp(dir, "name")) {
-		if ((r = once(p, SEEN_NAME, dir)) < 0)
-			return r;
-		char *w = word(&rest);
-		if (!w || word(&rest))
-			return perr(p, "name: expected one word");
-		snprintf(sc->name, sizeof(sc->name), "%s", w);
-	} else if (!strcmp(dir, "describe")) {
-		if ((r = once(p, SEEN_DESCRIBE, dir)) < 0)
-			return r;
-		rest = skip_ws(rest);
-		size_t n = strlen(rest);
-		if (n < 2 || rest[0] != '"' || rest[n - 1] != '"')
-			return perr(p, "describe: expected \"text in quotes\"");
-		rest[n - 1] = 0;
-		snprintf(sc->describe, sizeof(sc->describe), "%s", rest + 1);
-	} else if (!strcmp(dir, "dialect")) {
-		if ((r = once(p, SEEN_DIALECT, dir)) < 0)
-			return r;
-		char *w = word(&rest);
-		if (w && !strcmp(w, "rtit"))
-			sc->dialect = RTIT_DIALECT_RTIT;
-		else if (w && !strcmp(w, "pt"))
-			sc->dialect = RTIT_DIALECT_PT;
-		else
-			return perr(p, "dialect: expected rtit or pt");
-		if (sc->nmsrs || sc->nevents)
-			return perr(p, "dialect: must come before msr and event lines");
-	} else if (!strcmp(dir, "cpu")) {
-		if ((r = once(p, SEEN_CPU, dir)) < 0)
-			return r;
-		char *w = word(&rest);
-		if (!w || word(&rest))
-			return perr(p, "cpu: expected one word");
-		snprintf(sc->cpu, sizeof(sc->cpu), "%s", w);
-	} else if (!strcmp(dir, "mode")) {
-		if ((r = once(p, SEEN_MODE, dir)) < 0)
-			return r;
-		char *w = word(&rest);
-		if (!w || (strcmp(w, "64") && strcmp(w, "32")))
-			return perr(p, "mode: expected 64 or 32");
-		sc->mode = atoi(w);
-	} else if (!strcmp(dir, "code")) {
-		return parse_code(p, rest, in_asm);
-	} else if (!strcmp(dir, "msr")) {
-		char *w = word(&rest);
-		if (!w)
-			return perr(p, "msr: expected 'msr NAME = VALUE'");
-		GROW(sc->msrs, sc->nmsrs);
-		struct rtit_scn_msr *m = &sc->msrs[sc->nmsrs];
-		m->line = p->line;
-		snprintf(m->name, sizeof(m->name), "%s", w);
-		if ((r = parse_msr_ref(p, w, &m->msr, "msr")) < 0)
-			return r;
-		if ((r = after_eq(p, &rest, &m->value, "msr")) < 0)
-			return r;
-		sc->nmsrs++;
-	} else if (!strcmp(dir, "param")) {
-		char *k = word(&rest), *eq = word(&rest);
-		rest = skip_ws(rest);
-		if (!k || !eq || strcmp(eq, "=") || !*rest)
-			return perr(p, "param: expected 'param KEY = VALUE'");
-		GROW(sc->params, sc->nparams);
-		struct rtit_scn_kv *kvp = &sc->params[sc->nparams];
-		if (strlen(k) >= sizeof(kvp->key) || strlen(rest) >= sizeof(kvp->value))
-			return perr(p, "param: key or value too long");
-		snprintf(kvp->key, sizeof(kvp->key), "%s", k);
-		snprintf(kvp->value, sizeof(kvp->value), "%s", rest);
-		kvp->line = p->line;
-		sc->nparams++;
-	} else if (!strcmp(dir, "clock")) {
-		return parse_clock(p, rest);
-	} else if (!strcmp(dir, "event")) {
-		return parse_event(p, rest);
-	} else if (!strcmp(dir, "handler")) {
-		char *vw = word(&rest), *eq = word(&rest), *aw = word(&rest);
-		uint64_t vec;
-		if (!vw || !eq || strcmp(eq, "=") || !aw)
-			return perr(p, "handler: expected 'handler VECTOR = ADDRESS|LABEL'");
-		if (parse_u64(vw, &vec) < 0 || vec > 255)
-			return perr(p, "handler: bad vector '%s' (0..255)", vw);
-		GROW(sc->handlers, sc->nhandlers);
-		struct rtit_scn_handler *h = &sc->handlers[sc->nhandlers];
-		memset(h, 0, sizeof(*h));
-		h->vector = (unsigned)vec;
-		h->line = p->line;
-		if (!strcmp(aw, "task")) {
-			/* handler N = task SEL: a task gate (SDM 6.12.2) */
-			char *sw = word(&rest);
-			uint64_t sel;
-			if (!sw || word(&rest) || parse_u64(sw, &sel) < 0 || !sel || sel > 0xffff)
-				return perr(p, "handler: expected 'handler VECTOR = task SELECTOR'");
-			h->task = (uint16_t)sel;
-		} else {
-			if (word(&rest))
-				return perr(p, "handler: expected 'handler VECTOR = ADDRESS|LABEL'");
-			if ((r = parse_addr(p, aw, &h->ip, "handler")) < 0)
-				return r;
-		}
-		sc->nhandlers++;
-	} else if (!strcmp(dir, "task") || !strcmp(dir, "tr")) {
-		bool is_tr = dir[1] == 'r';
-		char *sw = word(&rest), *w;
-		uint64_t sel, n;
-		if (!sw || parse_u64(sw, &sel) < 0 || !sel || sel > 0xffff)
-			return perr(p, is_tr ? "tr: expected 'tr SELECTOR'" :
-				    "task: expected 'task SELECTOR tss=ADDRESS [mode=16|32]'");
-		GROW(sc->tasks, sc->ntasks);
-		struct rtit_scn_task *t = &sc->tasks[sc->ntasks];
-		memset(t, 0, sizeof(*t));
-		t->sel = (uint16_t)sel;
-		t->mode = 32;
-		t->tr = is_tr;
-		t->line = p->line;
-		bool has_tss = false;
-		while (!is_tr && (w = word(&rest)) != NULL) {
-			char *key, *val;
-			if (kv(w, &key, &val) < 0 || parse_u64(val, &n) < 0)
-				return perr(p, "task: expected key=NUMBER, got '%s'", w);
-			if (!strcmp(key, "tss")) {
-				t->tss = n;
-				has_tss = true;
-			} else if (!strcmp(key, "mode") && (n == 16 || n == 32)) {
-				t->mode = (int)n;
-			} else {
-				return perr(p, "task: unknown or bad argument '%s=%s' (tss=ADDRESS,"
-					    " mode=16|32)", key, val);
-			}
-		}
-		if (is_tr && word(&rest))
-			return perr(p, "tr: expected 'tr SELECTOR'");
-		if (!is_tr && !has_tss)
-			return perr(p, "task: missing tss=ADDRESS");
-		sc->ntasks++;
-	} else if (!strcmp(dir, "mem")) {
-		char *aw = word(&rest), *sw = word(&rest);
-		uint64_t a, n;
-		if (!aw || !sw || word(&rest) || parse_u64(aw, &a) < 0 ||
-		    parse_u64(sw, &n) < 0 || !n)
-			return perr(p, "mem: expected 'mem ADDRESS SIZE'");
-		GROW(sc->mems, sc->nmems);
-		sc->mems[sc->nmems].addr = a;
-		sc->mems[sc->nmems].size = n;
-		sc->mems[sc->nmems].line = p->line;
-		sc->nmems++;
-	} else if (!strcmp(dir, "reg")) {
-		char *nw = word(&rest);
-		if (!nw)
-			return perr(p, "reg: expected 'reg NAME = VALUE'");
-		size_t nr = sizeof(reg_names) / sizeof(reg_names[0]), i;
-		for (i = 0; i < nr; i++)
-			if (!strcasecmp(nw, reg_names[i].name))
-				break;
-		if (i == nr)
-			return perr(p, "reg: unknown register '%s'", nw);
-		GROW(sc->regs, sc->nregs);
-		struct rtit_scn_reg *rg = &sc->regs[sc->nregs];
-		rg->uc_reg = reg_names[i].id;
-		snprintf(rg->name, sizeof(rg->name), "%s", reg_names[i].name);
-		rg->line = p->line;
-		if ((r = after_eq(p, &rest, &rg->value, "reg")) < 0)
-			return r;
-		sc->nregs++;
-	} else if (!strcmp(dir, "rtm")) {
-		if ((r = once(p, SEEN_RTM, dir)) < 0)
-			return r;
-		char *w = word(&rest);
-		if (!w || (strcmp(w, "on") && strcmp(w, "off")))
-			return perr(p, "rtm: expected on or off, then optionally lines=N");
-		sc->rtm = !strcmp(w, "on");
-		sc->rtm_line = p->line;
-		while ((w = word(&rest)) != NULL) {
-			char *key, *val;
-			uint64_t n;
-			if (kv(w, &key, &val) < 0 || parse_u64(val, &n) < 0)
-				return perr(p, "rtm: expected lines=N, got '%s'", w);
-			if (strcmp(key, "lines"))
-				return perr(p, "rtm: unknown argument '%s'", key);
-			if (!n || n > 65536)
-				return perr(p, "rtm: lines must be 1..65536");
-			sc->rtm_lines = (uint32_t)n;
-		}
-	} else if (!strcmp(dir, "enclave")) {
-		return parse_enclave(p, rest);
-	} else if (!strcmp(dir, "cpl")) {
-		if ((r = once(p, SEEN_CPL, dir)) < 0)
-			return r;
-		char *w = word(&rest);
-		if (!w || (strcmp(w, "0") && strcmp(w, "3")) || word(&rest))
-			return perr(p, "cpl: expected 0 or 3");
-		sc->cpl = atoi(w);
-	} else if (!strcmp(dir, "cr3") || !strcmp(dir, "rsp0") ||
-		   !strcmp(dir, "budget")) {
-		int which = dir[0] == 'c' ? SEEN_CR3 : dir[0] == 'r' ? SEEN_RSP0 : SEEN_BUDGET;
-		if ((r = once(p, which, dir)) < 0)
-			return r;
-		char *w = word(&rest);
-		if (!w || parse_u64(w, &v) < 0 || word(&rest))
-			return perr(p, "%s: expected one number", dir);
-		if (which == SEEN_CR3)
-			sc->cr3 = v;
-		else if (which == SEEN_RSP0)
-			sc->rsp0 = v;
-		else if (!v)
-			return perr(p, "budget: must be at least 1");
-		else
-			sc->budget = v;
-	} else if (!strcmp(dir, "end-at")) {
-		if ((r = once(p, SEEN_END, dir)) < 0)
-			return r;
-		char *w = word(&rest);
-		if (!w || word(&rest))
-			return perr(p, "end-at: expected ADDRESS|LABEL");
-		if ((r = parse_addr(p, w, &sc->end, "end-at")) < 0)
-			return r;
-		sc->has_end = true;
-	} else if (!strcmp(dir, "expect")) {
-		if ((r = once(p, SEEN_EXPECT, dir)) < 0)
-			return r;
-		if (word(&rest))
-			return perr(p, "expect: nothing may follow on the line");
-		sc->has_expect = true;
-		*in_expect = true;
-	} else if (!strcmp(dir, "end")) {
-		return perr(p, "'end' without an open code asm or expect block");
-	} else {
-		return perr(p, "unknown directive '%s'", dir);
-	}
-	return 0;
+	for (size_t i = 0; i < sizeof(directives) / sizeof(directives[0]); i++)
+		if (!strcmp(dir, directives[i].name))
+			return directives[i].parse(p, dir, rest, in_asm, in_expect);
+	return perr(p, "unknown directive '%s'", dir);
 }
 
 static int append_asm(struct rtit_scenario *sc, const char *line)

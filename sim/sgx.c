@@ -4,7 +4,8 @@
  * references EENTER, ERESUME, EEXIT): enclaves declared before the run
  * (ECREATE, EADD, EINIT are not modelled), ENCLU's three control-transfer
  * leaves, and what an asynchronous enclave exit (AEX) saves and
- * synthesises.  sim.c calls in here and writes the records (D50).
+ * synthesises.  emulate.c and event.c call in here and write the
+ * records (D50).
  */
 #include <inttypes.h>
 #include <string.h>

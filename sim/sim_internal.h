@@ -11,6 +11,29 @@
 #include "rtit/pebs.h"
 #include "../isa/isa.h"
 
+/* Selectors the model loads (flat segments, docs/sim.md). */
+#define KCS 0x08
+#define KSS 0x10
+#define UCS64 0x33
+#define USS64 0x2b
+#define UCS32 0x1b
+#define USS32 0x23
+
+#define EFL_TF (1u << 8)
+#define EFL_IF RTIT_SIM_RFLAGS_IF
+#define EFL_OF (1u << 11)
+#define EFL_IOPL (3u << 12)
+#define EFL_RF (1u << 16)
+#define EFL_FIXED1 (1u << 1)		/* reads as 1 */
+/* What POPF may load (SDM Vol. 2B POPF, protected mode): CF PF AF ZF SF
+ * TF IF DF OF IOPL NT AC ID; not RF (cleared), VM, VIF, VIP (kept). */
+#define EFL_POPF_MASK 0x247fd5u
+
+#define EFL_NT (1u << 14)
+#define CR0_TS (1ull << 3)
+#define CR0_PE 1ull
+#define CR0_PG (1ull << 31)
+
 /* Guest registers by number (the SSA's GPR order, Vol. 3D 38.9.1), read
  * and written at the width of the current mode (sim_reg_get/set). */
 enum { R_AX, R_CX, R_DX, R_BX, R_SP, R_BP, R_SI, R_DI, R_8, R_9, R_10,
@@ -164,7 +187,7 @@ struct sim_symbol {
 };
 
 struct rtit_sim {
-	uint64_t delivered_to;	/* where deliver() sent the flow (handler or task) */
+	uint64_t delivered_to;	/* where sim_deliver sent the flow (handler or task) */
 	struct rtit_sim_config cfg;
 	uc_engine *uc;
 	uc_context *ctx;	/* scratch, to reset Unicorn's old_exception */
@@ -288,7 +311,7 @@ void sim_rtm_fini(struct rtit_sim *sim);
  * -1 #GP.  @guest: a WRMSR/RDMSR (a write takes effect after it, so the
  * WRMSR itself is not counted). */
 int sim_pmu_msr(struct rtit_sim *sim, bool write, uint32_t msr, uint64_t *v, bool guest);
-/* CPL may have changed (after tmpl_on_state): counting re-evaluated. */
+/* CPL may have changed (after sim_tmpl_on_state): counting re-evaluated. */
 void sim_pmu_on_state(struct rtit_sim *sim);
 /* The PEBS assist at sim->pmu_due, with the flow about to execute at ip:
  * fills sim->pmu.rec with the state now (after the overflowing
@@ -313,9 +336,160 @@ bool sim_sgx_debug(const struct rtit_sim *sim);
 /* sim.c: a guest register (R_*) at the current mode's width */
 uint64_t sim_reg_get(struct rtit_sim *sim, int r);
 void sim_reg_set(struct rtit_sim *sim, int r, uint64_t v);
-
-/* load.c */
+/* sim.c: sets sim->errmsg; returns @err. */
 int sim_seterr(struct rtit_sim *sim, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* sim.c: hands the batch to the consumer (the LBRs see it first). */
+void sim_flush(struct rtit_sim *sim);
+/* sim.c: refreshes the record template after a model state change. */
+void sim_tmpl_on_state(struct rtit_sim *sim);
+/* sim.c: a guest stack push or pop of @w bytes at *sp; false when unmapped. */
+bool sim_push(struct rtit_sim *sim, uint64_t *sp, uint64_t v, int w);
+bool sim_pop(struct rtit_sim *sim, uint64_t *sp, uint64_t *v, int w);
+
+/* The record batch (sim.c): a new record from the template; its end. */
+static inline struct rtit_sim_rec *sim_rec_new(struct rtit_sim *sim)
+{
+	if (sim->nbatch == sim->cfg.batch_cap)
+		sim_flush(sim);
+	struct rtit_sim_rec *r = &sim->batch[sim->nbatch++];
+	*r = sim->tmpl;
+	return r;
+}
+
+static inline void sim_rec_done(struct rtit_sim *sim)
+{
+	if (sim->cfg.deliver == RTIT_SIM_PER_INSN)
+		sim_flush(sim);
+}
+
+/* Advances the clock by n core cycles; the TSC runs tsc_ratio/core_ratio
+ * ticks per core cycle. */
+static inline void sim_clock_on_cycles(struct rtit_sim *sim, uint64_t n)
+{
+	sim->cycles += n;
+	if (sim->cfg.clock.tsc_ratio == sim->core_ratio) {
+		sim->tsc += n;
+		return;
+	}
+	sim->tsc_frac += n * sim->cfg.clock.tsc_ratio;
+	if (sim->tsc_frac >= sim->core_ratio) {
+		sim->tsc += sim->tsc_frac / sim->core_ratio;
+		sim->tsc_frac %= sim->core_ratio;
+	}
+}
+
+
+/* run.c: the run loop and Unicorn's hooks */
+/* Ends the run: status @why at @ip with the message, Unicorn stopped. */
+void sim_stop_with(struct rtit_sim *sim, int why, uint64_t ip,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Stops Unicorn with request @req (enum sim_req), resuming at @ip. */
+void sim_request(struct rtit_sim *sim, int req, uint64_t ip);
+/* Installs the block, interrupt, unmapped-access and sync hooks. */
+uc_err sim_hooks_add(struct rtit_sim *sim);
+
+/* unicorn.c: Unicorn's internals */
+/* Finds QEMU's old_exception once; allocates the context to reset it. */
+void sim_unicorn_init(struct rtit_sim *sim);
+/* Makes Unicorn forget the exception it raised last. */
+void sim_forget_exception(struct rtit_sim *sim);
+/* Loads real-mode CS (@cs_sel, base @cs_base) and with @data the data
+ * segments = 0, 16-bit hflags; 0 or -RTIT_ERR_x with sim->errmsg. */
+int sim_unicorn_load_real(struct rtit_sim *sim, uint16_t cs_sel, uint64_t cs_base, bool data);
+
+/* event.c: interrupts, exceptions, injected events */
+/* Delivers vector @vec through the interrupt table or a task gate with
+ * the return address @ret_ip; 0, or -1 with the run stopped. */
+int sim_deliver(struct rtit_sim *sim, int vec, uint64_t ret_ip,
+		bool has_err, uint32_t err, const char *what);
+/* Records and delivers an exception (@fault: ip did not retire). */
+int sim_exception_at(struct rtit_sim *sim, int vec, uint64_t ip,
+		     uint32_t err, uint64_t cr2, const char *what, bool fault);
+/* sim_exception_at for a fault. */
+int sim_exception(struct rtit_sim *sim, int vec, uint64_t ip, uint32_t err,
+		  uint64_t cr2, const char *what);
+/* A new event record of @kind (ip, next) with the clock; counted. */
+struct rtit_sim_rec *sim_event_rec(struct rtit_sim *sim, int kind,
+				   uint64_t ip, uint64_t next);
+/* The injected event due at instruction count @count, or at @ip; -1 none. */
+int sim_inj_due_count(const struct rtit_sim *sim, uint64_t count);
+int sim_inj_due_ip(const struct rtit_sim *sim, uint64_t ip);
+/* Delivers every event due at ip; returns the resume IP. */
+uint64_t sim_inject_due(struct rtit_sim *sim, uint64_t ip);
+
+/* task.c: hardware task switching (mode 32) */
+/* The index of the task with selector @sel, or -1. */
+int sim_task_of(const struct sim_model *m, uint16_t sel);
+/* Switches to task @to (SDM 7.3); the new EIP or UINT64_MAX (stopped). */
+uint64_t sim_task_switch(struct rtit_sim *sim, int to, uint64_t ret, bool nest, bool jmp);
+/* Whether task @to may be switched to; else #GP or the run stopped. */
+bool sim_task_ok(struct rtit_sim *sim, int to, uint64_t ip, bool insn);
+
+/* emulate.c: the special instructions */
+/* A special instruction being emulated: decoded, classified, its IPs. */
+struct sim_insn {
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	struct isa_insn si;
+	uint64_t ip, next;
+	int len;
+};
+/* Emulates the special instruction at ip; sets RIP or stops the run. */
+void sim_emulate(struct rtit_sim *sim, uint64_t ip);
+/* The R_* number of a Zydis GPR, or -1. */
+int sim_gpr_of_zydis(ZydisRegister r);
+/* The effective address of a memory operand (flat segments). */
+uint64_t sim_mem_ea(struct rtit_sim *sim, const ZydisDecodedOperand *op,
+		    uint64_t ip, int len);
+/* A register or memory operand's value; *ok false when unmapped. */
+uint64_t sim_operand_value(struct rtit_sim *sim, const ZydisDecodedOperand *op,
+			   uint64_t ip, int len, bool *ok);
+/* The record of a special instruction (state after), counted as retired. */
+struct rtit_sim_rec *sim_special_rec(struct rtit_sim *sim, uint64_t ip,
+				     int len, int cls, uint64_t next, bool taken);
+/* #GP(0) on the instruction at @ip. */
+void sim_gp_fault(struct rtit_sim *sim, uint64_t ip, const char *why);
+/* A stack access failed at @addr: #PF there (#GP(0) if not canonical). */
+void sim_stack_fault(struct rtit_sim *sim, uint64_t ip, uint64_t addr,
+		     bool write, const char *insn);
+
+/* far.c: INT, IRET, SYSCALL/SYSRET, SYSENTER/SYSEXIT, far JMP/CALL/RET */
+void sim_emu_int(struct rtit_sim *sim, const struct sim_insn *ins);
+void sim_emu_iret(struct rtit_sim *sim, const struct sim_insn *ins);
+void sim_emu_syscall(struct rtit_sim *sim, const struct sim_insn *ins);
+void sim_emu_sysret(struct rtit_sim *sim, const struct sim_insn *ins);
+void sim_emu_sysenter(struct rtit_sim *sim, const struct sim_insn *ins);
+void sim_emu_sysexit(struct rtit_sim *sim, const struct sim_insn *ins);
+void sim_emu_far_jmp_call(struct rtit_sim *sim, const struct sim_insn *ins);
+void sim_emu_far_ret(struct rtit_sim *sim, const struct sim_insn *ins);
+
+/* msr.c: MSR and control-register accesses */
+/* Routes an MSR access (@ctx: the record that makes it); 0 or -1 (#GP). */
+int sim_msr_access(struct rtit_sim *sim, bool write, uint32_t msr,
+		   uint64_t *v, const struct rtit_sim_rec *ctx);
+/* WRMSR/RDMSR; MOV DR; LMSW, CLTS, LGDT, LIDT, LLDT, LTR, XSETBV; MOV CR. */
+void sim_emu_msr(struct rtit_sim *sim, const struct sim_insn *ins);
+void sim_emu_mov_dr(struct rtit_sim *sim, const struct sim_insn *ins);
+void sim_emu_sysreg(struct rtit_sim *sim, const struct sim_insn *ins);
+void sim_emu_mov_cr(struct rtit_sim *sim, const struct sim_insn *ins);
+
+/* rtm.c: RTM instructions and aborts */
+/* RTM_ABORT_PROCESSING with @status at @at; returns the fallback. */
+uint64_t sim_tx_abort(struct rtit_sim *sim, uint64_t at, uint32_t status);
+/* Whether the hooked instruction @si aborts a transaction (*status). */
+bool sim_tx_aborts(const struct isa_insn *si, uint32_t *status);
+/* XBEGIN, XEND, XABORT, XTEST at @ip (XBEGIN's fallback @target). */
+void sim_emulate_rtm(struct rtit_sim *sim, const ZydisDecodedInstruction *in,
+		     uint64_t ip, int cls, uint64_t target);
+
+/* uintr.c: UIRET, STUI, CLUI, TESTUI at @ip. */
+void sim_emulate_uintr(struct rtit_sim *sim, const ZydisDecodedInstruction *in, uint64_t ip);
+/* uintr.c: user-interrupt delivery at @ip; the handler or UINT64_MAX. */
+uint64_t sim_uintr_now(struct rtit_sim *sim, uint64_t ip);
+/* init.c: injected INIT @i at @ip (and an AP's SIPI); the resume IP. */
+uint64_t sim_init_now(struct rtit_sim *sim, int i, uint64_t ip);
+/* pmu.c: the PEBS assist and its record with the flow at @ip. */
+void sim_pebs_now(struct rtit_sim *sim, uint64_t ip);
 
 #endif /* RTIT_SIM_INTERNAL_H */

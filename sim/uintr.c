@@ -115,3 +115,68 @@ int sim_uintr_uiret(struct rtit_sim *sim, uint64_t *next)
 	*next = rip;
 	return 0;
 }
+
+/* UIRET, STUI, CLUI, TESTUI (SDM Vol. 2B; uintr.c): #UD without user
+ * interrupts (Silvermont) and outside 64-bit mode.  A user interrupt they
+ * make recognisable is delivered at the next block start (on_block). */
+void sim_emulate_uintr(struct rtit_sim *sim, const ZydisDecodedInstruction *in, uint64_t ip)
+{
+	uint64_t next = ip + in->length, f;
+	int r;
+
+	if (!sim->cfg.uintr || sim->m.mode != RTIT_SIM_MODE_64) {
+		sim_exception(sim, 6, ip, 0, 0, "user-interrupt instruction on a CPU without "
+			  "user interrupts or outside 64-bit mode");
+		return;
+	}
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_UIRET:
+		r = sim_uintr_uiret(sim, &next);
+		if (r == -1) {
+			sim_stack_fault(sim, ip, next, false, "UIRET");
+			return;
+		}
+		if (r == -2) {
+			sim_gp_fault(sim, ip, "UIRET: the popped RIP is not canonical");
+			return;
+		}
+		sim_tmpl_on_state(sim);
+		sim_special_rec(sim, ip, in->length, RTIT_IC_UIRET, next, true);
+		break;
+	case ZYDIS_MNEMONIC_TESTUI:
+		/* CF := UIF; OF SF ZF AF PF := 0 */
+		f = sim_reg_get(sim, R_FLAGS) & ~0x8d5ull;
+		sim_reg_set(sim, R_FLAGS, f | (sim->uintr.uif ? 1 : 0));
+		sim_special_rec(sim, ip, in->length, RTIT_IC_OTHER, next, false);
+		break;
+	default:	/* STUI, CLUI */
+		sim->uintr.uif = in->mnemonic == ZYDIS_MNEMONIC_STUI;
+		sim_special_rec(sim, ip, in->length, RTIT_IC_OTHER, next, false);
+		break;
+	}
+	sim_rec_done(sim);
+	sim_reg_set(sim, R_IP, next);
+}
+
+/* User-interrupt delivery with the flow at @ip (NLIP): the UINTR record
+ * (ip = NLIP, next_ip = UIHANDLER, vector = UIRRV).  An RTM transaction
+ * aborts first, as for an interrupt.  Returns the handler, or UINT64_MAX
+ * with the run stopped. */
+uint64_t sim_uintr_now(struct rtit_sim *sim, uint64_t ip)
+{
+	uint64_t h, bad;
+	uint8_t v;
+
+	if (sim->rtm.depth)
+		ip = sim_tx_abort(sim, ip, RTIT_RTM_ABORT_RETRY);
+	if (sim_uintr_deliver(sim, ip, &h, &v, &bad) < 0) {
+		sim_stop_with(sim, RTIT_SIM_STOP_FAULT, ip, "user-interrupt delivery at 0x%" PRIx64
+			  ": stack 0x%" PRIx64 " not writable", ip, bad);
+		return UINT64_MAX;
+	}
+	sim_tmpl_on_state(sim);
+	struct rtit_sim_rec *r = sim_event_rec(sim, RTIT_EV_UINTR, ip, h);
+	r->vector = v;
+	sim_rec_done(sim);
+	return h;
+}

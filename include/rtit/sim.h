@@ -258,8 +258,21 @@ int rtit_sim_msr_preset(struct rtit_sim *sim, uint32_t msr, uint64_t value);
  * Runs from the entry until a stop (see enum rtit_sim_stop) and fills st.
  * Returns 0 when the run ended normally (HALTED, END) and -RTIT_ERR_x
  * otherwise (BUDGET, FAULT: -RTIT_ERR_INVALID; ERROR: -RTIT_ERR_INTERNAL).
+ *
+ * Every failure the simulator sees comes back this way: the call installs
+ * no signal handler and never exits the process.  One failure it cannot
+ * see: Unicorn 2.0.1 calls abort() while translating a few invalid
+ * encodings (FF /3, FF /5 with a register operand; docs/sim.md "Limits"),
+ * before any hook runs.  A caller that wants a message rather than the
+ * SIGABRT installs its own handler around this call and builds the
+ * message with rtit_sim_unicorn_abort_msg (as `rtitsim run` does).
  */
 int rtit_sim_run(struct rtit_sim *sim, struct rtit_sim_status *st);
+
+/* From a SIGABRT handler during rtit_sim_run: names in @line (NUL-ended,
+ * at most @size bytes) the instruction Unicorn aborted on, from the
+ * guest's RIP and memory.  Returns snprintf's length, or -RTIT_ERR_INVALID. */
+int rtit_sim_unicorn_abort_msg(struct rtit_sim *sim, char *line, size_t size);
 
 /* Ends the run from inside a consumer callback (an encoder error): the
  * run stops before the next instruction executes, with stop ERROR and
