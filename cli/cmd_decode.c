@@ -391,7 +391,7 @@ static int load_image(struct dec *x, const char *image, int mode)
 		}
 		for (size_t i = 0; i < sc.nevents; i++)
 			if (sc.events[i].ev.kind == RTIT_EV_MSR_WRITE_EXTERNAL &&
-			    sc.events[i].ev.msr == RTIT_MSR_CTL)
+			    sc.events[i].ev.msr == RTIT_R_MSR_CTL)
 				x->external_ctl = true;
 		rtit_scenario_fini(&sc);
 	} else if (flat) {

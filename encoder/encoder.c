@@ -63,7 +63,7 @@ static void r_set_platform(struct rtit_encoder *e, uint8_t cpl, uint64_t cr3, ui
 	rtit_r_model_set_platform(&e->m.r, cpl, cr3, (cr0 >> 31) & 1);	/* CR0.PG */
 	/* RTIT 3.3.1: a debugger reads RTIT_CTL before the others. */
 	uint64_t v;
-	rtit_r_model_msr_read(&e->m.r, RTIT_MSR_CTL, &v, NULL);
+	rtit_r_model_msr_read(&e->m.r, RTIT_R_MSR_CTL, &v, NULL);
 }
 
 static int r_finish(struct rtit_encoder *e)
@@ -78,9 +78,9 @@ static void r_stats(const struct rtit_encoder *e, struct rtit_enc_stats *st)
 
 static void r_sideband(const struct rtit_encoder *e, uint64_t ctl, struct rtit_sideband *sb)
 {
-	sb->cycle_acc = (ctl & RTIT_CTL_CYCLE_ACC) != 0;
-	sb->cmprs_ret = (ctl & RTIT_CTL_CMPRS_RET) != 0;
-	sb->mtc_range = (int)((ctl >> RTIT_CTL_MTC_RANGE_SHIFT) & 3);
+	sb->cycle_acc = (ctl & RTIT_R_CTL_CYCLE_ACC) != 0;
+	sb->cmprs_ret = (ctl & RTIT_R_CTL_CMPRS_RET) != 0;
+	sb->mtc_range = (int)((ctl >> RTIT_R_CTL_MTC_RANGE_SHIFT) & 3);
 	sb->has_rtit_ctl = true;
 	sb->rtit_ctl = ctl;
 	for (int i = 1; i < RTIT_ENC_NERRATA && i < RTIT_SIDEBAND_NERRATA; i++)
@@ -88,7 +88,7 @@ static void r_sideband(const struct rtit_encoder *e, uint64_t ctl, struct rtit_s
 }
 
 static const struct ops rtit_ops = {
-	.ctl_msr = RTIT_MSR_CTL,
+	.ctl_msr = RTIT_R_MSR_CTL,
 	.cpu = "silvermont",
 	.param_set = r_param_set,
 	.start = r_start,
@@ -274,5 +274,5 @@ void rtit_encoder_sideband(const struct rtit_encoder *e, uint64_t ctl, struct rt
 
 bool rtit_encoder_cycle_acc(const struct rtit_encoder *e, uint64_t ctl)
 {
-	return e->dialect == RTIT_DIALECT_RTIT && (ctl & RTIT_CTL_CYCLE_ACC);
+	return e->dialect == RTIT_DIALECT_RTIT && (ctl & RTIT_R_CTL_CYCLE_ACC);
 }

@@ -130,7 +130,7 @@ static bool is_psb(enum rtit_dialect dialect, const uint8_t *p)
 {
 	if (dialect == RTIT_DIALECT_RTIT) {
 		/* RTIT 4.2.1: C0 followed by eight 00 bytes. */
-		if (p[0] != rtit_r_psb)
+		if (p[0] != rtit_r_opc_psb)
 			return false;
 		for (int i = 1; i < rtit_r_psb_size; i++)
 			if (p[i])
@@ -148,7 +148,7 @@ long rtit_sync_forward(enum rtit_dialect dialect, const uint8_t *buf,
 		       size_t len, size_t from)
 {
 	size_t n = rtit_psb_size(dialect);
-	uint8_t first = dialect == RTIT_DIALECT_RTIT ? rtit_r_psb : rtit_pt_ext;
+	uint8_t first = dialect == RTIT_DIALECT_RTIT ? rtit_r_opc_psb : rtit_pt_ext;
 
 	if (!buf || len < n)
 		return -RTIT_ERR_NOSYNC;

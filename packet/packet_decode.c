@@ -94,7 +94,7 @@ static int rtit_r_decode(const struct rtit_pkt_ctx *ctx, const uint8_t *buf,
 		return done(pkt, type, (size_t)(rtit_r_opc_size + pl));
 	}
 
-	if (b0 == rtit_r_psb) {
+	if (b0 == rtit_r_opc_psb) {
 		/* 4.2.1: C0 and eight 00. */
 		size_t have = len < rtit_r_psb_size ? len : rtit_r_psb_size;
 		for (size_t i = 1; i < have; i++)
@@ -103,9 +103,9 @@ static int rtit_r_decode(const struct rtit_pkt_ctx *ctx, const uint8_t *buf,
 		NEED(rtit_r_psb_size);
 		return done(pkt, RTIT_R_PSB, rtit_r_psb_size);
 	}
-	if (b0 == rtit_r_tracestop)
+	if (b0 == rtit_r_opc_tracestop)
 		return done(pkt, RTIT_R_TRACESTOP, rtit_r_tracestop_size);
-	if ((b0 & rtit_r_pip_mask) == rtit_r_pip) {
+	if ((b0 & rtit_r_pip_mask) == rtit_r_opc_pip) {
 		/* 4.2.10, Figure 9: CR3[39:0] low byte first. */
 		NEED(rtit_r_pip_size);
 		pkt->u.pip.pg = (b0 & rtit_r_pip_pg) != 0;
@@ -113,13 +113,13 @@ static int rtit_r_decode(const struct rtit_pkt_ctx *ctx, const uint8_t *buf,
 		pkt->u.pip.cr3 = rtit_le_load(buf + 1, rtit_r_pl_pip_size);
 		return done(pkt, RTIT_R_PIP, rtit_r_pip_size);
 	}
-	if ((b0 & rtit_r_mtc_mask) == rtit_r_mtc) {
+	if ((b0 & rtit_r_mtc_mask) == rtit_r_opc_mtc) {
 		NEED(rtit_r_mtc_size);
 		pkt->u.mtc.rng = b0 & rtit_r_mtc_rng_mask;
 		pkt->u.mtc.ctc = buf[1];
 		return done(pkt, RTIT_R_MTC, rtit_r_mtc_size);
 	}
-	if ((b0 & rtit_r_sts_mask) == rtit_r_sts) {
+	if ((b0 & rtit_r_sts_mask) == rtit_r_opc_sts) {
 		/* 4.2.13, Figure 12. */
 		NEED(rtit_r_sts_size);
 		pkt->u.sts.acbr = (uint8_t)(((b0 & rtit_r_sts_acbr_hi_mask) << 2) |
@@ -134,10 +134,10 @@ static int rtit_r_decode(const struct rtit_pkt_ctx *ctx, const uint8_t *buf,
 /* PT opcode bits 4:0 of the IP packets (Tables 33-17, 33-20 to 33-22);
  * the others RTIT_PKT_INVALID (0). */
 static const enum rtit_pkt_type pt_ip_types[32] = {
-	[rtit_pt_tip] = RTIT_PT_TIP,
-	[rtit_pt_tip_pge] = RTIT_PT_TIP_PGE,
-	[rtit_pt_tip_pgd] = RTIT_PT_TIP_PGD,
-	[rtit_pt_fup] = RTIT_PT_FUP,
+	[rtit_pt_opc_tip] = RTIT_PT_TIP,
+	[rtit_pt_opc_tip_pge] = RTIT_PT_TIP_PGE,
+	[rtit_pt_opc_tip_pgd] = RTIT_PT_TIP_PGD,
+	[rtit_pt_opc_fup] = RTIT_PT_FUP,
 };
 
 /* PT Table 33-16 short TNT: ((1 << N) | bits) << 1. */
@@ -310,8 +310,8 @@ static int pt_decode_one(const struct rtit_pkt_ctx *ctx, const uint8_t *buf,
 
 	/* Only the fields of the decoded type are written.  Most frequent
 	 * first: TNT-8, then the IP packets. */
-	if ((b0 & rtit_pt_tnt8_mask) == rtit_pt_tnt8 && b0 > rtit_pt_ext &&
-	    (!ctx->in_block || (b0 & rtit_pt_bip_mask) != rtit_pt_bip))
+	if ((b0 & rtit_pt_tnt8_mask) == rtit_pt_opc_tnt8 && b0 > rtit_pt_ext &&
+	    (!ctx->in_block || (b0 & rtit_pt_bip_mask) != rtit_pt_opc_bip))
 		return pt_decode_tnt8(b0, pkt);
 	if (pt_ip_types[b0 & rtit_pt_opm_ip] != RTIT_PKT_INVALID) {
 		/* TIP, TIP.PGE, TIP.PGD, FUP (Tables 33-17, 33-20 to 33-22):
@@ -329,11 +329,11 @@ static int pt_decode_one(const struct rtit_pkt_ctx *ctx, const uint8_t *buf,
 		pkt->u.ip.payload = rtit_le_load_fast(buf + 1, (size_t)pl, len - 1);
 		return done(pkt, pt_ip_types[b0 & rtit_pt_opm_ip], (size_t)(rtit_pt_opc_size + pl));
 	}
-	if (b0 == rtit_pt_pad)
+	if (b0 == rtit_pt_opc_pad)
 		return done(pkt, RTIT_PT_PAD, rtit_pt_pad_size);
 	if (b0 == rtit_pt_ext)
 		return pt_decode_ext(buf, len, pkt, why);
-	if (ctx->in_block && (b0 & rtit_pt_bip_mask) == rtit_pt_bip) {
+	if (ctx->in_block && (b0 & rtit_pt_bip_mask) == rtit_pt_opc_bip) {
 		/* 33.4.1.1: inside a block, xxxxx100b is a BIP. */
 		size_t pl = ctx->block_sz4 ? rtit_pt_pl_bip4_size : rtit_pt_pl_bip8_size;
 		NEED(rtit_pt_opc_size + pl);
@@ -342,17 +342,17 @@ static int pt_decode_one(const struct rtit_pkt_ctx *ctx, const uint8_t *buf,
 		pkt->u.bip.type = ctx->block_type;
 		return done(pkt, RTIT_PT_BIP, rtit_pt_opc_size + pl);
 	}
-	if ((b0 & rtit_pt_tnt8_mask) == rtit_pt_tnt8)
+	if ((b0 & rtit_pt_tnt8_mask) == rtit_pt_opc_tnt8)
 		return pt_decode_tnt8(b0, pkt);
-	if ((b0 & rtit_pt_cyc_mask) == rtit_pt_cyc)
+	if ((b0 & rtit_pt_cyc_mask) == rtit_pt_opc_cyc)
 		return pt_decode_cyc(buf, len, pkt, why);
 
 	switch (b0) {
-	case rtit_pt_tsc:
+	case rtit_pt_opc_tsc:
 		NEED(rtit_pt_tsc_size);
 		pkt->u.tsc = rtit_le_load(buf + 1, rtit_pt_pl_tsc_size);
 		return done(pkt, RTIT_PT_TSC, rtit_pt_tsc_size);
-	case rtit_pt_mtc:
+	case rtit_pt_opc_mtc:
 		NEED(rtit_pt_mtc_size);
 		pkt->u.mtc.ctc = buf[1];
 		pkt->u.mtc.rng = 0;
@@ -362,9 +362,9 @@ static int pt_decode_one(const struct rtit_pkt_ctx *ctx, const uint8_t *buf,
 		NEED(rtit_pt_mode_size);
 		leaf = (buf[1] & rtit_pt_mode_leaf_mask) >> rtit_pt_mode_leaf_shr;
 		pkt->u.mode.bits = buf[1] & rtit_pt_mode_bits_mask;
-		if (leaf == rtit_pt_mode_exec)
+		if (leaf == rtit_pt_leaf_mode_exec)
 			return done(pkt, RTIT_PT_MODE_EXEC, rtit_pt_mode_size);
-		if (leaf == rtit_pt_mode_tsx)
+		if (leaf == rtit_pt_leaf_mode_tsx)
 			return done(pkt, RTIT_PT_MODE_TSX, rtit_pt_mode_size);
 		FAIL(RTIT_ERR_BAD_PACKET, "MODE with reserved leaf ID (PT Table 33-25)");
 	}

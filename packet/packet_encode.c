@@ -47,7 +47,7 @@ static int rtit_r_encode(const struct rtit_pkt_ctx *ctx,
 	switch (pkt->type) {
 	case RTIT_R_PSB:
 		ROOM(rtit_r_psb_size);
-		buf[0] = rtit_r_psb;
+		buf[0] = rtit_r_opc_psb;
 		memset(buf + 1, 0, rtit_r_pl_psb_size);
 		return rtit_r_psb_size;
 	case RTIT_R_TNT: {
@@ -67,24 +67,24 @@ static int rtit_r_encode(const struct rtit_pkt_ctx *ctx,
 	case RTIT_R_PIP:
 		CHECK(!(pkt->u.pip.cr3 >> 40));
 		ROOM(rtit_r_pip_size);
-		buf[0] = (uint8_t)(rtit_r_pip | (pkt->u.pip.pg ? rtit_r_pip_pg : 0));
+		buf[0] = (uint8_t)(rtit_r_opc_pip | (pkt->u.pip.pg ? rtit_r_pip_pg : 0));
 		rtit_le_store(buf + 1, pkt->u.pip.cr3, rtit_r_pl_pip_size);
 		return rtit_r_pip_size;
 	case RTIT_R_TRACESTOP:
 		ROOM(rtit_r_tracestop_size);
-		buf[0] = rtit_r_tracestop;
+		buf[0] = rtit_r_opc_tracestop;
 		return rtit_r_tracestop_size;
 	case RTIT_R_MTC:
 		CHECK(pkt->u.mtc.rng <= rtit_r_mtc_rng_mask);
 		ROOM(rtit_r_mtc_size);
-		buf[0] = (uint8_t)(rtit_r_mtc | pkt->u.mtc.rng);
+		buf[0] = (uint8_t)(rtit_r_opc_mtc | pkt->u.mtc.rng);
 		buf[1] = pkt->u.mtc.ctc;
 		return rtit_r_mtc_size;
 	case RTIT_R_STS:
 		CHECK(pkt->u.sts.acbr < 64 && pkt->u.sts.ecbr < 64);
 		CHECK(!(pkt->u.sts.tsc >> rtit_r_sts_tsc_bits));
 		ROOM(rtit_r_sts_size);
-		buf[0] = (uint8_t)(rtit_r_sts | (pkt->u.sts.acbr >> 2));
+		buf[0] = (uint8_t)(rtit_r_opc_sts | (pkt->u.sts.acbr >> 2));
 		buf[1] = (uint8_t)(((pkt->u.sts.acbr & 3u) << rtit_r_sts_acbr_lo_shr) |
 				   pkt->u.sts.ecbr);
 		rtit_le_store(buf + 2, pkt->u.sts.tsc, rtit_r_pl_sts_tsc_size);
@@ -154,7 +154,7 @@ static int pt_encode(const struct rtit_pkt_ctx *ctx,
 	switch (pkt->type) {
 	case RTIT_PT_PAD:
 		ROOM(rtit_pt_pad_size);
-		buf[0] = rtit_pt_pad;
+		buf[0] = rtit_pt_opc_pad;
 		return rtit_pt_pad_size;
 	case RTIT_PT_TNT8: {
 		unsigned nb = pkt->u.tnt.nbits;
@@ -174,10 +174,10 @@ static int pt_encode(const struct rtit_pkt_ctx *ctx,
 				      rtit_pt_pl_tnt64_size);
 		return n;
 	}
-	case RTIT_PT_TIP: return pt_encode_ip(rtit_pt_tip, &pkt->u.ip, buf, cap);
-	case RTIT_PT_TIP_PGE: return pt_encode_ip(rtit_pt_tip_pge, &pkt->u.ip, buf, cap);
-	case RTIT_PT_TIP_PGD: return pt_encode_ip(rtit_pt_tip_pgd, &pkt->u.ip, buf, cap);
-	case RTIT_PT_FUP: return pt_encode_ip(rtit_pt_fup, &pkt->u.ip, buf, cap);
+	case RTIT_PT_TIP: return pt_encode_ip(rtit_pt_opc_tip, &pkt->u.ip, buf, cap);
+	case RTIT_PT_TIP_PGE: return pt_encode_ip(rtit_pt_opc_tip_pge, &pkt->u.ip, buf, cap);
+	case RTIT_PT_TIP_PGD: return pt_encode_ip(rtit_pt_opc_tip_pgd, &pkt->u.ip, buf, cap);
+	case RTIT_PT_FUP: return pt_encode_ip(rtit_pt_opc_fup, &pkt->u.ip, buf, cap);
 	case RTIT_PT_PIP:
 		CHECK(!(pkt->u.pip.cr3 & rtit_mask(rtit_pt_pip_shl)));
 		CHECK(!(pkt->u.pip.cr3 >> 52));
@@ -191,7 +191,7 @@ static int pt_encode(const struct rtit_pkt_ctx *ctx,
 		CHECK(!(pkt->u.mode.bits & ~rtit_pt_mode_bits_mask));
 		ROOM(rtit_pt_mode_size);
 		buf[0] = rtit_pt_mode;
-		buf[1] = (uint8_t)(((pkt->type == RTIT_PT_MODE_EXEC ? rtit_pt_mode_exec : rtit_pt_mode_tsx)
+		buf[1] = (uint8_t)(((pkt->type == RTIT_PT_MODE_EXEC ? rtit_pt_leaf_mode_exec : rtit_pt_leaf_mode_tsx)
 				    << rtit_pt_mode_leaf_shr) | pkt->u.mode.bits);
 		return rtit_pt_mode_size;
 	case RTIT_PT_TRACESTOP:
@@ -206,12 +206,12 @@ static int pt_encode(const struct rtit_pkt_ctx *ctx,
 	case RTIT_PT_TSC:
 		CHECK(!(pkt->u.tsc >> rtit_pt_tsc_bits));
 		ROOM(rtit_pt_tsc_size);
-		buf[0] = rtit_pt_tsc;
+		buf[0] = rtit_pt_opc_tsc;
 		rtit_le_store(buf + 1, pkt->u.tsc, rtit_pt_pl_tsc_size);
 		return rtit_pt_tsc_size;
 	case RTIT_PT_MTC:
 		ROOM(rtit_pt_mtc_size);
-		buf[0] = rtit_pt_mtc;
+		buf[0] = rtit_pt_opc_mtc;
 		buf[1] = pkt->u.mtc.ctc;
 		return rtit_pt_mtc_size;
 	case RTIT_PT_TMA:
@@ -229,7 +229,7 @@ static int pt_encode(const struct rtit_pkt_ctx *ctx,
 		unsigned nb = pkt->u.cyc.nbytes ? pkt->u.cyc.nbytes : pt_cyc_min_bytes(v);
 		CHECK(nb >= pt_cyc_min_bytes(v) && nb <= rtit_pt_cyc_max_size);
 		ROOM(nb);
-		buf[0] = (uint8_t)(rtit_pt_cyc | ((v & 0x1f) << rtit_pt_cyc_shr) |
+		buf[0] = (uint8_t)(rtit_pt_opc_cyc | ((v & 0x1f) << rtit_pt_cyc_shr) |
 				   (nb > 1 ? rtit_pt_cyc_exp : 0));
 		v >>= 5;
 		for (unsigned i = 1; i < nb; i++, v >>= 7)
@@ -316,7 +316,7 @@ static int pt_encode(const struct rtit_pkt_ctx *ctx,
 		CHECK(pkt->u.bip.id < 32);
 		CHECK(pl == 8 || !(pkt->u.bip.value >> 32));
 		ROOM(rtit_pt_opc_size + pl);
-		buf[0] = (uint8_t)((pkt->u.bip.id << rtit_pt_bip_shr) | rtit_pt_bip);
+		buf[0] = (uint8_t)((pkt->u.bip.id << rtit_pt_bip_shr) | rtit_pt_opc_bip);
 		rtit_le_store(buf + 1, pkt->u.bip.value, pl);
 		return (int)(rtit_pt_opc_size + pl);
 	}

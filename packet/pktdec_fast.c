@@ -131,16 +131,16 @@ static void build_rtit(struct rtit_pktdec_fast tab[rtit_pktdec_fast_tabs][256],
 			       cnt == rtit_r_cnt_48 || zext ? 0 : ~rtit_mask(8u * (unsigned)nbytes),
 			       cnt == rtit_r_cnt_48 ? rtit_r_lip_bits : 0);
 			row_ccp_next(r, cycle_acc);	/* 4.2.15: every FUP and TIP */
-		} else if (b == rtit_r_tracestop) {
+		} else if (b == rtit_r_opc_tracestop) {
 			/* TraceSTOP (4.2.11): no CCP follows (4.2.15). */
 			row_fixed(r, RTIT_R_TRACESTOP, rtit_r_tracestop_size, 0, 0);
-		} else if ((b & rtit_r_pip_mask) == rtit_r_pip) {
+		} else if ((b & rtit_r_pip_mask) == rtit_r_opc_pip) {
 			/* PIP (4.2.10, Figure 9): CR0.PG in bit 0, then
 			 * CR3[39:0] low byte first. */
 			row_fixed(r, RTIT_R_PIP, rtit_r_pip_size, 0, (b & rtit_r_pip_pg) != 0);
 			r.r->lo_mask = rtit_mask(8 * rtit_r_pl_pip_size);
 			row_ccp_next(r, cycle_acc);
-		} else if ((b & rtit_r_mtc_mask) == rtit_r_mtc) {
+		} else if ((b & rtit_r_mtc_mask) == rtit_r_opc_mtc) {
 			/* MTC (4.2.12, Figure 11): RNG in bits 1:0, then the
 			 * 8 TSC bits. */
 			row_fixed(r, RTIT_R_MTC, rtit_r_mtc_size, (uint64_t)(b & rtit_r_mtc_rng_mask) << 8, 0);
@@ -250,9 +250,9 @@ static void build_pt_mode(struct row r, uint8_t b1)
 {
 	unsigned leaf = (b1 & rtit_pt_mode_leaf_mask) >> rtit_pt_mode_leaf_shr;
 
-	if (leaf == rtit_pt_mode_exec)
+	if (leaf == rtit_pt_leaf_mode_exec)
 		row_fixed(r, RTIT_PT_MODE_EXEC, rtit_pt_mode_size, b1 & rtit_pt_mode_bits_mask, 0);
-	else if (leaf == rtit_pt_mode_tsx)
+	else if (leaf == rtit_pt_leaf_mode_tsx)
 		row_fixed(r, RTIT_PT_MODE_TSX, rtit_pt_mode_size, b1 & rtit_pt_mode_bits_mask, 0);
 }
 
@@ -262,18 +262,18 @@ static void build_pt(struct rtit_pktdec_fast tab[rtit_pktdec_fast_tabs][256],
 		     uint8_t size[rtit_pktdec_fast_tabs][256])
 {
 	static const enum rtit_pkt_type ip_types[32] = {
-		[rtit_pt_tip] = RTIT_PT_TIP, [rtit_pt_tip_pge] = RTIT_PT_TIP_PGE,
-		[rtit_pt_tip_pgd] = RTIT_PT_TIP_PGD, [rtit_pt_fup] = RTIT_PT_FUP,
+		[rtit_pt_opc_tip] = RTIT_PT_TIP, [rtit_pt_opc_tip_pge] = RTIT_PT_TIP_PGE,
+		[rtit_pt_opc_tip_pgd] = RTIT_PT_TIP_PGD, [rtit_pt_opc_fup] = RTIT_PT_FUP,
 	};
 
 	for (unsigned b = 0; b < 256; b++) {
 		struct row r = { &tab[0][b], &size[0][b] };
 		enum rtit_pkt_type ip_type = ip_types[b & rtit_pt_opm_ip];
 
-		if (b == rtit_pt_pad) {
+		if (b == rtit_pt_opc_pad) {
 			/* PAD (Table 33-39). */
 			row_fixed(r, RTIT_PT_PAD, rtit_pt_pad_size, 0, 0);
-		} else if ((b & rtit_pt_tnt8_mask) == rtit_pt_tnt8 && b != rtit_pt_ext) {
+		} else if ((b & rtit_pt_tnt8_mask) == rtit_pt_opc_tnt8 && b != rtit_pt_ext) {
 			/* TNT-8 (Table 33-16): ((1 << N) | bits) << 1. */
 			unsigned v = b >> rtit_pt_tnt8_shr, n = rtit_msb(v);
 			row_fixed(r, RTIT_PT_TNT8, rtit_pt_tnt8_size, n, v & rtit_mask(n));
@@ -299,7 +299,7 @@ static void build_pt(struct rtit_pktdec_fast tab[rtit_pktdec_fast_tabs][256],
 			       ipc == rtit_pt_ipc_sext_48 || ipc == rtit_pt_ipc_full
 			       ? 0 : ~rtit_mask(8u * (unsigned)nbytes),
 			       ipc == rtit_pt_ipc_sext_48 ? 48 : 0);
-		} else if ((b & rtit_pt_cyc_mask) == rtit_pt_cyc) {
+		} else if ((b & rtit_pt_cyc_mask) == rtit_pt_opc_cyc) {
 			/* CYC (Table 33-33): CycleCounter[4:0] in bits 7:3,
 			 * Exp in bit 2; each further byte adds 7 bits (7:1)
 			 * and its own Exp (bit 0).  Here one or two bytes: a
@@ -312,11 +312,11 @@ static void build_pt(struct rtit_pktdec_fast tab[rtit_pktdec_fast_tabs][256],
 				r.r->lo_rot = (8 - rtit_pt_cyc_shr) - rtit_pt_cyc_ext_shr;
 				r.r->slow_if = rtit_pt_cyc_ext_exp;
 			}
-		} else if (b == rtit_pt_tsc) {
+		} else if (b == rtit_pt_opc_tsc) {
 			/* TSC (Table 33-30): TSC[55:0]. */
 			row_fixed(r, RTIT_PT_TSC, rtit_pt_tsc_size, 0, 0);
 			r.r->lo_mask = rtit_mask(8 * rtit_pt_pl_tsc_size);
-		} else if (b == rtit_pt_mtc) {
+		} else if (b == rtit_pt_opc_mtc) {
 			/* MTC (Table 33-31): CTC in byte 1. */
 			row_fixed(r, RTIT_PT_MTC, rtit_pt_mtc_size, 0, 0);
 			r.r->lo_mask = rtit_mask(8 * rtit_pt_pl_mtc_size);

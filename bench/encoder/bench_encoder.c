@@ -120,10 +120,10 @@ static double run(uint64_t ctl, size_t nrecs, int reps)
 		if (rtit_r_model_init(&model, &p, &s) < 0)
 			exit(1);
 		rtit_r_model_set_platform(&model, 3, 0, true);
-		rtit_r_model_msr_read(&model, RTIT_MSR_CTL, &v, NULL);
-		rtit_r_model_msr_write(&model, RTIT_MSR_EVENTS,
-				       RTIT_EVID_ALWAYS_ON | (RTIT_EVID_ALWAYS_OFF << RTIT_EVENTS_STOP_SHIFT), NULL);
-		rtit_r_model_msr_write(&model, RTIT_MSR_CTL, ctl, NULL);
+		rtit_r_model_msr_read(&model, RTIT_R_MSR_CTL, &v, NULL);
+		rtit_r_model_msr_write(&model, RTIT_R_MSR_EVENTS,
+				       RTIT_R_EVID_ALWAYS_ON | (RTIT_R_EVID_ALWAYS_OFF << RTIT_R_EVENTS_STOP_SHIFT), NULL);
+		rtit_r_model_msr_write(&model, RTIT_R_MSR_CTL, ctl, NULL);
 		out_bytes = 0;
 		double t0 = now();
 		for (size_t i = 0; i < nrecs; i += BATCH)
@@ -168,9 +168,9 @@ static double run_pt(uint64_t ctl, size_t nrecs, int reps)
 
 int main(void)
 {
-	uint64_t base = RTIT_CTL_TRACE_EN | RTIT_CTL_TRACE_ACTIVE | RTIT_CTL_OS | RTIT_CTL_USER |
-			RTIT_CTL_CMPRS_RET;
-	uint64_t ca = base | RTIT_CTL_CYCLE_ACC | RTIT_CTL_MTC_EN;
+	uint64_t base = RTIT_R_CTL_TRACE_EN | RTIT_R_CTL_TRACE_ACTIVE | RTIT_R_CTL_OS | RTIT_R_CTL_USER |
+			RTIT_R_CTL_CMPRS_RET;
+	uint64_t ca = base | RTIT_R_CTL_CYCLE_ACC | RTIT_R_CTL_MTC_EN;
 	generate();
 	/* (a) 16 Ki records (1 MiB) replayed from cache, as the simulator
 	 * hands over its batches; (b) a 256 MiB recording streamed from

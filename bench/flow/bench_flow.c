@@ -104,7 +104,7 @@ static void on_batch(const struct rtit_sim_rec *recs, size_t n, void *opaque)
 static int msr_write(void *opaque, uint32_t msr, uint64_t v, const struct rtit_sim_rec *ctx)
 {
 	(void)opaque;
-	if (msr >= RTIT_MSR_FIRST && msr <= RTIT_MSR_LAST)
+	if (msr >= RTIT_R_MSR_FIRST && msr <= RTIT_R_MSR_LAST)
 		return rtit_r_model_msr_write(&rm, msr, v, ctx);
 	return rtit_pt_model_msr_write(&pm, msr, v, ctx);
 }
@@ -204,9 +204,9 @@ int main(void)
 	}
 	rtit_r_model_set_platform(&rm, 0, 0, true);
 	rtit_pt_model_set_platform(&pm, 0, 0, 64);
-	rtit_r_model_msr_read(&rm, RTIT_MSR_CTL, &v, NULL);
-	rtit_r_model_msr_write(&rm, RTIT_MSR_EVENTS, 0x37, NULL);
-	rtit_r_model_msr_write(&rm, RTIT_MSR_CTL, 0x280d, NULL);	/* with Cmprs_Ret */
+	rtit_r_model_msr_read(&rm, RTIT_R_MSR_CTL, &v, NULL);
+	rtit_r_model_msr_write(&rm, RTIT_R_MSR_EVENTS, 0x37, NULL);
+	rtit_r_model_msr_write(&rm, RTIT_R_MSR_CTL, 0x280d, NULL);	/* with Cmprs_Ret */
 	rtit_pt_model_msr_write(&pm, RTIT_PT_MSR_CTL, 0x200d, NULL);
 	double t0 = now();
 	if (rtit_sim_run(sim, &st) < 0) {

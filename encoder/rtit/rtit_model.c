@@ -20,18 +20,18 @@
 bool rtit_r_trigger_en(const struct rtit_r_model *m)
 {
 	/* 2.1.1: TriggerEn = Trace_En && TraceActive. */
-	return (m->ctl & RTIT_CTL_TRACE_EN) && (m->ctl & RTIT_CTL_TRACE_ACTIVE);
+	return (m->ctl & RTIT_R_CTL_TRACE_EN) && (m->ctl & RTIT_R_CTL_TRACE_ACTIVE);
 }
 
 bool rtit_r_context_en(const struct rtit_r_model *m)
 {
 	/* 2.1.2: CPL, CR3 match (CR3[35:5], Table 10), SMM, VMX root. */
-	if (!(m->ctl & RTIT_CTL_OS) && m->cpl == 0)
+	if (!(m->ctl & RTIT_R_CTL_OS) && m->cpl == 0)
 		return false;
-	if (!(m->ctl & RTIT_CTL_USER) && m->cpl > 0)
+	if (!(m->ctl & RTIT_R_CTL_USER) && m->cpl > 0)
 		return false;
-	if ((m->ctl & RTIT_CTL_CR3EN) &&
-	    (m->cr3 & RTIT_CR3_MATCH_MASK) != (m->cr3_match & RTIT_CR3_MATCH_MASK))
+	if ((m->ctl & RTIT_R_CTL_CR3EN) &&
+	    (m->cr3 & RTIT_R_CR3_MATCH_MASK) != (m->cr3_match & RTIT_R_CR3_MATCH_MASK))
 		return false;
 	return !m->in_smm && !m->in_vmx_root && !m->in_wfs;
 }
@@ -47,19 +47,19 @@ static bool ctl(const struct rtit_r_model *m, uint64_t bit) { return (m->ctl & b
  * clear, STS/MTC need TriggerEn and FUP.PCC TriggerEn && ContextEn. */
 static bool gate_sts_mtc(const struct rtit_r_model *m)
 {
-	return ctl(m, RTIT_CTL_LESS_PKTS) ? rtit_r_packet_en(m) : rtit_r_trigger_en(m);
+	return ctl(m, RTIT_R_CTL_LESS_PKTS) ? rtit_r_packet_en(m) : rtit_r_trigger_en(m);
 }
 
 static bool gate_pcc(const struct rtit_r_model *m)
 {
-	return ctl(m, RTIT_CTL_LESS_PKTS) ? rtit_r_packet_en(m) :
+	return ctl(m, RTIT_R_CTL_LESS_PKTS) ? rtit_r_packet_en(m) :
 	       rtit_r_trigger_en(m) && rtit_r_context_en(m);
 }
 
 /* Table 17, last two rows, as printed (D67) unless configured swapped. */
 static bool gate_cycles(const struct rtit_r_model *m)
 {
-	bool less = ctl(m, RTIT_CTL_LESS_PKTS);
+	bool less = ctl(m, RTIT_R_CTL_LESS_PKTS);
 	if (!m->p.cntp_gate_as_printed)
 		less = !less;
 	return less ? rtit_r_trigger_en(m) && rtit_r_context_en(m) : rtit_r_packet_en(m);
@@ -109,7 +109,7 @@ static void mem_write(struct rtit_r_model *m, uint64_t phys, const uint8_t *b, s
 }
 
 /* 3.3.11: the mask value; the region is [0, mask] (2.3, D71). */
-static uint64_t region_mask(const struct rtit_r_model *m) { return m->limit | RTIT_LIMIT_LOW; }
+static uint64_t region_mask(const struct rtit_r_model *m) { return m->limit | RTIT_R_LIMIT_LOW; }
 
 static uint64_t region_phys(const struct rtit_r_model *m, uint64_t off)
 {
@@ -159,7 +159,7 @@ static void deliver(struct rtit_r_model *m, const uint8_t *b, size_t n, bool sto
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (stop && !ctl(m, RTIT_CTL_DEST)) {
+		if (stop && !ctl(m, RTIT_R_CTL_DEST)) {
 			/* 3.3.2: Dest=0 forces the TraceStop write's address
 			 * bits [7:0] to 0xC0. */
 			line_flush(m);
@@ -311,7 +311,7 @@ static bool send(struct rtit_r_model *m, struct rtit_packet *p, uint64_t ip, con
 		return false;
 	}
 	/* 4.2.15: CCPs follow only in cycle-accurate mode. */
-	m->ctx.cycle_acc = ctl(m, RTIT_CTL_CYCLE_ACC);
+	m->ctx.cycle_acc = ctl(m, RTIT_R_CTL_CYCLE_ACC);
 	c = m->ctx;
 	n = rtit_pkt_encode(&c, p, b, sizeof(b));
 	if (n < 0) {
@@ -342,7 +342,7 @@ static bool send(struct rtit_r_model *m, struct rtit_packet *p, uint64_t ip, con
 	/* Accepted. */
 	m->ctx = c;
 	if (k) {
-		rtit_cntp_on_ccp(&m->cntp);
+		rtit_r_cntp_on_ccp(&m->cntp);
 		m->ccps_this_insn++;
 	}
 	rtit_ibuf_on_packet(&m->ibuf, (uint64_t)(n + k));
@@ -365,12 +365,12 @@ static bool send(struct rtit_r_model *m, struct rtit_packet *p, uint64_t ip, con
 	 * psb_clear_delay packets later (D65). */
 	if (m->psb_clear_countdown > 0 && --m->psb_clear_countdown == 0) {
 		rtit_last_ip_on_psb(&m->lastlip);
-		rtit_retc_clear(&m->retc);
+		rtit_r_retc_clear(&m->retc);
 	}
 
 	/* 3.3.9: count the bytes (CCP included, D65); PSB when the
 	 * monitored bit sets.  E3 delays the PSB by one packet. */
-	bool due = rtit_pktcnt_on_packet(&m->pktcnt, (unsigned)(n + k));
+	bool due = rtit_r_pktcnt_on_packet(&m->pktcnt, (unsigned)(n + k));
 	if (m->psb_due_after_next) {
 		m->psb_due_after_next = false;
 		emit_psb(m, true, "PSB delayed by one packet (erratum E3)");
@@ -407,13 +407,13 @@ static void emit_psb(struct rtit_r_model *m, bool by_counter, const char *why)
 	stage(m, b, (size_t)n, STAGE_PSB);
 	m->stats.packets++;
 	m->stats.psbs++;
-	(void)rtit_pktcnt_on_packet(&m->pktcnt, (unsigned)n);
+	(void)rtit_r_pktcnt_on_packet(&m->pktcnt, (unsigned)n);
 	/* 3.3.7/3.3.14: a PSB clears LAST_LIP and LAST_CALL_NLIP. */
 	if (by_counter && m->p.psb_clear_delay) {
 		m->psb_clear_countdown = m->p.psb_clear_delay;
 	} else {
 		rtit_last_ip_on_psb(&m->lastlip);
-		rtit_retc_clear(&m->retc);
+		rtit_r_retc_clear(&m->retc);
 	}
 }
 
@@ -421,9 +421,9 @@ static void emit_psb(struct rtit_r_model *m, bool by_counter, const char *why)
 static void flush_tnt(struct rtit_r_model *m)
 {
 	struct rtit_packet p = { 0 };
-	struct rtit_tnt save = m->tnt;
+	struct rtit_r_tnt save = m->tnt;
 
-	if (m->buff_ovf || !rtit_tnt_take(&m->tnt, &p))
+	if (m->buff_ovf || !rtit_r_tnt_take(&m->tnt, &p))
 		return;
 	if (!send(m, &p, 0, p.u.tnt.nbits == rtit_r_tnt_max_bits ?
 		  "full TNT sent before the next packet" :
@@ -457,10 +457,10 @@ static void tnt_bit(struct rtit_r_model *m, bool taken, const char *why)
 
 	if (m->buff_ovf)
 		return;		/* 4.2.5 b: no TNT update during overflow */
-	if (rtit_tnt_full(&m->tnt))
+	if (rtit_r_tnt_full(&m->tnt))
 		flush_tnt(m);	/* a full value restored by software */
-	if (rtit_tnt_on_branch(&m->tnt, taken)) {
-		rtit_tnt_take(&m->tnt, &p);
+	if (rtit_r_tnt_on_branch(&m->tnt, taken)) {
+		rtit_r_tnt_take(&m->tnt, &p);
 		send(m, &p, 0, why);
 	}
 }
@@ -487,7 +487,7 @@ static void emit_sts(struct rtit_r_model *m, uint64_t tsc, const char *why)
 
 static unsigned mtc_shift(const struct rtit_r_model *m)
 {
-	return RTIT_R_MTC_SHIFT((m->ctl & RTIT_CTL_MTC_RANGE_MASK) >> RTIT_CTL_MTC_RANGE_SHIFT);
+	return RTIT_R_MTC_SHIFT((m->ctl & RTIT_R_CTL_MTC_RANGE_MASK) >> RTIT_R_CTL_MTC_RANGE_SHIFT);
 }
 
 static uint8_t mtc_bits(const struct rtit_r_model *m, uint64_t tsc)
@@ -513,7 +513,7 @@ static void mtc_on_tsc(struct rtit_r_model *m, uint64_t tsc)
 		return;
 	}
 	p.u.mtc.ctc = bits;
-	p.u.mtc.rng = (uint8_t)((m->ctl & RTIT_CTL_MTC_RANGE_MASK) >> RTIT_CTL_MTC_RANGE_SHIFT);
+	p.u.mtc.rng = (uint8_t)((m->ctl & RTIT_R_CTL_MTC_RANGE_MASK) >> RTIT_R_CTL_MTC_RANGE_SHIFT);
 	m->mtc_bits = bits;
 	/* 4.2.5: MTCs during an overflow are dropped. */
 	send(m, &p, 0, "MTC: the watched TSC bits changed (4.2.12)");
@@ -538,9 +538,9 @@ static void on_time(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 	if (m->asleep)
 		return;
 	if (gate_cycles(m))
-		rtit_cntp_on_cycles(&m->cntp, dc);
+		rtit_r_cntp_on_cycles(&m->cntp, dc);
 	drain_bytes(m, rtit_ibuf_on_cycles(&m->ibuf, dc));
-	if (ctl(m, RTIT_CTL_MTC_EN) && gate_sts_mtc(m))
+	if (ctl(m, RTIT_R_CTL_MTC_EN) && gate_sts_mtc(m))
 		mtc_on_tsc(m, r->tsc);
 	else
 		m->mtc_bits = mtc_bits(m, r->tsc);
@@ -552,7 +552,7 @@ static bool range_enter_leave(const struct rtit_r_model *m, int range, bool take
 			      uint64_t next, int *ev)
 {
 	uint64_t base = m->lip[range], limit = m->lip[range + 2];
-	*ev = rtit_range_on_retire(base, limit, taken, next);
+	*ev = rtit_r_range_on_retire(base, limit, taken, next);
 	return *ev != 0;
 }
 
@@ -561,25 +561,25 @@ static bool range_enter_leave(const struct rtit_r_model *m, int range, bool take
  * ContextEn (2.1.3, D72). */
 static void filter_on_retire(struct rtit_r_model *m, bool taken, uint64_t next)
 {
-	unsigned id = (unsigned)(m->events & RTIT_EVENTS_FILTER_MASK);
+	unsigned id = (unsigned)(m->events & RTIT_R_EVENTS_FILTER_MASK);
 	int ev;
 
-	if (!ctl(m, RTIT_CTL_TRACE_EN) || !rtit_r_context_en(m))
+	if (!ctl(m, RTIT_R_CTL_TRACE_EN) || !rtit_r_context_en(m))
 		return;
 	switch (id) {
-	case RTIT_EVID_RANGE0:
-	case RTIT_EVID_RANGE1:
+	case RTIT_R_EVID_RANGE0:
+	case RTIT_R_EVID_RANGE1:
 		if (range_enter_leave(m, (int)id, taken, next, &ev))
 			m->in_range[id] = ev > 0;
 		m->filter_en = m->in_range[id];
 		break;
-	case RTIT_EVID_RANGE01:
+	case RTIT_R_EVID_RANGE01:
 		for (int i = 0; i < 2; i++)
 			if (range_enter_leave(m, i, taken, next, &ev))
 				m->in_range[i] = ev > 0;
 		m->filter_en = m->in_range[0] || m->in_range[1];
 		break;
-	case RTIT_EVID_ALWAYS_ON:
+	case RTIT_R_EVID_ALWAYS_ON:
 		m->filter_en = true;
 		break;
 	default:	/* always off, and the reserved IDs (docs/decisions.md) */
@@ -592,18 +592,18 @@ static void filter_on_retire(struct rtit_r_model *m, bool taken, uint64_t next)
  * detector; needs TriggerEn and ContextEn. */
 static bool stop_on_retire(struct rtit_r_model *m, bool taken, uint64_t next)
 {
-	unsigned id = (unsigned)((m->events >> RTIT_EVENTS_STOP_SHIFT) & 7);
+	unsigned id = (unsigned)((m->events >> RTIT_R_EVENTS_STOP_SHIFT) & 7);
 	bool hit = false;
 	int ev;
 
 	if (!rtit_r_trigger_en(m) || !rtit_r_context_en(m))
 		return false;
 	switch (id) {
-	case RTIT_EVID_RANGE0:
-	case RTIT_EVID_RANGE1:
-	case RTIT_EVID_RANGE01:
+	case RTIT_R_EVID_RANGE0:
+	case RTIT_R_EVID_RANGE1:
+	case RTIT_R_EVID_RANGE01:
 		for (int i = 0; i < 2; i++) {
-			if (id != RTIT_EVID_RANGE01 && (unsigned)i != id)
+			if (id != RTIT_R_EVID_RANGE01 && (unsigned)i != id)
 				continue;
 			if (!range_enter_leave(m, i, taken, next, &ev))
 				continue;
@@ -612,7 +612,7 @@ static bool stop_on_retire(struct rtit_r_model *m, bool taken, uint64_t next)
 			m->stop_in_range[i] = ev > 0;
 		}
 		break;
-	case RTIT_EVID_ALWAYS_ON:	/* 3.3.5, D72: at the first boundary */
+	case RTIT_R_EVID_ALWAYS_ON:	/* 3.3.5, D72: at the first boundary */
 		hit = true;
 		break;
 	default:
@@ -642,7 +642,7 @@ static void trace_stop(struct rtit_r_model *m)
 		m->pending_stop = true;
 		return;
 	}
-	m->ctl &= ~RTIT_CTL_TRACE_ACTIVE;
+	m->ctl &= ~RTIT_R_CTL_TRACE_ACTIVE;
 	m->filter_en = false;
 	/* The TNT buffer is not drained (4.2.2, 4.2.11); no CCP follows. */
 	send(m, &p, 0, "TraceStop: the IP entered the TraceStop range (4.2.11)");
@@ -727,9 +727,9 @@ static void overflow_clear(struct rtit_r_model *m, uint64_t ip)
 
 	m->buff_ovf = false;
 	rtit_last_ip_invalidate(&m->lastlip);
-	rtit_retc_clear(&m->retc);
+	rtit_r_retc_clear(&m->retc);
 	/* Pre-overflow TNT bits (a delayed full TNT carries a CCP taken now). */
-	if (rtit_tnt_take(&m->tnt, &p))
+	if (rtit_r_tnt_take(&m->tnt, &p))
 		send(m, &p, 0, "TNT bits from before the overflow (4.2.5)");
 	emit_ip(m, RTIT_R_FUP_BUFFOVF, ip, "FUP.BuffOvf: the overflow cleared naturally (4.2.5)");
 	if (m->tip_during_ovf && erratum(m, RTIT_E5))
@@ -759,12 +759,12 @@ static void on_op(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 		    rtit_r_context_en(m))
 			clear_ovf = true;
 		/* 4.2.6: FUP.PCC decided at the start of the instruction. */
-		pcc_due = ctl(m, RTIT_CTL_CYCLE_ACC) && rtit_cntp_msb(&m->cntp) &&
+		pcc_due = ctl(m, RTIT_R_CTL_CYCLE_ACC) && rtit_r_cntp_msb(&m->cntp) &&
 			  gate_pcc(m) && !m->buff_ovf;
 		/* A WRMSR to an RTIT register was applied before its record
 		 * (the simulator calls msr_write as it executes): its start
 		 * state is gone, so it is not a FUP.PCC boundary. */
-		if (r->cls == RTIT_IC_WRMSR && r->msr >= RTIT_MSR_FIRST && r->msr <= RTIT_MSR_LAST)
+		if (r->cls == RTIT_IC_WRMSR && r->msr >= RTIT_R_MSR_FIRST && r->msr <= RTIT_R_MSR_LAST)
 			pcc_due = false;
 		if (r->cls == RTIT_IC_WRMSR && m->wrmsr_done && m->wrmsr_ip == r->ip)
 			wrmsr_done = true;
@@ -800,25 +800,25 @@ static void on_op(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 	/* ---- Table 19, in the order of its rows' packet lists ---- */
 	if (pe0 && o.cond)
 		tnt_bit(m, o.taken, "full TNT: the sixth conditional branch (Table 19 rows 13/17)");
-	if (pe0 && o.near_call && ctl(m, RTIT_CTL_CMPRS_RET) && !m->buff_ovf)
-		rtit_retc_on_call(&m->retc, o.nlip);	/* 4.2.3.2 */
+	if (pe0 && o.near_call && ctl(m, RTIT_R_CTL_CMPRS_RET) && !m->buff_ovf)
+		rtit_r_retc_on_call(&m->retc, o.nlip);	/* 4.2.3.2 */
 
 	bool ret_compressed = false;
-	if (pe0 && o.ret && ctl(m, RTIT_CTL_CMPRS_RET) && rtit_retc_on_ret(&m->retc, o.next)) {
+	if (pe0 && o.ret && ctl(m, RTIT_R_CTL_CMPRS_RET) && rtit_r_retc_on_ret(&m->retc, o.next)) {
 		ret_compressed = true;
 		tnt_bit(m, true, "full TNT: a compressed RET was the sixth bit (4.2.3.2)");
 	}
 
 	/* MOV CR3 / CR0.PG (4.2.10; rows 39-44): PIP, then STS. */
 	if (o.mov_cr3 || o.pg_change) {
-		if (rtit_r_trigger_en(m) && ctx1 && !ctl(m, RTIT_CTL_CR3EN)) {
+		if (rtit_r_trigger_en(m) && ctx1 && !ctl(m, RTIT_R_CTL_CR3EN)) {
 			struct rtit_packet p = { .type = RTIT_R_PIP };
 			p.u.pip.cr3 = m->cr3 & rtit_mask(40);
 			p.u.pip.pg = m->cr0_pg;
 			emit_simple(m, &p, o.mov_cr3 ? "PIP: MOV to CR3 (4.2.10, Table 19 rows 39-44)" :
 						       "PIP: CR0.PG changed (4.2.10)");
 		}
-		if (o.mov_cr3 && ctl(m, RTIT_CTL_STS_ON_CR3) && ctl(m, RTIT_CTL_STS_EN) &&
+		if (o.mov_cr3 && ctl(m, RTIT_R_CTL_STS_ON_CR3) && ctl(m, RTIT_R_CTL_STS_EN) &&
 		    gate_sts_mtc(m))
 			emit_sts(m, r->tsc, "STS: MOV CR3 with STS_on_CR3 (4.2.10)");
 	}
@@ -883,7 +883,7 @@ static void on_event_other(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 	switch (r->cls) {
 	case RTIT_EV_FREQ_CHANGE:
 		m->p.acbr = m->p.ecbr = (uint8_t)r->value;
-		if (ctl(m, RTIT_CTL_STS_EN) && gate_sts_mtc(m))
+		if (ctl(m, RTIT_R_CTL_STS_EN) && gate_sts_mtc(m))
 			emit_sts(m, r->tsc, "STS: core frequency changed (4.2.13)");
 		break;
 	case RTIT_EV_SLEEP:
@@ -895,7 +895,7 @@ static void on_event_other(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 	case RTIT_EV_WAKE:
 		m->asleep = false;
 		m->mtc_bits = mtc_bits(m, r->tsc);
-		if (ctl(m, RTIT_CTL_STS_EN) && gate_sts_mtc(m))
+		if (ctl(m, RTIT_R_CTL_STS_EN) && gate_sts_mtc(m))
 			emit_sts(m, r->tsc, "STS: wake from a sleep state (4.2.13)");
 		break;
 	default:
@@ -915,20 +915,20 @@ void rtit_r_model_on_enable_change(struct rtit_r_model *m, bool trig0, bool pe0,
  */
 static void fast_refresh(struct rtit_r_model *m)
 {
-	unsigned fid = (unsigned)(m->events & RTIT_EVENTS_FILTER_MASK);
-	unsigned sid = (unsigned)((m->events >> RTIT_EVENTS_STOP_SHIFT) & 7);
-	bool stop_ranges = sid <= RTIT_EVID_RANGE01;
+	unsigned fid = (unsigned)(m->events & RTIT_R_EVENTS_FILTER_MASK);
+	unsigned sid = (unsigned)((m->events >> RTIT_R_EVENTS_STOP_SHIFT) & 7);
+	bool stop_ranges = sid <= RTIT_R_EVID_RANGE01;
 
 	m->fp_ok = !m->p.slow_path_only && !m->buff_ovf && !m->asleep && !m->deferred_enable && !m->pending_stop &&
 		   !m->psb_due_after_next && !m->psb_clear_countdown && !m->wrmsr_done &&
-		   sid != RTIT_EVID_ALWAYS_ON && m->have_time;
-	m->fp_ranges = fid <= RTIT_EVID_RANGE01 || stop_ranges;
+		   sid != RTIT_R_EVID_ALWAYS_ON && m->have_time;
+	m->fp_ranges = fid <= RTIT_R_EVID_RANGE01 || stop_ranges;
 	m->fp_pe = rtit_r_packet_en(m);
 	m->fp_count = gate_cycles(m);
-	m->fp_pcc = ctl(m, RTIT_CTL_CYCLE_ACC) && gate_pcc(m);
-	m->fp_mtc = ctl(m, RTIT_CTL_MTC_EN) && gate_sts_mtc(m);
+	m->fp_pcc = ctl(m, RTIT_R_CTL_CYCLE_ACC) && gate_pcc(m);
+	m->fp_mtc = ctl(m, RTIT_R_CTL_MTC_EN) && gate_sts_mtc(m);
 	m->fp_mtc_shift = mtc_shift(m);
-	m->fp_cmprs = ctl(m, RTIT_CTL_CMPRS_RET);
+	m->fp_cmprs = ctl(m, RTIT_R_CTL_CMPRS_RET);
 }
 
 /* App. B 4.1: a HLT enters C1, an MWAIT the C-state it asked for (the
@@ -953,7 +953,7 @@ static void halt_wake(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 		on_time(m, r);
 	m->asleep = m->halted = false;
 	m->mtc_bits = mtc_bits(m, tsc);
-	if (ctl(m, RTIT_CTL_STS_EN) && gate_sts_mtc(m))
+	if (ctl(m, RTIT_R_CTL_STS_EN) && gate_sts_mtc(m))
 		emit_sts(m, tsc, "STS: wake from a HLT or MWAIT sleep state (App. B 4.1, 4.2.13)");
 }
 
@@ -1007,18 +1007,18 @@ static void fast_branch(struct rtit_r_model *m, const struct rtit_sim_rec *r, bo
 		break;
 	case RTIT_IC_DIRECT_CALL:
 		if (m->fp_cmprs)
-			rtit_retc_on_call(&m->retc, nlip);
+			rtit_r_retc_on_call(&m->retc, nlip);
 		break;
 	case RTIT_IC_INDIRECT_CALL:
 		if (m->fp_cmprs)
-			rtit_retc_on_call(&m->retc, nlip);
+			rtit_r_retc_on_call(&m->retc, nlip);
 		emit_ip(m, RTIT_R_TIP, r->next_ip, "TIP: near indirect branch or uncompressed RET (Table 19 rows 21-25)");
 		break;
 	case RTIT_IC_INDIRECT_JMP:
 		emit_ip(m, RTIT_R_TIP, r->next_ip, "TIP: near indirect branch or uncompressed RET (Table 19 rows 21-25)");
 		break;
 	case RTIT_IC_RET:
-		if (m->fp_cmprs && rtit_retc_on_ret(&m->retc, r->next_ip))
+		if (m->fp_cmprs && rtit_r_retc_on_ret(&m->retc, r->next_ip))
 			tnt_bit(m, true, "full TNT: a compressed RET was the sixth bit (4.2.3.2)");
 		else
 			emit_ip(m, RTIT_R_TIP, r->next_ip, "TIP: near indirect branch or uncompressed RET (Table 19 rows 21-25)");
@@ -1076,8 +1076,8 @@ fast_run_impl(struct rtit_r_model *m, const struct rtit_sim_rec *recs, size_t i,
 	if (!m->fp_ok || m->ibuf.cap)
 		return i;
 	if (m->fp_pcc && m->fp_count)
-		cyc_limit = start + (RTIT_CNTP_MSB - (m->cntp.v & (RTIT_CNTP_MSB - 1)));
-	if (m->fp_pcc && rtit_cntp_msb(&m->cntp))
+		cyc_limit = start + (RTIT_R_CNTP_MSB - (m->cntp.v & (RTIT_R_CNTP_MSB - 1)));
+	if (m->fp_pcc && rtit_r_cntp_msb(&m->cntp))
 		return i;
 	if (m->fp_mtc)	/* the next value of the watched TSC bits */
 		tsc_limit = ((tsc >> m->fp_mtc_shift) + 1) << m->fp_mtc_shift;
@@ -1098,7 +1098,7 @@ fast_run_impl(struct rtit_r_model *m, const struct rtit_sim_rec *recs, size_t i,
 			if (ranges || m->mtc_first)
 				break;
 			if (m->fp_count)
-				rtit_cntp_on_cycles(&m->cntp, r->cycles - start);
+				rtit_r_cntp_on_cycles(&m->cntp, r->cycles - start);
 			start = last = r->cycles;
 			tsc = r->tsc;
 			m->cur = r;
@@ -1107,7 +1107,7 @@ fast_run_impl(struct rtit_r_model *m, const struct rtit_sim_rec *recs, size_t i,
 			if (m->buff_ovf || m->psb_due_after_next || m->psb_clear_countdown)
 				fast_refresh(m);
 			tsc_limit = ((tsc >> m->fp_mtc_shift) + 1) << m->fp_mtc_shift;
-			if (!m->fp_ok || (m->fp_pcc && rtit_cntp_msb(&m->cntp))) {
+			if (!m->fp_ok || (m->fp_pcc && rtit_r_cntp_msb(&m->cntp))) {
 				/* The instruction itself goes the slow way, its
 				 * time already counted. */
 				m->last_cycles = last;
@@ -1115,12 +1115,12 @@ fast_run_impl(struct rtit_r_model *m, const struct rtit_sim_rec *recs, size_t i,
 				return i;
 			}
 			if (m->fp_pcc && m->fp_count)
-				cyc_limit = start + (RTIT_CNTP_MSB - (m->cntp.v & (RTIT_CNTP_MSB - 1)));
+				cyc_limit = start + (RTIT_R_CNTP_MSB - (m->cntp.v & (RTIT_R_CNTP_MSB - 1)));
 		}
 		if (ranges) {
 			/* 3.3.5: a taken transfer or a step onto a base or
 			 * limit IP may change FilterEn or stop tracing. */
-			uint64_t next = (r->ip + r->len) & RTIT_LIP_MASK;
+			uint64_t next = (r->ip + r->len) & RTIT_R_LIP_MASK;
 			if (what >= FP_JUMP || (what == FP_COND && (r->flags & RTIT_SIM_F_TAKEN)) ||
 			    next == m->lip[0] || next == m->lip[1] || next == m->lip[2] ||
 			    next == m->lip[3])
@@ -1133,7 +1133,7 @@ fast_run_impl(struct rtit_r_model *m, const struct rtit_sim_rec *recs, size_t i,
 		/* A branch with work: bring CNTP up to date first (a CCP
 		 * may read it). */
 		if (m->fp_count)
-			rtit_cntp_on_cycles(&m->cntp, last - start);
+			rtit_r_cntp_on_cycles(&m->cntp, last - start);
 		start = last;
 		fast_branch(m, r, r->flags & RTIT_SIM_F_TAKEN);
 		if (!m->fp_ok) {
@@ -1141,14 +1141,14 @@ fast_run_impl(struct rtit_r_model *m, const struct rtit_sim_rec *recs, size_t i,
 			break;
 		}
 		if (m->fp_pcc && m->fp_count)
-			cyc_limit = start + (RTIT_CNTP_MSB - (m->cntp.v & (RTIT_CNTP_MSB - 1)));
-		if (m->fp_pcc && rtit_cntp_msb(&m->cntp)) {
+			cyc_limit = start + (RTIT_R_CNTP_MSB - (m->cntp.v & (RTIT_R_CNTP_MSB - 1)));
+		if (m->fp_pcc && rtit_r_cntp_msb(&m->cntp)) {
 			i++;
 			break;
 		}
 	}
 	if (m->fp_count)
-		rtit_cntp_on_cycles(&m->cntp, last - start);
+		rtit_r_cntp_on_cycles(&m->cntp, last - start);
 	m->last_cycles = last;
 	m->last_tsc = tsc;
 	return i;
@@ -1208,11 +1208,11 @@ void rtit_r_model_on_enable_change(struct rtit_r_model *m, bool trig0, bool pe0,
 	bool trig1, pe1;
 
 	/* Table 7: "always on/off" need no IP to evaluate. */
-	if (ctl(m, RTIT_CTL_TRACE_EN) && rtit_r_context_en(m)) {
-		unsigned id = (unsigned)(m->events & RTIT_EVENTS_FILTER_MASK);
-		if (id == RTIT_EVID_ALWAYS_ON)
+	if (ctl(m, RTIT_R_CTL_TRACE_EN) && rtit_r_context_en(m)) {
+		unsigned id = (unsigned)(m->events & RTIT_R_EVENTS_FILTER_MASK);
+		if (id == RTIT_R_EVID_ALWAYS_ON)
 			m->filter_en = true;
-		else if (id == RTIT_EVID_ALWAYS_OFF)
+		else if (id == RTIT_R_EVID_ALWAYS_OFF)
 			m->filter_en = false;
 	}
 	trig1 = rtit_r_trigger_en(m);
@@ -1242,13 +1242,13 @@ int rtit_r_model_init(struct rtit_r_model *m, const struct rtit_r_params *p,
 	m->sink = *sink;
 	rtit_pkt_ctx_init(&m->ctx, RTIT_DIALECT_RTIT, true);
 	/* Reset values, RTIT 3.3. */
-	m->base = RTIT_BASE_RESET;
-	m->limit = RTIT_LIMIT_RESET;
-	m->pktcnt.cnt = (uint16_t)(RTIT_PKT_CNT_RESET & RTIT_PKT_CNT_MASK);
-	m->pktcnt.mask = (uint8_t)(RTIT_PKT_CNT_RESET >> RTIT_PKT_MASK_SHIFT);
-	rtit_tnt_init(&m->tnt);
+	m->base = RTIT_R_BASE_RESET;
+	m->limit = RTIT_R_LIMIT_RESET;
+	m->pktcnt.cnt = (uint16_t)(RTIT_R_PKT_CNT_RESET & RTIT_R_PKT_CNT_MASK);
+	m->pktcnt.mask = (uint8_t)(RTIT_R_PKT_CNT_RESET >> RTIT_R_PKT_MASK_SHIFT);
+	rtit_r_tnt_init(&m->tnt);
 	rtit_last_ip_init(&m->lastlip, RTIT_DIALECT_RTIT);
-	rtit_retc_clear(&m->retc);
+	rtit_r_retc_clear(&m->retc);
 	m->ibuf.cap = p->buffer_bytes;
 	m->ibuf.num = p->drain_num;
 	m->ibuf.den = p->drain_den;

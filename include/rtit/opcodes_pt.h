@@ -13,18 +13,18 @@
 
 /* First byte (33.4.2, "Packet Summary"). */
 enum rtit_pt_opcode {
-	rtit_pt_pad = 0x00,		/* Table 33-39 */
+	rtit_pt_opc_pad = 0x00,		/* Table 33-39 */
 	rtit_pt_ext = 0x02,		/* escape to the second-byte table */
 
 	/* TNT-8 (Table 33-16): xxxxxxx0 except 0x00 and 0x02. */
 	rtit_pt_tnt8_mask = 0x01,
-	rtit_pt_tnt8 = 0x00,
+	rtit_pt_opc_tnt8 = 0x00,
 	rtit_pt_tnt8_shr = 1,
 	rtit_pt_tnt8_max_bits = 6,
 
 	/* CYC (Table 33-33): xxxxxx11. */
 	rtit_pt_cyc_mask = 0x03,
-	rtit_pt_cyc = 0x03,
+	rtit_pt_opc_cyc = 0x03,
 	rtit_pt_cyc_exp = 0x04,		/* byte 0 bit 2 */
 	rtit_pt_cyc_shr = 3,		/* byte 0 bits 7:3 = CycleCounter[4:0] */
 	rtit_pt_cyc_ext_exp = 0x01,	/* later bytes: bit 0 */
@@ -34,19 +34,19 @@ enum rtit_pt_opcode {
 	rtit_pt_ipc_shr = 5,
 	rtit_pt_ipc_mask = 0xe0,
 	rtit_pt_opm_ip = 0x1f,
-	rtit_pt_tip_pgd = 0x01,		/* 00001b, Table 33-21 */
-	rtit_pt_tip = 0x0d,		/* 01101b, Table 33-17 */
-	rtit_pt_tip_pge = 0x11,		/* 10001b, Table 33-20 */
-	rtit_pt_fup = 0x1d,		/* 11101b, Table 33-22 */
+	rtit_pt_opc_tip_pgd = 0x01,		/* 00001b, Table 33-21 */
+	rtit_pt_opc_tip = 0x0d,		/* 01101b, Table 33-17 */
+	rtit_pt_opc_tip_pge = 0x11,		/* 10001b, Table 33-20 */
+	rtit_pt_opc_fup = 0x1d,		/* 11101b, Table 33-22 */
 
 	/* Other single-byte opcodes. */
-	rtit_pt_tsc = 0x19,		/* Table 33-30 */
-	rtit_pt_mtc = 0x59,		/* Table 33-31 */
+	rtit_pt_opc_tsc = 0x19,		/* Table 33-30 */
+	rtit_pt_opc_mtc = 0x59,		/* Table 33-31 */
 	rtit_pt_mode = 0x99,		/* Table 33-25 */
 
 	/* BIP (Table 33-46): ID[4:0] in 7:3, 100b; only inside a block. */
 	rtit_pt_bip_mask = 0x07,
-	rtit_pt_bip = 0x04,
+	rtit_pt_opc_bip = 0x04,
 	rtit_pt_bip_shr = 3,
 	rtit_pt_bip_id_mask = 0x1f
 };
@@ -91,8 +91,8 @@ enum rtit_pt_mode_leaf {
 	rtit_pt_mode_leaf_shr = 5,
 	rtit_pt_mode_leaf_mask = 0xe0,
 	rtit_pt_mode_bits_mask = 0x1f,
-	rtit_pt_mode_exec = 0x0,
-	rtit_pt_mode_tsx = 0x1,
+	rtit_pt_leaf_mode_exec = 0x0,
+	rtit_pt_leaf_mode_tsx = 0x1,
 	/* MODE.Exec bits: CS.L & LMA (0), CS.D (1), IF (2). */
 	rtit_pt_mode_exec_csl = 0x01,
 	rtit_pt_mode_exec_csd = 0x02,

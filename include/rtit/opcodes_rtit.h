@@ -37,23 +37,23 @@ enum rtit_r_opcode {
 	rtit_r_ev_tip = 0x6,		/* "Event 110b": TIP, not a FUP */
 	rtit_r_ev_far = 0x7,
 
-	rtit_r_fup_pge = rtit_r_fup | (rtit_r_ev_pge << rtit_r_fup_event_shr),
-	rtit_r_fup_pgd = rtit_r_fup | (rtit_r_ev_pgd << rtit_r_fup_event_shr),
-	rtit_r_fup_buffovf = rtit_r_fup | (rtit_r_ev_buffovf << rtit_r_fup_event_shr),
-	rtit_r_fup_pcc = rtit_r_fup | (rtit_r_ev_pcc << rtit_r_fup_event_shr),
-	rtit_r_tip = rtit_r_fup | (rtit_r_ev_tip << rtit_r_fup_event_shr),
-	rtit_r_fup_far = rtit_r_fup | (rtit_r_ev_far << rtit_r_fup_event_shr),
+	rtit_r_opc_fup_pge = rtit_r_fup | (rtit_r_ev_pge << rtit_r_fup_event_shr),
+	rtit_r_opc_fup_pgd = rtit_r_fup | (rtit_r_ev_pgd << rtit_r_fup_event_shr),
+	rtit_r_opc_fup_buffovf = rtit_r_fup | (rtit_r_ev_buffovf << rtit_r_fup_event_shr),
+	rtit_r_opc_fup_pcc = rtit_r_fup | (rtit_r_ev_pcc << rtit_r_fup_event_shr),
+	rtit_r_opc_tip = rtit_r_fup | (rtit_r_ev_tip << rtit_r_fup_event_shr),
+	rtit_r_opc_fup_far = rtit_r_fup | (rtit_r_ev_far << rtit_r_fup_event_shr),
 
 	/* The 0xC0..0xFF group (Figure 2). */
-	rtit_r_psb = 0xc0,		/* 4.2.1, Figure 3 */
-	rtit_r_tracestop = 0xc1,	/* 4.2.11, Figure 10 */
-	rtit_r_pip = 0xc2,		/* 4.2.10, Figure 9: 1100001 PG */
+	rtit_r_opc_psb = 0xc0,		/* 4.2.1, Figure 3 */
+	rtit_r_opc_tracestop = 0xc1,	/* 4.2.11, Figure 10 */
+	rtit_r_opc_pip = 0xc2,		/* 4.2.10, Figure 9: 1100001 PG */
 	rtit_r_pip_mask = 0xfe,
 	rtit_r_pip_pg = 0x01,
-	rtit_r_mtc = 0xc4,		/* 4.2.12, Figure 11: 110001 RNG */
+	rtit_r_opc_mtc = 0xc4,		/* 4.2.12, Figure 11: 110001 RNG */
 	rtit_r_mtc_mask = 0xfc,
 	rtit_r_mtc_rng_mask = 0x03,
-	rtit_r_sts = 0xd0,		/* 4.2.13, Figure 12: 1101 ACBR[5:2] */
+	rtit_r_opc_sts = 0xd0,		/* 4.2.13, Figure 12: 1101 ACBR[5:2] */
 	rtit_r_sts_mask = 0xf0,
 	rtit_r_sts_acbr_hi_mask = 0x0f,
 

@@ -83,10 +83,10 @@ struct rtit_r_model {
 	bool in_range[2];		/* FilterEn latches for RANGE0/1 */
 	bool stop_in_range[2];		/* TraceStop detector latches */
 	struct rtit_last_ip lastlip;
-	struct rtit_retc retc;
-	struct rtit_pktcnt pktcnt;
-	struct rtit_cntp cntp;
-	struct rtit_tnt tnt;
+	struct rtit_r_retc retc;
+	struct rtit_r_pktcnt pktcnt;
+	struct rtit_r_cntp cntp;
+	struct rtit_r_tnt tnt;
 	struct rtit_ibuf ibuf;
 	/* platform view */
 	uint8_t cpl;

@@ -57,7 +57,7 @@ static void t_batch(const struct rtit_sim_rec *recs, size_t n, void *opaque)
 			       x->cls == RTIT_EV_EXT_INTERRUPT || x->cls == RTIT_EV_NMI;
 		/* a WRMSR to a trace MSR took effect before its record (D16) */
 		bool trace_wrmsr = x->kind == RTIT_SIM_INSN && x->cls == RTIT_IC_WRMSR &&
-				   x->msr >= RTIT_MSR_FIRST && x->msr <= RTIT_MSR_LAST;
+				   x->msr >= RTIT_R_MSR_FIRST && x->msr <= RTIT_R_MSR_LAST;
 		/* preset MSRs enable at the first record (D13): judged after it */
 		bool deferred = r->model.deferred_enable;
 		bool pe = rtit_r_packet_en(&r->model) && !r->model.buff_ovf;
@@ -77,7 +77,7 @@ static void t_batch(const struct rtit_sim_rec *recs, size_t n, void *opaque)
 static int t_msr_write(void *opaque, uint32_t msr, uint64_t v, const struct rtit_sim_rec *ctx)
 {
 	struct rt *r = opaque;
-	if (msr == RTIT_MSR_CTL && !r->ctl && (v & RTIT_CTL_TRACE_EN))
+	if (msr == RTIT_R_MSR_CTL && !r->ctl && (v & RTIT_R_CTL_TRACE_EN))
 		r->ctl = v;
 	return rtit_r_model_msr_write(&r->model, msr, v, ctx);
 }
@@ -124,7 +124,7 @@ static void run_scn(struct rt *r, const char *text, const char *path)
 	cfg.consumer.opaque = r;
 	rtit_r_model_set_platform(&r->model, (uint8_t)cfg.cpl, cfg.cr3, (cfg.cr0 >> 31) & 1);
 	uint64_t v;
-	rtit_r_model_msr_read(&r->model, RTIT_MSR_CTL, &v, NULL);
+	rtit_r_model_msr_read(&r->model, RTIT_R_MSR_CTL, &v, NULL);
 	cr_assert_eq(rtit_sim_new(&r->sim, &cfg), 0);
 	cr_assert_eq(rtit_scenario_setup(&r->sc, r->sim, &err), 0, "%s", err.text);
 	cr_assert_eq(rtit_sim_run(r->sim, &st), 0, "%s", st.msg);
@@ -149,8 +149,8 @@ static void cfg_for(struct rtit_flow_cfg *c, struct rt *r)
 {
 	rtit_flow_cfg_default(c);
 	c->mode = r->sc.mode ? r->sc.mode : 64;
-	c->cycle_acc = r->ctl & RTIT_CTL_CYCLE_ACC;
-	c->cmprs_ret = r->ctl & RTIT_CTL_CMPRS_RET;
+	c->cycle_acc = r->ctl & RTIT_R_CTL_CYCLE_ACC;
+	c->cmprs_ret = r->ctl & RTIT_R_CTL_CMPRS_RET;
 	c->read_mem = t_mem;
 	c->mem_opaque = r;
 }

@@ -29,7 +29,7 @@ HEADERS = {
     "record.h": "isa", "asm.h": "isa",
     "rtit_state.h": "encoder", "pt_state.h": "encoder",
     "rtit_encoder.h": "encoder", "pt_encoder.h": "encoder",
-    "encoder.h": "encoder",
+    "encoder.h": "encoder", "state.h": "encoder",
     "flow.h": "flow", "image.h": "flow", "sideband.h": "isa",
     "rtitsim.h": "flow",
     "sim.h": "sim", "scenario.h": "sim",

@@ -48,7 +48,7 @@ static inline void hx_start(struct hx *h)
 	cr_assert_eq(rtit_r_model_init(&h->m, &h->p, &s), 0);
 	rtit_r_model_set_platform(&h->m, h->cpl, h->cr3, true);
 	/* 3.3.1: RTIT_CTL must be read before anything else. */
-	cr_assert_eq(rtit_r_model_msr_read(&h->m, RTIT_MSR_CTL, &v, NULL), 0);
+	cr_assert_eq(rtit_r_model_msr_read(&h->m, RTIT_R_MSR_CTL, &v, NULL), 0);
 }
 
 /* A debugger's write before the run (or between records with rec NULL). */

@@ -5,9 +5,9 @@
  */
 #include "rtit_harness.h"
 
-#define CTL_ON (RTIT_CTL_TRACE_EN | RTIT_CTL_TRACE_ACTIVE | RTIT_CTL_OS | RTIT_CTL_USER)
-#define EV(f, s) ((f) | ((s) << RTIT_EVENTS_STOP_SHIFT))
-#define ALL EV(RTIT_EVID_ALWAYS_ON, RTIT_EVID_ALWAYS_OFF)
+#define CTL_ON (RTIT_R_CTL_TRACE_EN | RTIT_R_CTL_TRACE_ACTIVE | RTIT_R_CTL_OS | RTIT_R_CTL_USER)
+#define EV(f, s) ((f) | ((s) << RTIT_R_EVENTS_STOP_SHIFT))
+#define ALL EV(RTIT_R_EVID_ALWAYS_ON, RTIT_R_EVID_ALWAYS_OFF)
 
 static struct hx h;
 
@@ -21,8 +21,8 @@ static void on(int e, const char *v)
 static size_t start_all(uint64_t ctl, uint64_t ip)
 {
 	hx_start(&h);
-	hx_msr(&h, RTIT_MSR_EVENTS, ALL);
-	hx_msr(&h, RTIT_MSR_CTL, ctl);
+	hx_msr(&h, RTIT_R_MSR_EVENTS, ALL);
+	hx_msr(&h, RTIT_R_MSR_CTL, ctl);
 	hx_op(&h, ip, 2);
 	return h.n;
 }
@@ -53,11 +53,11 @@ Test(errata, e2_extra_fup_pgd)
 			on(2, "always");
 		h.cpl = 3;				/* User not traced */
 		hx_start(&h);
-		hx_msr(&h, RTIT_MSR_LIP0, 0x100);
-		hx_msr(&h, RTIT_MSR_LIP2, 0x200);
-		hx_msr(&h, RTIT_MSR_EVENTS, EV(RTIT_EVID_RANGE0, RTIT_EVID_ALWAYS_OFF));
-		hx_msr(&h, RTIT_MSR_STATUS, RTIT_STATUS_FILTER_EN);
-		hx_msr(&h, RTIT_MSR_CTL, RTIT_CTL_TRACE_EN | RTIT_CTL_TRACE_ACTIVE | RTIT_CTL_OS);
+		hx_msr(&h, RTIT_R_MSR_LIP0, 0x100);
+		hx_msr(&h, RTIT_R_MSR_LIP2, 0x200);
+		hx_msr(&h, RTIT_R_MSR_EVENTS, EV(RTIT_R_EVID_RANGE0, RTIT_R_EVID_ALWAYS_OFF));
+		hx_msr(&h, RTIT_R_MSR_STATUS, RTIT_R_STATUS_FILTER_EN);
+		hx_msr(&h, RTIT_R_MSR_CTL, RTIT_R_CTL_TRACE_EN | RTIT_R_CTL_TRACE_ACTIVE | RTIT_R_CTL_OS);
 		hx_op(&h, 0x140, 2);
 		size_t n = h.n;
 		h.cpl = 0;				/* ContextEn 0 -> 1 */
@@ -79,7 +79,7 @@ Test(errata, e3_psb_delayed)
 			on(3, "always");
 		start_all(CTL_ON, 0x1000);
 		struct rtit_sim_rec wr = hx_rec(&h, RTIT_SIM_INSN, RTIT_IC_WRMSR, 0x1002, 2, 0x1004, false);
-		cr_assert_eq(rtit_r_model_msr_write(&h.m, RTIT_MSR_PKT_CNT, 0x10ffc, &wr), 0);
+		cr_assert_eq(rtit_r_model_msr_write(&h.m, RTIT_R_MSR_PKT_CNT, 0x10ffc, &wr), 0);
 		rtit_r_model_on_rec(&h.m, &wr);
 		size_t n = h.n;
 		hx_insn(&h, RTIT_IC_FAR_JMP, 0x7fff00000ffbull, 5, 0x12345, true);
@@ -91,7 +91,7 @@ Test(errata, e3_psb_delayed)
 			hx_expect(&h, n, 0xba, 0x00, 0x10, 0x00, 0x00, 0xff, 0x7f,
 				  0xc0, 0, 0, 0, 0, 0, 0, 0, 0,
 				  0xb5, 0x45, 0x23, 0x01, 0x00);
-		cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_MSR_PKT_CNT, &v, NULL), 0);
+		cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_R_MSR_PKT_CNT, &v, NULL), 0);
 		cr_expect_eq(v & 0x3fff, 0xe, "Pkt_Cnt 0xE either way (docs/errata.md)");
 	}
 }
@@ -116,10 +116,10 @@ Test(errata, e4_tracestop_in_overflow)
 		if (e)
 			on(4, "always");
 		hx_start(&h);
-		hx_msr(&h, RTIT_MSR_LIP1, 0x8000);
-		hx_msr(&h, RTIT_MSR_LIP3, 0x9000);
-		hx_msr(&h, RTIT_MSR_EVENTS, EV(RTIT_EVID_ALWAYS_ON, RTIT_EVID_RANGE1));
-		hx_msr(&h, RTIT_MSR_CTL, CTL_ON);
+		hx_msr(&h, RTIT_R_MSR_LIP1, 0x8000);
+		hx_msr(&h, RTIT_R_MSR_LIP3, 0x9000);
+		hx_msr(&h, RTIT_R_MSR_EVENTS, EV(RTIT_R_EVID_ALWAYS_ON, RTIT_R_EVID_RANGE1));
+		hx_msr(&h, RTIT_R_MSR_CTL, CTL_ON);
 		hx_op(&h, 0x1000, 2);				/* 12 bytes */
 		hx_insn(&h, RTIT_IC_FAR_JMP, 0x1002, 5, 0x1100, true);	/* 6: overflow */
 		cr_assert_eq(h.m.stats.overflows, 1);
@@ -127,13 +127,13 @@ Test(errata, e4_tracestop_in_overflow)
 		for (int i = 0; i < 200; i++)
 			hx_op(&h, 0x8000, 2);
 		cr_assert_eq(rtit_r_model_finish(&h.m), 0);
-		cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_MSR_CTL, &v, NULL), 0);
+		cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_R_MSR_CTL, &v, NULL), 0);
 		if (e) {
 			/* ... FUP.FAR, TraceSTOP, ..., FUP.BuffOvf; still tracing */
-			cr_expect(v & RTIT_CTL_TRACE_ACTIVE, "E4: TraceActive not cleared");
+			cr_expect(v & RTIT_R_CTL_TRACE_ACTIVE, "E4: TraceActive not cleared");
 			hx_expect(&h, h.n - 4, 0xc1, 0x94, 0x02, 0x80);
 		} else {
-			cr_expect(!(v & RTIT_CTL_TRACE_ACTIVE), "TraceActive cleared after the overflow");
+			cr_expect(!(v & RTIT_R_CTL_TRACE_ACTIVE), "TraceActive cleared after the overflow");
 			hx_expect(&h, h.n - 4, 0x94, 0x02, 0x80, 0xc1);
 		}
 	}
@@ -172,7 +172,7 @@ Test(errata, e6_cycle_count_minus_one)
 		if (e)
 			on(6, "always");
 		h.cpi = 10;
-		size_t n = start_all(CTL_ON | RTIT_CTL_CYCLE_ACC, 0x1000);
+		size_t n = start_all(CTL_ON | RTIT_R_CTL_CYCLE_ACC, 0x1000);
 		hx_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1002, 2, 0x1100, true);
 		hx_expect(&h, n, 0xb4, 0x00, 0x11, (uint8_t)(((e ? 9 : 10) << 2) | 1));
 	}
@@ -186,7 +186,7 @@ Test(errata, e7_first_mtc)
 		if (e)
 			on(7, "always");
 		h.cpi = 64;
-		size_t n = start_all(CTL_ON | RTIT_CTL_MTC_EN, 0x1000);
+		size_t n = start_all(CTL_ON | RTIT_R_CTL_MTC_EN, 0x1000);
 		hx_op(&h, 0x1002, 2);	/* TSC 128: TSC[14:7] 0 -> 1 */
 		hx_op(&h, 0x1004, 2);	/* TSC 192 */
 		hx_op(&h, 0x1006, 2);	/* TSC 256: 2 */
@@ -224,7 +224,7 @@ Test(errata, psb_clear_delay)
 		h.p.psb_clear_delay = (uint8_t)d;
 		start_all(CTL_ON, 0x1000);
 		struct rtit_sim_rec wr = hx_rec(&h, RTIT_SIM_INSN, RTIT_IC_WRMSR, 0x1002, 2, 0x1004, false);
-		cr_assert_eq(rtit_r_model_msr_write(&h.m, RTIT_MSR_PKT_CNT, 0x10ffc, &wr), 0);
+		cr_assert_eq(rtit_r_model_msr_write(&h.m, RTIT_R_MSR_PKT_CNT, 0x10ffc, &wr), 0);
 		rtit_r_model_on_rec(&h.m, &wr);
 		size_t n = h.n;
 		hx_insn(&h, RTIT_IC_FAR_JMP, 0x7fff00000ffbull, 5, 0x7fff00002000ull, true);
@@ -246,7 +246,7 @@ Test(errata, deterministic_triggers)
 		hx_init(&h);
 		on(6, "seed:3:12345");
 		h.cpi = 10;
-		start_all(CTL_ON | RTIT_CTL_CYCLE_ACC, 0x1000);
+		start_all(CTL_ON | RTIT_R_CTL_CYCLE_ACC, 0x1000);
 		for (int i = 0; i < 300; i++)
 			hx_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1002, 2, 0x1002, true);
 		fired[run] = h.m.stats.errata_fired[RTIT_E6];

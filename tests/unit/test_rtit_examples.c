@@ -7,9 +7,9 @@
  */
 #include "rtit_harness.h"
 
-#define CTL_ON (RTIT_CTL_TRACE_EN | RTIT_CTL_TRACE_ACTIVE | RTIT_CTL_OS | RTIT_CTL_USER)
-#define EV(f, s) ((f) | ((s) << RTIT_EVENTS_STOP_SHIFT))
-#define ALL EV(RTIT_EVID_ALWAYS_ON, RTIT_EVID_ALWAYS_OFF)
+#define CTL_ON (RTIT_R_CTL_TRACE_EN | RTIT_R_CTL_TRACE_ACTIVE | RTIT_R_CTL_OS | RTIT_R_CTL_USER)
+#define EV(f, s) ((f) | ((s) << RTIT_R_EVENTS_STOP_SHIFT))
+#define ALL EV(RTIT_R_EVID_ALWAYS_ON, RTIT_R_EVID_ALWAYS_OFF)
 
 static struct hx h;
 
@@ -17,8 +17,8 @@ static struct hx h;
 static size_t start_all(uint64_t ctl, uint64_t ip)
 {
 	hx_start(&h);
-	hx_msr(&h, RTIT_MSR_EVENTS, ALL);
-	hx_msr(&h, RTIT_MSR_CTL, ctl);
+	hx_msr(&h, RTIT_R_MSR_EVENTS, ALL);
+	hx_msr(&h, RTIT_R_MSR_CTL, ctl);
 	hx_op(&h, ip, 2);
 	return h.n;
 }
@@ -31,10 +31,10 @@ Test(examples, rtit_2_5_1_table3)
 {
 	hx_init(&h);
 	hx_start(&h);
-	hx_msr(&h, RTIT_MSR_LIP0, 0x100);
-	hx_msr(&h, RTIT_MSR_LIP2, 0x111);
-	hx_msr(&h, RTIT_MSR_EVENTS, EV(RTIT_EVID_RANGE0, RTIT_EVID_ALWAYS_OFF));
-	hx_msr(&h, RTIT_MSR_CTL, CTL_ON);
+	hx_msr(&h, RTIT_R_MSR_LIP0, 0x100);
+	hx_msr(&h, RTIT_R_MSR_LIP2, 0x111);
+	hx_msr(&h, RTIT_R_MSR_EVENTS, EV(RTIT_R_EVID_RANGE0, RTIT_R_EVID_ALWAYS_OFF));
+	hx_msr(&h, RTIT_R_MSR_CTL, CTL_ON);
 	hx_insn(&h, RTIT_IC_DIRECT_JMP, 0x020, 3, 0x100, true);	/* 1 */
 	hx_op(&h, 0x100, 2);						/* 2 xor */
 	hx_insn(&h, RTIT_IC_FAR_JMP, 0x102, 3, 0x983, true);		/* 3 */
@@ -62,14 +62,14 @@ Test(examples, rtit_3_3_9_psb_insertion)
 	hx_init(&h);
 	size_t n = start_all(CTL_ON, 0x1000);
 	struct rtit_sim_rec wr = hx_rec(&h, RTIT_SIM_INSN, RTIT_IC_WRMSR, 0x1002, 2, 0x1004, false);
-	cr_assert_eq(rtit_r_model_msr_write(&h.m, RTIT_MSR_PKT_CNT, 0x10ffc, &wr), 0);
+	cr_assert_eq(rtit_r_model_msr_write(&h.m, RTIT_R_MSR_PKT_CNT, 0x10ffc, &wr), 0);
 	rtit_r_model_on_rec(&h.m, &wr);
 	n = h.n;
 	hx_insn(&h, RTIT_IC_FAR_JMP, 0x7fff00000ffbull, 5, 0x12345, true);
 	hx_expect(&h, n, 0xba, 0x00, 0x10, 0x00, 0x00, 0xff, 0x7f,
 		  0xc0, 0, 0, 0, 0, 0, 0, 0, 0,
 		  0xb5, 0x45, 0x23, 0x01, 0x00);
-	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_MSR_PKT_CNT, &v, NULL), 0);
+	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_R_MSR_PKT_CNT, &v, NULL), 0);
 	cr_expect_eq(v, 0x1000e, "Pkt_Cnt 0x%llx, want Pkt_Mask 1, Pkt_Cnt 0xE", (unsigned long long)v);
 }
 
@@ -79,14 +79,14 @@ Test(examples, rtit_figure7_return_compression)
 {
 	uint64_t v;
 	hx_init(&h);
-	size_t n = start_all(CTL_ON | RTIT_CTL_CMPRS_RET, 0x001);
+	size_t n = start_all(CTL_ON | RTIT_R_CTL_CMPRS_RET, 0x001);
 	n = h.n;
 	hx_insn(&h, RTIT_IC_DIRECT_CALL, 0x005, 5, 0x400, true);
 	hx_insn(&h, RTIT_IC_DIRECT_CALL, 0x405, 4, 0x500, true);
 	hx_insn(&h, RTIT_IC_RET, 0x502, 1, 0x409, true);
-	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_MSR_LAST_CALL_NLIP, &v, NULL), 0);
-	cr_expect_eq(v, RTIT_LAST_CALL_VALID | 0x409, "LAST_CALL_NLIP still holds 0x409");
-	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_MSR_TNT_BUFF, &v, NULL), 0);
+	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_R_MSR_LAST_CALL_NLIP, &v, NULL), 0);
+	cr_expect_eq(v, RTIT_R_LAST_CALL_VALID | 0x409, "LAST_CALL_NLIP still holds 0x409");
+	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_R_MSR_TNT_BUFF, &v, NULL), 0);
 	cr_expect_eq(v, 0x3, "one T bit buffered for the compressed RET");
 	hx_op(&h, 0x409, 3);
 	hx_insn(&h, RTIT_IC_RET, 0x40c, 1, 0x00a, true);
@@ -107,8 +107,8 @@ Test(examples, rtit_cycle_accurate)
 	hx_init(&h);
 	h.cpi = 10;
 	hx_start(&h);
-	hx_msr(&h, RTIT_MSR_EVENTS, ALL);
-	hx_msr(&h, RTIT_MSR_CTL, CTL_ON | RTIT_CTL_CYCLE_ACC);
+	hx_msr(&h, RTIT_R_MSR_EVENTS, ALL);
+	hx_msr(&h, RTIT_R_MSR_CTL, CTL_ON | RTIT_R_CTL_CYCLE_ACC);
 	hx_op(&h, 0x1000, 2);
 	/* PSB (no CCP), FUP.PGE 0x1000 + CCP 0 (the counter starts at the
 	 * enable). */
@@ -131,10 +131,10 @@ Test(examples, rtit_cycle_accurate)
 Test(examples, rtit_fup_pcc)
 {
 	hx_init(&h);
-	size_t n = start_all(CTL_ON | RTIT_CTL_CYCLE_ACC, 0x1000);
+	size_t n = start_all(CTL_ON | RTIT_R_CTL_CYCLE_ACC, 0x1000);
 	struct rtit_sim_rec wr = hx_rec(&h, RTIT_SIM_INSN, RTIT_IC_WRMSR, 0x1002, 2, 0x1004, false);
-	wr.msr = RTIT_MSR_CNTP;
-	cr_assert_eq(rtit_r_model_msr_write(&h.m, RTIT_MSR_CNTP, RTIT_CNTP_MSB, &wr), 0);
+	wr.msr = RTIT_R_MSR_CNTP;
+	cr_assert_eq(rtit_r_model_msr_write(&h.m, RTIT_R_MSR_CNTP, RTIT_R_CNTP_MSB, &wr), 0);
 	rtit_r_model_on_rec(&h.m, &wr);
 	n = h.n;
 	hx_op(&h, 0x1004, 3);
@@ -154,7 +154,7 @@ Test(examples, rtit_mtc_sts)
 {
 	hx_init(&h);
 	h.cpi = 64;
-	size_t n = start_all(CTL_ON | RTIT_CTL_MTC_EN | RTIT_CTL_STS_EN, 0x1000);
+	size_t n = start_all(CTL_ON | RTIT_R_CTL_MTC_EN | RTIT_R_CTL_STS_EN, 0x1000);
 	n = h.n;
 	hx_op(&h, 0x1002, 2);	/* TSC 128: TSC[14:7] = 1 */
 	hx_op(&h, 0x1004, 2);	/* TSC 192: still 1 */
@@ -175,19 +175,19 @@ Test(examples, rtit_tracestop)
 	uint64_t v;
 	hx_init(&h);
 	hx_start(&h);
-	hx_msr(&h, RTIT_MSR_LIP1, 0x8000);
-	hx_msr(&h, RTIT_MSR_LIP3, 0x9000);
-	hx_msr(&h, RTIT_MSR_EVENTS, EV(RTIT_EVID_ALWAYS_ON, RTIT_EVID_RANGE1));
-	hx_msr(&h, RTIT_MSR_CTL, CTL_ON);
+	hx_msr(&h, RTIT_R_MSR_LIP1, 0x8000);
+	hx_msr(&h, RTIT_R_MSR_LIP3, 0x9000);
+	hx_msr(&h, RTIT_R_MSR_EVENTS, EV(RTIT_R_EVID_ALWAYS_ON, RTIT_R_EVID_RANGE1));
+	hx_msr(&h, RTIT_R_MSR_CTL, CTL_ON);
 	hx_op(&h, 0x1000, 2);
 	size_t n = h.n;
 	hx_insn(&h, RTIT_IC_COND, 0x1002, 2, 0x1010, true);
 	hx_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1010, 2, 0x8010, true);
 	hx_expect(&h, n, 0x03, 0xb4, 0x10, 0x80, 0xc1);
-	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_MSR_CTL, &v, NULL), 0);
-	cr_expect(!(v & RTIT_CTL_TRACE_ACTIVE), "TraceActive cleared by the TraceStop");
-	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_MSR_STATUS, &v, NULL), 0);
-	cr_expect_eq(v & (RTIT_STATUS_TRIGGER_EN | RTIT_STATUS_FILTER_EN), 0,
+	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_R_MSR_CTL, &v, NULL), 0);
+	cr_expect(!(v & RTIT_R_CTL_TRACE_ACTIVE), "TraceActive cleared by the TraceStop");
+	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_R_MSR_STATUS, &v, NULL), 0);
+	cr_expect_eq(v & (RTIT_R_STATUS_TRIGGER_EN | RTIT_R_STATUS_FILTER_EN), 0,
 		     "TraceStop clears TriggerEn and forces FilterEn to 0");
 	/* Nothing more is traced. */
 	n = h.n;
@@ -210,14 +210,14 @@ Test(examples, rtit_overflow)
 	hx_insn(&h, RTIT_IC_FAR_JMP, 0x1010, 5, 0x1100, true);	/* T, FUP.FAR, TIP: 19 */
 	hx_insn(&h, RTIT_IC_FAR_JMP, 0x1100, 5, 0x1200, true);	/* FUP.FAR 22, TIP 25 > 24 */
 	hx_insn(&h, RTIT_IC_FAR_JMP, 0x1200, 5, 0x1300, true);	/* lost */
-	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_MSR_STATUS, &v, NULL), 0);
-	cr_expect(v & RTIT_STATUS_BUFF_OVF, "Buffer_Overflow set");
+	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_R_MSR_STATUS, &v, NULL), 0);
+	cr_expect(v & RTIT_R_STATUS_BUFF_OVF, "Buffer_Overflow set");
 	cr_expect_eq(h.m.stats.overflows, 1);
 	hx_insn(&h, RTIT_IC_COND, 0x1300, 2, 0x1310, false);	/* lost: no TNT update */
 	for (int i = 0; i < 200; i++)			/* drains: 200 cycles */
 		hx_op(&h, 0x1310, 2);
-	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_MSR_STATUS, &v, NULL), 0);
-	cr_expect(!(v & RTIT_STATUS_BUFF_OVF));
+	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_R_MSR_STATUS, &v, NULL), 0);
+	cr_expect(!(v & RTIT_R_STATUS_BUFF_OVF));
 	hx_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1312, 2, 0x1320, true);
 	cr_assert_eq(rtit_r_model_finish(&h.m), 0);
 	/* The clear happens at the start of an instruction once the buffer is
@@ -240,7 +240,7 @@ Test(examples, rtit_overflow_delayed_full_tnt)
 	h.p.buffer_bytes = 14;
 	h.p.drain_num = 1;
 	h.p.drain_den = 8;
-	start_all(CTL_ON | RTIT_CTL_CYCLE_ACC, 0x1000);	/* PSB 9 + PGE 3 + CCP 1 */
+	start_all(CTL_ON | RTIT_R_CTL_CYCLE_ACC, 0x1000);	/* PSB 9 + PGE 3 + CCP 1 */
 	for (int i = 0; i < 6; i++)
 		hx_insn(&h, RTIT_IC_COND, 0x1002, 2, 0x1002, true);	/* 7F + CCP: 15 > 14 */
 	cr_expect_eq(h.m.stats.overflows, 1);
@@ -286,20 +286,20 @@ Test(examples, rtit_output_region)
 	hx_init(&h);
 	nwrites = 0;
 	cr_assert_eq(rtit_r_model_init(&h.m, &h.p, &s), 0);
-	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_MSR_CTL, &v, NULL), 0);
-	hx_msr(&h, RTIT_MSR_BASE_ADDR, 0x12340000);
-	hx_msr(&h, RTIT_MSR_LIMIT_MASK, 0x7f);		/* 128-byte region */
-	hx_msr(&h, RTIT_MSR_OFFSET, 0x30);
-	hx_msr(&h, RTIT_MSR_EVENTS, ALL);
-	hx_msr(&h, RTIT_MSR_CTL, CTL_ON | RTIT_CTL_DEST);
+	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_R_MSR_CTL, &v, NULL), 0);
+	hx_msr(&h, RTIT_R_MSR_BASE_ADDR, 0x12340000);
+	hx_msr(&h, RTIT_R_MSR_LIMIT_MASK, 0x7f);		/* 128-byte region */
+	hx_msr(&h, RTIT_R_MSR_OFFSET, 0x30);
+	hx_msr(&h, RTIT_R_MSR_EVENTS, ALL);
+	hx_msr(&h, RTIT_R_MSR_CTL, CTL_ON | RTIT_R_CTL_DEST);
 	hx_op(&h, 0x1000, 2);			/* PSB + FUP.PGE: 12 bytes */
 	for (int i = 0; i < 40; i++)		/* TIPs: 3 bytes each */
 		hx_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1000, 2, 0x1000 + (uint64_t)(i & 1) * 0x10, true);
 	/* 132 bytes from offset 0x30: a line ends at 0x40 (16 bytes), the
 	 * next at 0x80 (64), which wraps to 0; the last 52 bytes are a
 	 * partial line written by the drain. */
-	cr_assert_eq(rtit_r_model_msr_write(&h.m, RTIT_MSR_CTL, CTL_ON | RTIT_CTL_DEST, NULL), 0);
-	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_MSR_OFFSET, &v, NULL), 0);
+	cr_assert_eq(rtit_r_model_msr_write(&h.m, RTIT_R_MSR_CTL, CTL_ON | RTIT_R_CTL_DEST, NULL), 0);
+	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_R_MSR_OFFSET, &v, NULL), 0);
 	cr_expect_eq(v, (0x30 + 132) % 128, "RTIT_OFFSET after the drain: 0x%llx", (unsigned long long)v);
 	cr_assert_eq(nwrites, 3);
 	cr_expect(writes[0].phys == 0x12340030 && writes[0].n == 16);
@@ -312,13 +312,13 @@ Test(examples, rtit_output_region)
 	hx_init(&h);
 	nwrites = 0;
 	cr_assert_eq(rtit_r_model_init(&h.m, &h.p, &s), 0);
-	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_MSR_CTL, &v, NULL), 0);
-	hx_msr(&h, RTIT_MSR_BASE_ADDR, 0x12340000);
-	hx_msr(&h, RTIT_MSR_LIMIT_MASK, 0xfff);
-	hx_msr(&h, RTIT_MSR_LIP1, 0x8000);
-	hx_msr(&h, RTIT_MSR_LIP3, 0x9000);
-	hx_msr(&h, RTIT_MSR_EVENTS, EV(RTIT_EVID_ALWAYS_ON, RTIT_EVID_RANGE1));
-	hx_msr(&h, RTIT_MSR_CTL, CTL_ON);
+	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_R_MSR_CTL, &v, NULL), 0);
+	hx_msr(&h, RTIT_R_MSR_BASE_ADDR, 0x12340000);
+	hx_msr(&h, RTIT_R_MSR_LIMIT_MASK, 0xfff);
+	hx_msr(&h, RTIT_R_MSR_LIP1, 0x8000);
+	hx_msr(&h, RTIT_R_MSR_LIP3, 0x9000);
+	hx_msr(&h, RTIT_R_MSR_EVENTS, EV(RTIT_R_EVID_ALWAYS_ON, RTIT_R_EVID_RANGE1));
+	hx_msr(&h, RTIT_R_MSR_CTL, CTL_ON);
 	hx_op(&h, 0x1000, 2);
 	hx_insn(&h, RTIT_IC_INDIRECT_JMP, 0x1002, 2, 0x8000, true);	/* TIP, TraceSTOP */
 	cr_assert_eq(rtit_r_model_finish(&h.m), 0);
@@ -337,15 +337,15 @@ Test(examples, rtit_msr_rules)
 	hx_init(&h);
 	cr_assert_eq(rtit_r_model_init(&h.m, &h.p, &s), 0);
 	/* 3.3.1: before RTIT_CTL is read, every other access is #GP. */
-	cr_expect_lt(rtit_r_model_msr_read(&h.m, RTIT_MSR_STATUS, &v, NULL), 0);
-	cr_expect_lt(rtit_r_model_msr_write(&h.m, RTIT_MSR_CTL, 0, NULL), 0);
-	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_MSR_CTL, &v, NULL), 0);
+	cr_expect_lt(rtit_r_model_msr_read(&h.m, RTIT_R_MSR_STATUS, &v, NULL), 0);
+	cr_expect_lt(rtit_r_model_msr_write(&h.m, RTIT_R_MSR_CTL, 0, NULL), 0);
+	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_R_MSR_CTL, &v, NULL), 0);
 	cr_expect_eq(v, 0, "RTIT_CTL resets to 0");
 	/* Reset values. */
 	static const struct { uint32_t msr; uint64_t v; } reset[] = {
-		{ RTIT_MSR_BASE_ADDR, 0xfdc00000 }, { RTIT_MSR_LIMIT_MASK, 0x7f },
-		{ RTIT_MSR_PKT_CNT, 0x20000 }, { RTIT_MSR_TNT_BUFF, 1 }, { RTIT_MSR_STATUS, 0 },
-		{ RTIT_MSR_OFFSET, 0 }, { RTIT_MSR_LAST_LIP, 0 }, { RTIT_MSR_LAST_CALL_NLIP, 0 },
+		{ RTIT_R_MSR_BASE_ADDR, 0xfdc00000 }, { RTIT_R_MSR_LIMIT_MASK, 0x7f },
+		{ RTIT_R_MSR_PKT_CNT, 0x20000 }, { RTIT_R_MSR_TNT_BUFF, 1 }, { RTIT_R_MSR_STATUS, 0 },
+		{ RTIT_R_MSR_OFFSET, 0 }, { RTIT_R_MSR_LAST_LIP, 0 }, { RTIT_R_MSR_LAST_CALL_NLIP, 0 },
 	};
 	for (unsigned i = 0; i < sizeof(reset) / sizeof(reset[0]); i++) {
 		cr_assert_eq(rtit_r_model_msr_read(&h.m, reset[i].msr, &v, NULL), 0);
@@ -354,31 +354,31 @@ Test(examples, rtit_msr_rules)
 	}
 	/* Reserved bits are #GP. */
 	static const struct { uint32_t msr; uint64_t v; } gp[] = {
-		{ RTIT_MSR_CTL, 1u << 5 }, { RTIT_MSR_CTL, 1ull << 16 }, { RTIT_MSR_STATUS, 1u << 4 },
-		{ RTIT_MSR_CNTP, 1u << 22 }, { RTIT_MSR_EVENTS, 1u << 6 },
-		{ RTIT_MSR_LAST_LIP, 1ull << 33 }, { RTIT_MSR_LAST_CALL_NLIP, 1ull << 49 },
-		{ RTIT_MSR_BASE_ADDR, 1 }, { RTIT_MSR_LIMIT_MASK, 1u << 22 },
-		{ RTIT_MSR_OFFSET, 1u << 22 }, { RTIT_MSR_CR3_MATCH, 1 },
-		{ RTIT_MSR_PKT_CNT, 1u << 14 }, { RTIT_MSR_TNT_BUFF, 0x80 },
-		{ RTIT_MSR_TNT_BUFF, 0 },	/* 3.3.13: all zeros */
+		{ RTIT_R_MSR_CTL, 1u << 5 }, { RTIT_R_MSR_CTL, 1ull << 16 }, { RTIT_R_MSR_STATUS, 1u << 4 },
+		{ RTIT_R_MSR_CNTP, 1u << 22 }, { RTIT_R_MSR_EVENTS, 1u << 6 },
+		{ RTIT_R_MSR_LAST_LIP, 1ull << 33 }, { RTIT_R_MSR_LAST_CALL_NLIP, 1ull << 49 },
+		{ RTIT_R_MSR_BASE_ADDR, 1 }, { RTIT_R_MSR_LIMIT_MASK, 1u << 22 },
+		{ RTIT_R_MSR_OFFSET, 1u << 22 }, { RTIT_R_MSR_CR3_MATCH, 1 },
+		{ RTIT_R_MSR_PKT_CNT, 1u << 14 }, { RTIT_R_MSR_TNT_BUFF, 0x80 },
+		{ RTIT_R_MSR_TNT_BUFF, 0 },	/* 3.3.13: all zeros */
 		{ 0x764, 0 },			/* not an RTIT MSR */
 	};
 	for (unsigned i = 0; i < sizeof(gp) / sizeof(gp[0]); i++)
 		cr_expect_lt(rtit_r_model_msr_write(&h.m, gp[i].msr, gp[i].v, NULL), 0,
 			     "MSR 0x%x = 0x%llx must be #GP", gp[i].msr, (unsigned long long)gp[i].v);
 	/* 3.3.3: writes to ContextEn/TriggerEn are ignored, not #GP. */
-	cr_expect_eq(rtit_r_model_msr_write(&h.m, RTIT_MSR_STATUS, RTIT_STATUS_TRIGGER_EN, NULL), 0);
-	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_MSR_STATUS, &v, NULL), 0);
+	cr_expect_eq(rtit_r_model_msr_write(&h.m, RTIT_R_MSR_STATUS, RTIT_R_STATUS_TRIGGER_EN, NULL), 0);
+	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_R_MSR_STATUS, &v, NULL), 0);
 	cr_expect_eq(v, 0);
 	/* Table 8: LIPn [63:48] read as the sign of bit 47. */
-	cr_expect_eq(rtit_r_model_msr_write(&h.m, RTIT_MSR_LIP0, 0x0000800000001000ull, NULL), 0);
-	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_MSR_LIP0, &v, NULL), 0);
+	cr_expect_eq(rtit_r_model_msr_write(&h.m, RTIT_R_MSR_LIP0, 0x0000800000001000ull, NULL), 0);
+	cr_assert_eq(rtit_r_model_msr_read(&h.m, RTIT_R_MSR_LIP0, &v, NULL), 0);
 	cr_expect_eq(v, 0xffff800000001000ull);
 	/* Save/restore of the context-switched state. */
 	static const struct { uint32_t msr; uint64_t v; } sr[] = {
-		{ RTIT_MSR_TNT_BUFF, 0x2d }, { RTIT_MSR_LAST_LIP, RTIT_LAST_LIP_VALID | 0x12345678 },
-		{ RTIT_MSR_LAST_CALL_NLIP, RTIT_LAST_CALL_VALID | 0x7fff1234 }, { RTIT_MSR_CNTP, 0x1234 },
-		{ RTIT_MSR_PKT_CNT, 0x30abc },
+		{ RTIT_R_MSR_TNT_BUFF, 0x2d }, { RTIT_R_MSR_LAST_LIP, RTIT_R_LAST_LIP_VALID | 0x12345678 },
+		{ RTIT_R_MSR_LAST_CALL_NLIP, RTIT_R_LAST_CALL_VALID | 0x7fff1234 }, { RTIT_R_MSR_CNTP, 0x1234 },
+		{ RTIT_R_MSR_PKT_CNT, 0x30abc },
 	};
 	for (unsigned i = 0; i < sizeof(sr) / sizeof(sr[0]); i++) {
 		cr_expect_eq(rtit_r_model_msr_write(&h.m, sr[i].msr, sr[i].v, NULL), 0);
@@ -395,8 +395,8 @@ Test(examples, rtit_restored_last_lip_compresses)
 	hx_init(&h);
 	size_t n = start_all(CTL_ON, 0x7fff00001000ull);
 	struct rtit_sim_rec wr = hx_rec(&h, RTIT_SIM_INSN, RTIT_IC_WRMSR, 0x7fff00001002ull, 2, 0, false);
-	cr_assert_eq(rtit_r_model_msr_write(&h.m, RTIT_MSR_LAST_LIP,
-					    RTIT_LAST_LIP_VALID | 0x12340000 | 0x5678, &wr), 0);
+	cr_assert_eq(rtit_r_model_msr_write(&h.m, RTIT_R_MSR_LAST_LIP,
+					    RTIT_R_LAST_LIP_VALID | 0x12340000 | 0x5678, &wr), 0);
 	rtit_r_model_on_rec(&h.m, &wr);
 	n = h.n;
 	hx_insn(&h, RTIT_IC_INDIRECT_JMP, 0x7fff00001004ull, 2, 0x123456789abcull, true);
@@ -410,7 +410,7 @@ Test(examples, rtit_pip_on_cr0_pg_and_sts_on_wake)
 {
 	hx_init(&h);
 	h.cr3 = 0x3000;
-	size_t n = start_all(CTL_ON | RTIT_CTL_STS_EN, 0x1000);
+	size_t n = start_all(CTL_ON | RTIT_R_CTL_STS_EN, 0x1000);
 	struct rtit_sim_rec r = hx_rec(&h, RTIT_SIM_INSN, RTIT_IC_MOV_CR0, 0x1002, 3, 0x1005, false);
 	r.flags &= (uint8_t)~RTIT_SIM_F_CR0_PG;			/* PG 1 -> 0 */
 	rtit_r_model_on_rec(&h.m, &r);
@@ -449,7 +449,7 @@ static void expect_sts(size_t n, uint64_t tsc, const uint8_t *then, size_t nthen
 Test(examples, rtit_sts_on_wake_from_hlt_and_mwait)
 {
 	hx_init(&h);
-	size_t n = start_all(CTL_ON | RTIT_CTL_STS_EN, 0x140);
+	size_t n = start_all(CTL_ON | RTIT_R_CTL_STS_EN, 0x140);
 	struct rtit_sim_rec r = hx_rec(&h, RTIT_SIM_INSN, RTIT_IC_HLT, 0x142, 1, 0x143, false);
 	rtit_r_model_on_rec(&h.m, &r);
 	hx_expect(&h, n);
@@ -476,7 +476,7 @@ Test(examples, rtit_sts_on_wake_from_hlt_and_mwait)
 Test(examples, rtit_no_sts_without_sleep_or_sts_en)
 {
 	hx_init(&h);
-	size_t n = start_all(CTL_ON | RTIT_CTL_STS_EN, 0x140);
+	size_t n = start_all(CTL_ON | RTIT_R_CTL_STS_EN, 0x140);
 	/* An MWAIT that entered no C-state (C0, monitor not armed). */
 	struct rtit_sim_rec r = hx_rec(&h, RTIT_SIM_INSN, RTIT_IC_MWAIT, 0x142, 3, 0x145, false);
 	r.value = 0xf0;

@@ -13,7 +13,7 @@
  */
 #include "rtit_harness.h"
 
-#define CTL_ON (RTIT_CTL_TRACE_EN | RTIT_CTL_TRACE_ACTIVE | RTIT_CTL_OS | RTIT_CTL_USER)
+#define CTL_ON (RTIT_R_CTL_TRACE_EN | RTIT_R_CTL_TRACE_ACTIVE | RTIT_R_CTL_OS | RTIT_R_CTL_USER)
 
 static struct hx h;
 
@@ -29,10 +29,10 @@ static size_t start(void)
 {
 	hx_init(&h);
 	hx_start(&h);
-	hx_msr(&h, RTIT_MSR_EVENTS, RTIT_EVID_ALWAYS_ON |
-	       (RTIT_EVID_ALWAYS_OFF << RTIT_EVENTS_STOP_SHIFT));
-	hx_msr(&h, RTIT_MSR_STATUS, RTIT_STATUS_FILTER_EN);
-	hx_msr(&h, RTIT_MSR_CTL, CTL_ON);
+	hx_msr(&h, RTIT_R_MSR_EVENTS, RTIT_R_EVID_ALWAYS_ON |
+	       (RTIT_R_EVID_ALWAYS_OFF << RTIT_R_EVENTS_STOP_SHIFT));
+	hx_msr(&h, RTIT_R_MSR_STATUS, RTIT_R_STATUS_FILTER_EN);
+	hx_msr(&h, RTIT_R_MSR_CTL, CTL_ON);
 	hx_op(&h, 0x140, 2);
 	return h.n;
 }

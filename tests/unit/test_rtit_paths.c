@@ -25,13 +25,13 @@ static void run(struct hx *h, bool slow, uint64_t ctl, uint64_t events, size_t b
 	h->cpl = 3;
 	h->cr3 = 0x1000;
 	hx_start(h);
-	hx_msr(h, RTIT_MSR_LIP0, 0x1000);
-	hx_msr(h, RTIT_MSR_LIP2, 0x1200);
-	hx_msr(h, RTIT_MSR_LIP1, 0x1280);
-	hx_msr(h, RTIT_MSR_LIP3, 0x12c0);
-	hx_msr(h, RTIT_MSR_CR3_MATCH, 0x1000);
-	hx_msr(h, RTIT_MSR_EVENTS, events);
-	hx_msr(h, RTIT_MSR_CTL, ctl);
+	hx_msr(h, RTIT_R_MSR_LIP0, 0x1000);
+	hx_msr(h, RTIT_R_MSR_LIP2, 0x1200);
+	hx_msr(h, RTIT_R_MSR_LIP1, 0x1280);
+	hx_msr(h, RTIT_R_MSR_LIP3, 0x12c0);
+	hx_msr(h, RTIT_R_MSR_CR3_MATCH, 0x1000);
+	hx_msr(h, RTIT_R_MSR_EVENTS, events);
+	hx_msr(h, RTIT_R_MSR_CTL, ctl);
 	for (size_t i = 0; i < N; i += batch) {
 		size_t k = N - i < batch ? N - i : batch;
 		if (batch == 1)
@@ -44,18 +44,18 @@ static void run(struct hx *h, bool slow, uint64_t ctl, uint64_t events, size_t b
 
 Test(paths, fast_equals_slow_and_batching_does_not_matter)
 {
-	static const uint64_t T = RTIT_CTL_TRACE_EN | RTIT_CTL_TRACE_ACTIVE;
+	static const uint64_t T = RTIT_R_CTL_TRACE_EN | RTIT_R_CTL_TRACE_ACTIVE;
 	static const struct { uint64_t ctl, events, buf; } cfg[] = {
-		{ T | RTIT_CTL_OS | RTIT_CTL_USER, 7 | (6 << 3), 0 },
-		{ T | RTIT_CTL_USER | RTIT_CTL_CMPRS_RET, 0 | (6 << 3), 0 },
-		{ T | RTIT_CTL_OS | RTIT_CTL_USER | RTIT_CTL_CYCLE_ACC | RTIT_CTL_MTC_EN, 2 | (6 << 3), 0 },
-		{ T | RTIT_CTL_OS | RTIT_CTL_USER | RTIT_CTL_CR3EN | RTIT_CTL_STS_EN | RTIT_CTL_STS_ON_CR3, 7 | (6 << 3), 0 },
-		{ T | RTIT_CTL_OS | RTIT_CTL_USER | RTIT_CTL_CYCLE_ACC | RTIT_CTL_LESS_PKTS | RTIT_CTL_MTC_EN, 1 | (6 << 3), 0 },
-		{ T | RTIT_CTL_OS | RTIT_CTL_USER | RTIT_CTL_CMPRS_RET, 7 | (1 << 3), 0 },
-		{ T | RTIT_CTL_OS | RTIT_CTL_USER | RTIT_CTL_CYCLE_ACC, 7 | (6 << 3), 48 },
-		{ T | RTIT_CTL_OS | RTIT_CTL_USER | RTIT_CTL_MTC_EN | (2ull << 14), 7 | (6 << 3), 200 },
-		{ T | RTIT_CTL_OS | RTIT_CTL_USER | RTIT_CTL_CYCLE_ACC | RTIT_CTL_MTC_EN, 7 | (6 << 3), 0 },
-		{ T | RTIT_CTL_USER | RTIT_CTL_MTC_EN | RTIT_CTL_CMPRS_RET | RTIT_CTL_LESS_PKTS, 7 | (6 << 3), 0 },
+		{ T | RTIT_R_CTL_OS | RTIT_R_CTL_USER, 7 | (6 << 3), 0 },
+		{ T | RTIT_R_CTL_USER | RTIT_R_CTL_CMPRS_RET, 0 | (6 << 3), 0 },
+		{ T | RTIT_R_CTL_OS | RTIT_R_CTL_USER | RTIT_R_CTL_CYCLE_ACC | RTIT_R_CTL_MTC_EN, 2 | (6 << 3), 0 },
+		{ T | RTIT_R_CTL_OS | RTIT_R_CTL_USER | RTIT_R_CTL_CR3EN | RTIT_R_CTL_STS_EN | RTIT_R_CTL_STS_ON_CR3, 7 | (6 << 3), 0 },
+		{ T | RTIT_R_CTL_OS | RTIT_R_CTL_USER | RTIT_R_CTL_CYCLE_ACC | RTIT_R_CTL_LESS_PKTS | RTIT_R_CTL_MTC_EN, 1 | (6 << 3), 0 },
+		{ T | RTIT_R_CTL_OS | RTIT_R_CTL_USER | RTIT_R_CTL_CMPRS_RET, 7 | (1 << 3), 0 },
+		{ T | RTIT_R_CTL_OS | RTIT_R_CTL_USER | RTIT_R_CTL_CYCLE_ACC, 7 | (6 << 3), 48 },
+		{ T | RTIT_R_CTL_OS | RTIT_R_CTL_USER | RTIT_R_CTL_MTC_EN | (2ull << 14), 7 | (6 << 3), 200 },
+		{ T | RTIT_R_CTL_OS | RTIT_R_CTL_USER | RTIT_R_CTL_CYCLE_ACC | RTIT_R_CTL_MTC_EN, 7 | (6 << 3), 0 },
+		{ T | RTIT_R_CTL_USER | RTIT_R_CTL_MTC_EN | RTIT_R_CTL_CMPRS_RET | RTIT_R_CTL_LESS_PKTS, 7 | (6 << 3), 0 },
 	};
 	for (unsigned c = 0; c < sizeof(cfg) / sizeof(cfg[0]); c++) {
 		for (uint64_t seed = 1; seed <= 3; seed++) {

@@ -12,8 +12,8 @@
  */
 #include "rtit_harness.h"
 
-#define CTL_ON (RTIT_CTL_TRACE_EN | RTIT_CTL_TRACE_ACTIVE | RTIT_CTL_OS | RTIT_CTL_USER)
-#define EVENTS_R0 (RTIT_EVID_RANGE0 | (RTIT_EVID_ALWAYS_OFF << RTIT_EVENTS_STOP_SHIFT))
+#define CTL_ON (RTIT_R_CTL_TRACE_EN | RTIT_R_CTL_TRACE_ACTIVE | RTIT_R_CTL_OS | RTIT_R_CTL_USER)
+#define EVENTS_R0 (RTIT_R_EVID_RANGE0 | (RTIT_R_EVID_ALWAYS_OFF << RTIT_R_EVENTS_STOP_SHIFT))
 
 static struct hx h;
 
@@ -24,11 +24,11 @@ static size_t start(uint64_t ctl, bool inside, uint64_t ip)
 {
 	hx_init(&h);
 	hx_start(&h);
-	hx_msr(&h, RTIT_MSR_LIP0, 0x100);
-	hx_msr(&h, RTIT_MSR_LIP2, 0x200);
-	hx_msr(&h, RTIT_MSR_EVENTS, EVENTS_R0);
-	hx_msr(&h, RTIT_MSR_STATUS, inside ? RTIT_STATUS_FILTER_EN : 0);
-	hx_msr(&h, RTIT_MSR_CTL, ctl);
+	hx_msr(&h, RTIT_R_MSR_LIP0, 0x100);
+	hx_msr(&h, RTIT_R_MSR_LIP2, 0x200);
+	hx_msr(&h, RTIT_R_MSR_EVENTS, EVENTS_R0);
+	hx_msr(&h, RTIT_R_MSR_STATUS, inside ? RTIT_R_STATUS_FILTER_EN : 0);
+	hx_msr(&h, RTIT_R_MSR_CTL, ctl);
 	hx_op(&h, ip, 2);
 	return h.n;
 }
@@ -229,14 +229,14 @@ Test(table19, rows_30_31_far_transfer_leaves_filter)
 Test(table19, rows_32_33_far_transfer_clears_context)
 {
 	/* User only; SYSCALL from CPL 3 to CPL 0: FUP.PGD, no TIP. */
-	uint64_t ctl = CTL_ON & ~RTIT_CTL_OS;
+	uint64_t ctl = CTL_ON & ~RTIT_R_CTL_OS;
 	hx_init(&h);
 	size_t n;
 	h.cpl = 3;
 	hx_start(&h);
-	hx_msr(&h, RTIT_MSR_EVENTS, RTIT_EVID_ALWAYS_ON | (RTIT_EVID_ALWAYS_OFF << RTIT_EVENTS_STOP_SHIFT));
-	hx_msr(&h, RTIT_MSR_STATUS, RTIT_STATUS_FILTER_EN);
-	hx_msr(&h, RTIT_MSR_CTL, ctl);
+	hx_msr(&h, RTIT_R_MSR_EVENTS, RTIT_R_EVID_ALWAYS_ON | (RTIT_R_EVID_ALWAYS_OFF << RTIT_R_EVENTS_STOP_SHIFT));
+	hx_msr(&h, RTIT_R_MSR_STATUS, RTIT_R_STATUS_FILTER_EN);
+	hx_msr(&h, RTIT_R_MSR_CTL, ctl);
 	hx_op(&h, 0x400, 2);
 	n = h.n;
 	hx_insn(&h, RTIT_IC_COND, 0x402, 2, 0x410, true);
@@ -290,7 +290,7 @@ Test(table19, rows_39_40_mov_cr3)
 	hx_insn(&h, RTIT_IC_MOV_CR3, 0x160, 3, 0, false);			/* row 40 */
 	hx_expect(&h, n, 0x02, 0xc3, 0x00, 0xc0, 0xab, 0x00, 0x00);
 	/* With STS_on_CR3 and STS_En: the STS follows the PIP. */
-	n = start(CTL_ON | RTIT_CTL_STS_ON_CR3 | RTIT_CTL_STS_EN, true, 0x140);
+	n = start(CTL_ON | RTIT_R_CTL_STS_ON_CR3 | RTIT_R_CTL_STS_EN, true, 0x140);
 	h.cr3 = 0x1000;
 	hx_insn(&h, RTIT_IC_MOV_CR3, 0x150, 3, 0, false);
 	/* STS: ratios 16/16 (ACBR[5:2]=4 -> D4, byte 1 = 00 010000), TSC. */
@@ -322,9 +322,9 @@ Test(table19, mov_cr3_with_cr3en_sends_no_pip)
 	hx_init(&h);
 	h.cr3 = 0x5000;
 	hx_start(&h);
-	hx_msr(&h, RTIT_MSR_EVENTS, RTIT_EVID_ALWAYS_ON | (RTIT_EVID_ALWAYS_OFF << RTIT_EVENTS_STOP_SHIFT));
-	hx_msr(&h, RTIT_MSR_CR3_MATCH, 0x5000);
-	hx_msr(&h, RTIT_MSR_CTL, CTL_ON | RTIT_CTL_CR3EN);
+	hx_msr(&h, RTIT_R_MSR_EVENTS, RTIT_R_EVID_ALWAYS_ON | (RTIT_R_EVID_ALWAYS_OFF << RTIT_R_EVENTS_STOP_SHIFT));
+	hx_msr(&h, RTIT_R_MSR_CR3_MATCH, 0x5000);
+	hx_msr(&h, RTIT_R_MSR_CTL, CTL_ON | RTIT_R_CTL_CR3EN);
 	hx_op(&h, 0x400, 2);
 	hx_expect(&h, 0, PSB_BYTES, 0x84, 0x00, 0x04);
 	size_t n = h.n;
