@@ -22,6 +22,7 @@
 #include "rtit/msr_rtit.h"
 #include "rtit/print.h"
 #include "rtit/encoder.h"
+#include "rtit/session.h"
 #include "rtit/msr_pt.h"
 #include "rtit/scenario.h"
 #include "rtit/sideband.h"
@@ -30,14 +31,8 @@
 struct run {
 	struct rtit_scenario sc;
 	int dialect;
-	struct rtit_encoder *enc;	/* the dialect's model (rtit/encoder.h) */
-	struct rtit_flow_writer flow;
-	XXH3_state_t *xxh;
 	FILE *trace, *account;
-	uint64_t trace_bytes;
-	int io_err;
-	uint64_t first_ctl;	/* RTIT_CTL at the first enabling write */
-	bool have_ctl;
+	struct rtit_session_result res;
 };
 
 static void run_usage(FILE *out)
@@ -69,18 +64,6 @@ static void run_usage(FILE *out)
 	      "handler, instruction budget exhausted).\n", out);
 }
 
-static int trace_write(void *opaque, const uint8_t *b, size_t n)
-{
-	struct run *r = opaque;
-	XXH3_64bits_update(r->xxh, b, n);
-	r->trace_bytes += n;
-	if (r->trace && fwrite(b, 1, n, r->trace) != n) {
-		r->io_err = errno ? errno : EIO;
-		return -RTIT_ERR_IO;
-	}
-	return 0;
-}
-
 /* The readable account: each packet, its bytes and why it was sent. */
 static void on_note(void *opaque, const struct rtit_enc_note *nt)
 {
@@ -99,35 +82,6 @@ static void on_note(void *opaque, const struct rtit_enc_note *nt)
 	for (size_t i = 0; i < nt->len; i++)
 		col += fprintf(r->account, "%02x ", nt->bytes[i]);
 	fprintf(r->account, "%*s %s%s%s\n", 22 - col, "", nt->why, ip[0] ? "; " : "", ip);
-}
-
-static void on_batch(const struct rtit_sim_rec *recs, size_t n, void *opaque)
-{
-	struct run *r = opaque;
-	rtit_flow_writer_on_batch(recs, n, &r->flow);
-	rtit_encoder_on_batch(r->enc, recs, n);
-}
-
-static int msr_write(void *opaque, uint32_t msr, uint64_t v, const struct rtit_sim_rec *ctx)
-{
-	struct run *r = opaque;
-	if (msr == rtit_encoder_ctl_msr(r->enc) && !r->have_ctl && (v & RTIT_ENC_CTL_TRACE_EN)) {
-		r->first_ctl = v;
-		r->have_ctl = true;
-	}
-	return rtit_encoder_msr_write(r->enc, msr, v, ctx);
-}
-
-static void on_pebs(void *opaque, const struct rtit_sim_pebs *p, const struct rtit_sim_rec *ctx)
-{
-	struct run *r = opaque;
-	rtit_encoder_on_pebs(r->enc, p, ctx);
-}
-
-static int msr_read(void *opaque, uint32_t msr, uint64_t *v, const struct rtit_sim_rec *ctx)
-{
-	struct run *r = opaque;
-	return rtit_encoder_msr_read(r->enc, msr, v, ctx);
 }
 
 /* An expect line's 'bytes' list (hex, blank-separated) against the
@@ -239,15 +193,6 @@ static int check_expect(struct run *r, const uint8_t *trace, size_t len, bool cy
 	}
 	return 0;
 }
-
-static void hex_canonical(char out[17], uint64_t h)
-{
-	XXH64_canonical_t c;
-	XXH64_canonicalFromHash(&c, h);
-	for (int i = 0; i < 8; i++)
-		sprintf(out + 2 * i, "%02x", c.digest[i]);
-}
-
 
 static FILE *open_out(const char *prefix, const char *ext, char *path, size_t cap)
 {
@@ -483,28 +428,6 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	}
 	r.dialect = r.sc.dialect;
 
-	/* The encoder, with the scenario's param lines. */
-	if ((ret = rtit_encoder_new(&r.enc, r.dialect)) < 0) {
-		fprintf(stderr, "%s: %s\n", r.sc.path, rtit_errstr(ret));
-		rtit_scenario_fini(&r.sc);
-		return RTIT_EXIT_INPUT;
-	}
-	/* a program that takes VM exits is a guest: it starts in VMX
-	 * non-root operation unless a param line says otherwise (D48) */
-	for (size_t i = 0; i < r.sc.nevents; i++)
-		if (r.sc.events[i].ev.kind == RTIT_EV_VMEXIT)
-			rtit_encoder_set_guest(r.enc, true);
-	for (size_t i = 0; i < r.sc.nparams; i++) {
-		char e[256];
-		if (rtit_encoder_param_set(r.enc, r.sc.params[i].key, r.sc.params[i].value, e,
-					   sizeof(e)) < 0) {
-			fprintf(stderr, "%s:%d: %s\n", r.sc.path, r.sc.params[i].line, e);
-			rtit_encoder_free(r.enc);
-			rtit_scenario_fini(&r.sc);
-			return RTIT_EXIT_INPUT;
-		}
-	}
-
 	/* Outputs. */
 	FILE *sideband = NULL, *flow_bin = NULL, *flow_txt = NULL;
 	char prefix[512];
@@ -518,125 +441,50 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		    !(flow_txt = open_out(prefix, ".flow.txt", path, sizeof(path)))) {
 			FILE *fs[4] = { r.trace, sideband, flow_bin, flow_txt };
 			discard_outputs(prefix, fs);
-			rtit_encoder_free(r.enc);
 			rtit_scenario_fini(&r.sc);
 			return RTIT_EXIT_IO;
 		}
 	}
-#define DISCARD_OUTPUTS() do { \
-		FILE *fs_[4] = { r.trace, sideband, flow_bin, flow_txt }; \
-		if (out) \
-			discard_outputs(prefix, fs_); \
-	} while (0)
 	r.account = o->account;
-	r.xxh = XXH3_createState();
-	if (!r.xxh || XXH3_64bits_reset(r.xxh) != XXH_OK)
-		return RTIT_EXIT_IO;
-	if (rtit_flow_writer_init(&r.flow, flow_bin, flow_txt) < 0)
-		return RTIT_EXIT_IO;
-
-	struct rtit_enc_sink sink = { .write = trace_write, .on_packet = on_note, .opaque = &r };
-	ret = rtit_encoder_start(r.enc, &sink);
-	if (ret < 0) {
-		fprintf(stderr, "%s: bad encoder parameters: %s\n", r.sc.path, rtit_errstr(ret));
-		DISCARD_OUTPUTS();
-		rtit_encoder_free(r.enc);
-		rtit_scenario_fini(&r.sc);
-		return RTIT_EXIT_INPUT;
-	}
-	struct rtit_sim_config cfg;
-	rtit_sim_config_default(&cfg);
-	rtit_scenario_config(&r.sc, &cfg);
-	cfg.deliver = deliver;
-	cfg.consumer.on_batch = on_batch;
-	cfg.consumer.msr_write = msr_write;
-	cfg.consumer.msr_read = msr_read;
-	cfg.consumer.on_pebs = on_pebs;
-	cfg.consumer.opaque = &r;
-	rtit_encoder_set_platform(r.enc, (uint8_t)cfg.cpl, cfg.cr3, cfg.cr0, (uint8_t)cfg.mode);
-
-	struct rtit_sim *sim;
-	if ((ret = rtit_sim_new(&sim, &cfg)) < 0) {
-		fprintf(stderr, "%s: cannot start the simulator: %s\n", r.sc.path, rtit_errstr(ret));
-		DISCARD_OUTPUTS();
-		rtit_encoder_free(r.enc);
-		rtit_scenario_fini(&r.sc);
-		return RTIT_EXIT_INPUT;
-	}
 	if (r.account)
 		printf("== %s: %s\n", r.sc.name[0] ? r.sc.name : name, r.sc.describe);
-	if (rtit_scenario_setup(&r.sc, sim, &err) < 0) {
-		fprintf(stderr, "%s\n", err.text);
-		rtit_sim_free(sim);
-		DISCARD_OUTPUTS();
-		rtit_encoder_free(r.enc);
+
+	/* The session: simulator -> encoder -> the trace and the flow. */
+	struct rtit_session_cfg scfg = {
+		.sc = &r.sc, .deliver = deliver,
+		.trace = r.trace, .flow_bin = flow_bin, .flow_txt = flow_txt,
+		.on_packet = on_note, .opaque = &r,
+		.run = run_guarded, .image = o->image,
+	};
+	struct rtit_session_result *res_ = &r.res;
+	int ss = rtit_session_run(&scfg, res_);
+	if (!res_->ran) {
+		/* nothing ran: no files are left behind */
+		fprintf(stderr, "%s\n", res_->msg[0] ? res_->msg : res_->io_msg);
+		FILE *fs[4] = { r.trace, sideband, flow_bin, flow_txt };
+		if (out)
+			discard_outputs(prefix, fs);
 		rtit_scenario_fini(&r.sc);
-		return RTIT_EXIT_INPUT;
+		return ss == RTIT_SESSION_INPUT ? RTIT_EXIT_INPUT : RTIT_EXIT_IO;
 	}
-	/* RFLAGS.IF as the scenario set it */
-	rtit_encoder_set_if(r.enc, rtit_sim_rflags(sim) & RTIT_SIM_RFLAGS_IF);
-	struct rtit_sim_status st;
-	ret = run_guarded(sim, &st);
-	int fin = rtit_encoder_finish(r.enc);
-	struct rtit_enc_stats es;
-	rtit_encoder_stats(r.enc, &es);
-	uint64_t packets = es.packets, psbs = es.psbs, overflows = es.overflows;
-	uint64_t flow_digest = 0, trace_digest = XXH3_64bits_digest(r.xxh);
-	int fw = rtit_flow_writer_fini(&r.flow, &flow_digest);
-	if (ret < 0) {
-		fprintf(stderr, "%s: the guest did not end normally: %s\n", r.sc.path, st.msg);
+	if (res_->msg[0]) {	/* RUN, possibly with IO after it */
+		fprintf(stderr, "%s\n", res_->msg);
 		status = RTIT_EXIT_RUN;
 	}
-	if (fin < 0 || fw < 0 || r.io_err) {
-		fprintf(stderr, "%s: writing the outputs failed: %s\n", r.sc.path,
-			r.io_err ? strerror(r.io_err) : rtit_errstr(fin < 0 ? fin : fw));
+	if (ss == RTIT_SESSION_IO) {
+		fprintf(stderr, "%s\n", res_->io_msg);
 		status = RTIT_EXIT_IO;
 	}
-
-	char th[17], fh[17];
-	hex_canonical(th, trace_digest);
-	hex_canonical(fh, flow_digest);
-	bool ca = rtit_encoder_cycle_acc(r.enc, r.first_ctl);
-	if (sideband) {
-		static struct rtit_sideband sb;
-		rtit_sideband_init(&sb);
-		snprintf(sb.version, sizeof(sb.version), "%s", RTITSIM_VERSION_STRING);
-		snprintf(sb.scenario, sizeof(sb.scenario), "%s", r.sc.path);
-		snprintf(sb.name, sizeof(sb.name), "%s", r.sc.name);
-		snprintf(sb.cpu, sizeof(sb.cpu), "%s", r.sc.cpu);
-		sb.mode = r.sc.mode ? r.sc.mode : 64;
-		/* A program (not a scenario): where it is, for `rtitsim decode`. */
-		if (o->image && !strcmp(r.sc.path, "<program>")) {
-			char *abs = realpath(o->image, NULL);
-			snprintf(sb.image, sizeof(sb.image), "%s", abs ? abs : o->image);
-			free(abs);
-		}
-		/* the dialect, the trace configuration, the errata fired */
-		rtit_encoder_sideband(r.enc, r.first_ctl, &sb);
-		for (size_t i = 0; i < r.sc.nparams && sb.nparams < RTIT_SIDEBAND_MAX_PARAMS; i++) {
-			snprintf(sb.params[sb.nparams].key, sizeof(sb.params[0].key), "%s",
-				 r.sc.params[i].key);
-			snprintf(sb.params[sb.nparams++].value, sizeof(sb.params[0].value), "%s",
-				 r.sc.params[i].value);
-		}
-		sb.trace_bytes = r.trace_bytes;
-		memcpy(sb.trace_xxh3, th, sizeof(th));
-		sb.flow_records = r.flow.count;
-		memcpy(sb.flow_xxh3, fh, sizeof(fh));
-		sb.instructions = st.insns;
-		sb.events = st.events;
-		sb.packets = packets;
-		sb.psbs = psbs;
-		sb.overflows = (int64_t)overflows;
-		snprintf(sb.stop, sizeof(sb.stop), "%s", st.msg);
-		rtit_sideband_write(sideband, &sb);
-	}
+	const struct rtit_sim_status *stp = &res_->st;
+	bool ca = res_->cycle_acc;
+	if (sideband)
+		rtit_sideband_write(sideband, &res_->sb);
 	if (!quiet)
 		printf("%s: %s; %" PRIu64 " instructions, %" PRIu64 " events -> %" PRIu64
-		       " packets, %" PRIu64 " bytes\n", r.sc.name[0] ? r.sc.name : name, st.msg, st.insns,
-		       st.events, packets, r.trace_bytes);
+		       " packets, %" PRIu64 " bytes\n", r.sc.name[0] ? r.sc.name : name, stp->msg,
+		       stp->insns, stp->events, res_->stats.packets, res_->trace_bytes);
 	if (!o->silent)
-		printf("trace %s  flow %s\n", th, fh);
+		printf("trace %s  flow %s\n", res_->sb.trace_xxh3, res_->sb.flow_xxh3);
 
 	int closing = 0;
 	FILE *fs[] = { r.trace, sideband, flow_bin, flow_txt };
@@ -685,15 +533,12 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		res->status = status;
 		res->dialect = r.dialect;
 		res->cycle_acc = ca;
-		res->trace_digest = trace_digest;
-		res->flow_digest = flow_digest;
-		res->trace_bytes = r.trace_bytes;
+		res->trace_digest = res_->trace_digest;
+		res->flow_digest = res_->flow_digest;
+		res->trace_bytes = res_->trace_bytes;
 		snprintf(res->name, sizeof(res->name), "%s", r.sc.name);
 		snprintf(res->describe, sizeof(res->describe), "%s", r.sc.describe);
 	}
-	XXH3_freeState(r.xxh);
-	rtit_encoder_free(r.enc);
-	rtit_sim_free(sim);
 	rtit_scenario_fini(&r.sc);
 	return status;
 }

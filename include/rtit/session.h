@@ -1,0 +1,68 @@
+/*
+ * session.h - the session layer: one run of the pipeline, simulator ->
+ * encoder -> output files, as `rtitsim run`, the golden corpus and the
+ * tests use it.  The caller parses the scenario and opens the files; the
+ * session runs the program under the simulator with the dialect's
+ * encoder, writes the trace and the ground-truth flow, and fills in the
+ * sideband (rtit/sideband.h) and the digests.  No printing, no exit: what
+ * went wrong comes back as a status and one line.
+ */
+#ifndef RTIT_SESSION_H
+#define RTIT_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rtit/encoder.h"
+#include "rtit/scenario.h"
+#include "rtit/sideband.h"
+#include "rtit/sim.h"
+
+struct rtit_session_cfg {
+	const struct rtit_scenario *sc;
+	int deliver;			/* enum rtit_sim_deliver */
+	/* The outputs; NULL: not written (the digests are still computed). */
+	FILE *trace, *flow_bin, *flow_txt;
+	/* Optional: each packet with its cause (the readable account). */
+	void (*on_packet)(void *opaque, const struct rtit_enc_note *note);
+	void *opaque;
+	/* Optional: runs the simulator (default rtit_sim_run), e.g. under
+	 * a guard of the caller's. */
+	int (*run)(struct rtit_sim *sim, struct rtit_sim_status *st);
+	/* A program run: the program's path for the sideband's image key. */
+	const char *image;
+};
+
+/* How a session ended. */
+enum rtit_session_status {
+	RTIT_SESSION_OK = 0,
+	RTIT_SESSION_INPUT,	/* bad parameters, program or scenario setup */
+	RTIT_SESSION_RUN,	/* the guest did not end normally */
+	RTIT_SESSION_IO		/* writing an output failed */
+};
+
+struct rtit_session_result {
+	int status;			/* enum rtit_session_status */
+	bool ran;			/* the simulator ran: the outputs hold
+					 * what it produced */
+	char msg[1024];			/* INPUT, RUN: one line */
+	char io_msg[1024];		/* IO (also after RUN): one line */
+	struct rtit_sim_status st;	/* the simulator's stop */
+	struct rtit_enc_stats stats;
+	uint64_t trace_bytes, trace_digest, flow_digest, flow_records;
+	uint64_t first_ctl;		/* the control MSR at the first enable */
+	bool cycle_acc;			/* RTIT: the stream has cycle packets */
+	/* Everything the sideband says (when status is OK, RUN or IO). */
+	struct rtit_sideband sb;
+};
+
+/*
+ * Runs one session.  Returns the status (also in res->status): OK; INPUT
+ * before anything ran (nothing was written); RUN or IO after the run (the
+ * outputs hold what was produced; the digests and the sideband describe
+ * it).
+ */
+int rtit_session_run(const struct rtit_session_cfg *cfg, struct rtit_session_result *res);
+
+#endif /* RTIT_SESSION_H */

@@ -1,0 +1,256 @@
+/*
+ * run.c - one session: the scenario's program under the simulator, the
+ * dialect's encoder on its records, the trace and the ground truth
+ * written, the sideband filled in (rtit/session.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "rtit/session.h"
+#include "rtit/version.h"
+
+struct session {
+	const struct rtit_session_cfg *cfg;
+	struct rtit_encoder *enc;
+	struct rtit_flow_writer flow;
+	XXH3_state_t *xxh;
+	uint64_t trace_bytes;
+	int io_err;
+	uint64_t first_ctl;
+	bool have_ctl;
+};
+
+/* ------------------------------------------------ the encoder's sink */
+
+static int trace_write(void *opaque, const uint8_t *b, size_t n)
+{
+	struct session *s = opaque;
+	XXH3_64bits_update(s->xxh, b, n);
+	s->trace_bytes += n;
+	if (s->cfg->trace && fwrite(b, 1, n, s->cfg->trace) != n) {
+		s->io_err = errno ? errno : EIO;
+		return -RTIT_ERR_IO;
+	}
+	return 0;
+}
+
+static void on_packet(void *opaque, const struct rtit_enc_note *nt)
+{
+	struct session *s = opaque;
+	s->cfg->on_packet(s->cfg->opaque, nt);
+}
+
+/* ------------------------------------------- the simulator's consumer */
+
+static void on_batch(const struct rtit_sim_rec *recs, size_t n, void *opaque)
+{
+	struct session *s = opaque;
+	rtit_flow_writer_on_batch(recs, n, &s->flow);
+	rtit_encoder_on_batch(s->enc, recs, n);
+}
+
+static int msr_write(void *opaque, uint32_t msr, uint64_t v, const struct rtit_sim_rec *ctx)
+{
+	struct session *s = opaque;
+	if (msr == rtit_encoder_ctl_msr(s->enc) && !s->have_ctl && (v & RTIT_ENC_CTL_TRACE_EN)) {
+		s->first_ctl = v;
+		s->have_ctl = true;
+	}
+	return rtit_encoder_msr_write(s->enc, msr, v, ctx);
+}
+
+static int msr_read(void *opaque, uint32_t msr, uint64_t *v, const struct rtit_sim_rec *ctx)
+{
+	struct session *s = opaque;
+	return rtit_encoder_msr_read(s->enc, msr, v, ctx);
+}
+
+static void on_pebs(void *opaque, const struct rtit_sim_pebs *p, const struct rtit_sim_rec *ctx)
+{
+	struct session *s = opaque;
+	rtit_encoder_on_pebs(s->enc, p, ctx);
+}
+
+/* ------------------------------------------------------------ helpers */
+
+/* XXH3-64 in canonical (big-endian) hex, as the sideband writes it. */
+static void hex_canonical(char out[17], uint64_t h)
+{
+	XXH64_canonical_t c;
+	XXH64_canonicalFromHash(&c, h);
+	for (int i = 0; i < 8; i++)
+		snprintf(out + 2 * i, 3, "%02x", c.digest[i]);
+}
+
+/* The encoder with the scenario's param lines.  0 or INPUT. */
+static int make_encoder(struct session *s, struct rtit_session_result *res)
+{
+	const struct rtit_scenario *sc = s->cfg->sc;
+	int ret = rtit_encoder_new(&s->enc, sc->dialect);
+	if (ret < 0) {
+		snprintf(res->msg, sizeof(res->msg), "%s: %s", sc->path, rtit_errstr(ret));
+		return RTIT_SESSION_INPUT;
+	}
+	/* a program that takes VM exits is a guest: it starts in VMX
+	 * non-root operation unless a param line says otherwise (D48) */
+	for (size_t i = 0; i < sc->nevents; i++)
+		if (sc->events[i].ev.kind == RTIT_EV_VMEXIT)
+			rtit_encoder_set_guest(s->enc, true);
+	for (size_t i = 0; i < sc->nparams; i++) {
+		char e[256];
+		if (rtit_encoder_param_set(s->enc, sc->params[i].key, sc->params[i].value, e,
+					   sizeof(e)) < 0) {
+			snprintf(res->msg, sizeof(res->msg), "%s:%d: %s", sc->path,
+				 sc->params[i].line, e);
+			return RTIT_SESSION_INPUT;
+		}
+	}
+	return RTIT_SESSION_OK;
+}
+
+/* The simulator, set up from the scenario, its consumer the session.
+ * 0 or INPUT. */
+static int make_sim(struct session *s, struct rtit_sim **simp, struct rtit_session_result *res)
+{
+	const struct rtit_scenario *sc = s->cfg->sc;
+	struct rtit_sim_config cfg;
+	struct rtit_scn_error err;
+	int ret;
+
+	rtit_sim_config_default(&cfg);
+	rtit_scenario_config(sc, &cfg);
+	cfg.deliver = s->cfg->deliver;
+	cfg.consumer.on_batch = on_batch;
+	cfg.consumer.msr_write = msr_write;
+	cfg.consumer.msr_read = msr_read;
+	cfg.consumer.on_pebs = on_pebs;
+	cfg.consumer.opaque = s;
+	rtit_encoder_set_platform(s->enc, (uint8_t)cfg.cpl, cfg.cr3, cfg.cr0, (uint8_t)cfg.mode);
+	if ((ret = rtit_sim_new(simp, &cfg)) < 0) {
+		snprintf(res->msg, sizeof(res->msg), "%s: cannot start the simulator: %s",
+			 sc->path, rtit_errstr(ret));
+		return RTIT_SESSION_INPUT;
+	}
+	if (rtit_scenario_setup(sc, *simp, &err) < 0) {
+		snprintf(res->msg, sizeof(res->msg), "%s", err.text);
+		return RTIT_SESSION_INPUT;
+	}
+	/* RFLAGS.IF as the scenario set it */
+	rtit_encoder_set_if(s->enc, rtit_sim_rflags(*simp) & RTIT_SIM_RFLAGS_IF);
+	return RTIT_SESSION_OK;
+}
+
+/* The sideband of the run (docs/formats.md). */
+static void fill_sideband(const struct session *s, struct rtit_session_result *res)
+{
+	const struct rtit_scenario *sc = s->cfg->sc;
+	struct rtit_sideband *sb = &res->sb;
+
+	rtit_sideband_init(sb);
+	snprintf(sb->version, sizeof(sb->version), "%s", RTITSIM_VERSION_STRING);
+	snprintf(sb->scenario, sizeof(sb->scenario), "%s", sc->path);
+	snprintf(sb->name, sizeof(sb->name), "%s", sc->name);
+	snprintf(sb->cpu, sizeof(sb->cpu), "%s", sc->cpu);
+	sb->mode = sc->mode ? sc->mode : 64;
+	/* A program (not a scenario): where it is, for `rtitsim decode`. */
+	if (s->cfg->image && !strcmp(sc->path, "<program>")) {
+		char *abs = realpath(s->cfg->image, NULL);
+		snprintf(sb->image, sizeof(sb->image), "%s", abs ? abs : s->cfg->image);
+		free(abs);
+	}
+	/* the dialect, the trace configuration, the errata fired */
+	rtit_encoder_sideband(s->enc, s->first_ctl, sb);
+	for (size_t i = 0; i < sc->nparams && sb->nparams < RTIT_SIDEBAND_MAX_PARAMS; i++) {
+		snprintf(sb->params[sb->nparams].key, sizeof(sb->params[0].key), "%s",
+			 sc->params[i].key);
+		snprintf(sb->params[sb->nparams++].value, sizeof(sb->params[0].value), "%s",
+			 sc->params[i].value);
+	}
+	sb->trace_bytes = res->trace_bytes;
+	hex_canonical(sb->trace_xxh3, res->trace_digest);
+	sb->flow_records = res->flow_records;
+	hex_canonical(sb->flow_xxh3, res->flow_digest);
+	sb->instructions = res->st.insns;
+	sb->events = res->st.events;
+	sb->packets = res->stats.packets;
+	sb->psbs = res->stats.psbs;
+	sb->overflows = (int64_t)res->stats.overflows;
+	snprintf(sb->stop, sizeof(sb->stop), "%s", res->st.msg);
+}
+
+/* Runs the simulator and finishes the encoder and the writers. */
+static void run_and_finish(struct session *s, struct rtit_sim *sim,
+			   struct rtit_session_result *res)
+{
+	const char *path = s->cfg->sc->path;
+	int ret = s->cfg->run ? s->cfg->run(sim, &res->st) : rtit_sim_run(sim, &res->st);
+	int fin = rtit_encoder_finish(s->enc);
+
+	res->ran = true;
+
+	rtit_encoder_stats(s->enc, &res->stats);
+	res->trace_digest = XXH3_64bits_digest(s->xxh);
+	int fw = rtit_flow_writer_fini(&s->flow, &res->flow_digest);
+	res->trace_bytes = s->trace_bytes;
+	res->flow_records = s->flow.count;
+	res->first_ctl = s->first_ctl;
+	res->cycle_acc = rtit_encoder_cycle_acc(s->enc, s->first_ctl);
+	if (ret < 0) {
+		snprintf(res->msg, sizeof(res->msg), "%s: the guest did not end normally: %s",
+			 path, res->st.msg);
+		res->status = RTIT_SESSION_RUN;
+	}
+	if (fin < 0 || fw < 0 || s->io_err) {
+		snprintf(res->io_msg, sizeof(res->io_msg), "%s: writing the outputs failed: %s",
+			 path, s->io_err ? strerror(s->io_err) : rtit_errstr(fin < 0 ? fin : fw));
+		res->status = RTIT_SESSION_IO;
+	}
+	fill_sideband(s, res);
+}
+
+int rtit_session_run(const struct rtit_session_cfg *cfg, struct rtit_session_result *res)
+{
+	struct session s = { .cfg = cfg };
+	struct rtit_sim *sim = NULL;
+
+	memset(res, 0, sizeof(*res));
+	if (!cfg || !cfg->sc) {
+		snprintf(res->msg, sizeof(res->msg), "no scenario");
+		return res->status = RTIT_SESSION_INPUT;
+	}
+	if ((res->status = make_encoder(&s, res)) != RTIT_SESSION_OK)
+		goto out;
+	s.xxh = XXH3_createState();
+	if (!s.xxh || XXH3_64bits_reset(s.xxh) != XXH_OK ||
+	    rtit_flow_writer_init(&s.flow, cfg->flow_bin, cfg->flow_txt) < 0) {
+		snprintf(res->io_msg, sizeof(res->io_msg), "%s: out of memory", cfg->sc->path);
+		res->status = RTIT_SESSION_IO;
+		goto out;
+	}
+	struct rtit_enc_sink sink = { .write = trace_write,
+				      .on_packet = cfg->on_packet ? on_packet : NULL,
+				      .opaque = &s };
+	int ret = rtit_encoder_start(s.enc, &sink);
+	if (ret < 0) {
+		snprintf(res->msg, sizeof(res->msg), "%s: bad encoder parameters: %s",
+			 cfg->sc->path, rtit_errstr(ret));
+		res->status = RTIT_SESSION_INPUT;
+		goto out;
+	}
+	if ((res->status = make_sim(&s, &sim, res)) != RTIT_SESSION_OK)
+		goto out;
+	run_and_finish(&s, sim, res);
+out:
+	if (s.flow.xxh)		/* not finished: an early failure */
+		rtit_flow_writer_fini(&s.flow, NULL);
+	if (s.xxh)
+		XXH3_freeState(s.xxh);
+	rtit_sim_free(sim);
+	rtit_encoder_free(s.enc);
+	return res->status;
+}
