@@ -364,9 +364,13 @@ int flow_ic_grow(struct rtit_flow_dec *d)
 /* Decodes and classifies the instruction at ip into e. */
 int flow_ic_fill(struct rtit_flow_dec *d, uint64_t key, struct ic_ent *e)
 {
-	uint64_t ip = key & ~(FLOW_IC_TAG32 | FLOW_IC_TAG16);
-	const ZydisDecoder *zd = (key & FLOW_IC_TAG32) ? &d->zd32 :
-				 (key & FLOW_IC_TAG16) ? &d->zd16 : &d->zd;
+	/* A tag marks a 32- or 16-bit IP (below 2^32); a 64-bit IP in the
+	 * upper half has bits 61 and 62 set too, and bit 63 with them, which
+	 * no tagged key has. */
+	uint64_t tag = (key >> 63) ? 0 : key & (FLOW_IC_TAG32 | FLOW_IC_TAG16);
+	uint64_t ip = key & ~tag;
+	const ZydisDecoder *zd = (tag & FLOW_IC_TAG32) ? &d->zd32 :
+				 (tag & FLOW_IC_TAG16) ? &d->zd16 : &d->zd;
 	uint8_t buf[ZYDIS_MAX_INSTRUCTION_LENGTH];
 	size_t n = sizeof(buf);
 	ZydisDecodedInstruction in;

@@ -154,7 +154,9 @@ struct rtit_flow_dec {
 
 #define NO_IP UINT64_MAX
 /* Cache keys of instructions decoded in 32-bit mode carry this bit (never
- * set in a canonical 64-bit address nor in a 32-bit one). */
+ * set in a 32-bit address, nor in a canonical 64-bit one of the lower
+ * half; an upper-half one has it with bit 63, which a tagged key never
+ * has: flow_ic_fill tells them apart by bit 63). */
 #define FLOW_IC_TAG32 (1ull << 62)
 /* ... and in 16-bit mode (after INIT or SIPI, D58) */
 #define FLOW_IC_TAG16 (1ull << 61)
