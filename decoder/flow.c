@@ -382,9 +382,14 @@ int flow_ic_fill(struct rtit_flow_dec *d, uint64_t key, struct ic_ent *e)
 				break;
 		if (!n)
 			return flow_fail(d, RTIT_ERR_INVALID, d->last_off,
-				    "the flow reaches 0x%" PRIx64 ", outside the program image", ip);
+				    "no memory mapped at 0x%" PRIx64 ": the flow leaves the program image", ip);
 	}
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(zd, NULL, buf, n, &in)))
+	bool ok = ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(zd, NULL, buf, n, &in));
+	if (!ok && n < sizeof(buf))	/* its bytes are not all in the image (D74) */
+		return flow_fail(d, RTIT_ERR_INVALID, d->last_off,
+			    "no memory mapped at 0x%" PRIx64 ": the instruction at 0x%" PRIx64
+			    " runs past the program image", ip + n, ip);
+	if (!ok)
 		return flow_fail(d, RTIT_ERR_INVALID, d->last_off,
 			    "the flow reaches 0x%" PRIx64 ", which does not decode as an instruction", ip);
 	isa_classify(&in, ip, &si);
