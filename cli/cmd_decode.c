@@ -355,7 +355,7 @@ static bool ends_with(const char *s, const char *suf)
 
 /* Loads the image: a scenario's code (no run), the demo, an ELF, or a
  * flat binary (FILE@ADDR), into the flow layer's image (no simulator). */
-static int load_image(struct dec *x, const char *image, int mode)
+static int load_image(struct dec *x, const char *image)
 {
 	struct rtit_scn_error err;
 	struct rtit_scenario sc;
@@ -363,7 +363,6 @@ static int load_image(struct dec *x, const char *image, int mode)
 	const char *flat = scn ? NULL : strrchr(image, '@');
 	int r;
 
-	(void)mode;
 	memset(&sc, 0, sizeof(sc));
 	if ((r = rtit_image_new(&x->img)) < 0) {
 		fprintf(stderr, "rtitsim decode: %s: %s\n", image, rtit_errstr(r));
@@ -474,124 +473,154 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int rtit_cmd_decode(int argc, char **argv)
-{
-	static struct dec x;
-	const char *trace_path = NULL, *image = NULL, *sb_path = NULL, *check = NULL;
-	int mode = 0, ca = -1, cr = -1;
-	int dialect = RTIT_DIALECT_RTIT;
-	bool dialect_set = false;
-	unsigned errata = 0;
-	bool stats = false;
-	int status = RTIT_EXIT_OK, ret;
-	struct rtit_sideband sb;
-	char sb_err[512];
-	char path[1024];
+/* The command line of `rtitsim decode`. */
+struct decode_opts {
+	const char *trace_path, *image, *sb_path, *check;
+	int mode, ca, cr;		/* 0 / -1: not given */
+	int dialect;
+	bool dialect_set, stats;
+	unsigned errata;
+};
 
-	memset(&x, 0, sizeof(x));
+/* Parses argv into @o and @x's output options.  Returns -1 to go on, or
+ * the exit status (--help, a usage error). */
+static int decode_parse(int argc, char **argv, struct decode_opts *o, struct dec *x)
+{
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			decode_usage(stdout);
 			return RTIT_EXIT_OK;
 		} else if (!strcmp(a, "--image") && i + 1 < argc) {
-			image = argv[++i];
+			o->image = argv[++i];
 		} else if (!strcmp(a, "--sideband") && i + 1 < argc) {
-			sb_path = argv[++i];
+			o->sb_path = argv[++i];
 		} else if (!strcmp(a, "--check") && i + 1 < argc) {
-			check = argv[++i];
+			o->check = argv[++i];
 		} else if (!strcmp(a, "--json")) {
-			x.json = true;
+			x->json = true;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			x.quiet = true;
+			x->quiet = true;
 		} else if (!strcmp(a, "--stats")) {
-			stats = true;
+			o->stats = true;
 		} else if (!strcmp(a, "--dialect") && i + 1 < argc) {
 			const char *v = argv[++i];
 			if (!strcmp(v, "rtit")) {
-				dialect = RTIT_DIALECT_RTIT;
+				o->dialect = RTIT_DIALECT_RTIT;
 			} else if (!strcmp(v, "pt")) {
-				dialect = RTIT_DIALECT_PT;
+				o->dialect = RTIT_DIALECT_PT;
 			} else {
 				fprintf(stderr, "rtitsim decode: --dialect takes rtit or pt\n");
 				return RTIT_EXIT_USAGE;
 			}
-			dialect_set = true;
+			o->dialect_set = true;
 		} else if (!strcmp(a, "--cycle-accurate")) {
-			ca = 1;
+			o->ca = 1;
 		} else if (!strcmp(a, "--cmprs-ret")) {
-			cr = 1;
+			o->cr = 1;
 		} else if (!strcmp(a, "--mode") && i + 1 < argc) {
-			mode = atoi(argv[++i]);
-			if (mode != 32 && mode != 64) {
+			o->mode = atoi(argv[++i]);
+			if (o->mode != 32 && o->mode != 64) {
 				fprintf(stderr, "rtitsim decode: --mode takes 32 or 64\n");
 				return RTIT_EXIT_USAGE;
 			}
 		} else if (!strcmp(a, "--errata") && i + 1 < argc) {
-			if (parse_errata(argv[++i], &errata) < 0) {
+			if (parse_errata(argv[++i], &o->errata) < 0) {
 				fprintf(stderr, "rtitsim decode: --errata takes a list like E1,E5\n");
 				return RTIT_EXIT_USAGE;
 			}
 		} else if (!strcmp(a, "--chunk") && i + 1 < argc) {
-			x.chunk = strtoul(argv[++i], NULL, 0);
-			if (!x.chunk) {
+			x->chunk = strtoul(argv[++i], NULL, 0);
+			if (!x->chunk) {
 				fprintf(stderr, "rtitsim decode: --chunk takes a positive size\n");
 				return RTIT_EXIT_USAGE;
 			}
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "rtitsim decode: unknown or incomplete option '%s' (try --help)\n", a);
 			return RTIT_EXIT_USAGE;
-		} else if (trace_path) {
-			fprintf(stderr, "rtitsim decode: one trace only ('%s' and '%s')\n", trace_path, a);
+		} else if (o->trace_path) {
+			fprintf(stderr, "rtitsim decode: one trace only ('%s' and '%s')\n", o->trace_path, a);
 			return RTIT_EXIT_USAGE;
 		} else {
-			trace_path = a;
+			o->trace_path = a;
 		}
 	}
+	return -1;
+}
+
+/* The sideband (given, or next to the trace) into @sb, and the image: the
+ * option's, else the sideband's program or scenario (a relative scenario
+ * path is tried next to the sideband too).  Returns -1 to go on, or the
+ * exit status. */
+static int decode_inputs(struct decode_opts *o, struct rtit_sideband *sb)
+{
+	static char path[1024], image_buf[2048];
+	char sb_err[512];
+	int ret;
+
+	if (!o->sb_path && ends_with(o->trace_path, ".trace")) {
+		snprintf(path, sizeof(path), "%.*s.sideband", (int)(strlen(o->trace_path) - 6),
+			 o->trace_path);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			fclose(f);
+			o->sb_path = path;
+		}
+	}
+	rtit_sideband_init(sb);
+	if (o->sb_path && (ret = rtit_sideband_read(o->sb_path, sb, sb_err, sizeof(sb_err))) < 0) {
+		fprintf(stderr, "rtitsim decode: %s\n", sb_err);
+		return ret == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;
+	}
+	if (!o->dialect_set && sb->dialect >= 0)
+		o->dialect = sb->dialect;
+	if (!o->image && sb->image[0])
+		o->image = sb->image;
+	if (!o->image && sb->scenario[0] && strcmp(sb->scenario, "<program>")) {
+		o->image = sb->scenario;
+		FILE *f = fopen(o->image, "r");
+		const char *slash = strrchr(o->sb_path, '/');
+		if (f) {
+			fclose(f);
+		} else if (o->image[0] != '/' && o->image[0] != '<' && slash) {
+			snprintf(image_buf, sizeof(image_buf), "%.*s/%s", (int)(slash - o->sb_path),
+				 o->sb_path, o->image);
+			if ((f = fopen(image_buf, "r"))) {
+				fclose(f);
+				o->image = image_buf;
+			}
+		}
+	}
+	if (!o->image) {
+		fprintf(stderr, "rtitsim decode: no image: give --image SCENARIO.scn|ELF|demo\n");
+		return RTIT_EXIT_USAGE;
+	}
+	return -1;
+}
+
+int rtit_cmd_decode(int argc, char **argv)
+{
+	static struct dec x;
+	struct decode_opts o = { .ca = -1, .cr = -1, .dialect = RTIT_DIALECT_RTIT };
+	int status = RTIT_EXIT_OK, ret;
+
+	memset(&x, 0, sizeof(x));
+	if ((ret = decode_parse(argc, argv, &o, &x)) >= 0)
+		return ret;
+	const char *trace_path = o.trace_path, *check = o.check;
+	int mode = o.mode, ca = o.ca, cr = o.cr;
+	bool stats = o.stats;
+	unsigned errata = o.errata;
 	if (!trace_path) {
 		decode_usage(stderr);
 		return RTIT_EXIT_USAGE;
 	}
 
-	/* The sideband: given, or next to the trace. */
-	if (!sb_path && ends_with(trace_path, ".trace")) {
-		snprintf(path, sizeof(path), "%.*s.sideband", (int)(strlen(trace_path) - 6), trace_path);
-		FILE *f = fopen(path, "r");
-		if (f) {
-			fclose(f);
-			sb_path = path;
-		}
-	}
-	rtit_sideband_init(&sb);
-	if (sb_path && (ret = rtit_sideband_read(sb_path, &sb, sb_err, sizeof(sb_err))) < 0) {
-		fprintf(stderr, "rtitsim decode: %s\n", sb_err);
-		return ret == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;
-	}
-	if (!dialect_set && sb.dialect >= 0)
-		dialect = sb.dialect;
-	static char image_buf[2048];
-	if (!image && sb.image[0])
-		image = sb.image;
-	if (!image && sb.scenario[0] && strcmp(sb.scenario, "<program>")) {
-		image = sb.scenario;
-		/* a relative path is the run's: try it next to the sideband too */
-		FILE *f = fopen(image, "r");
-		const char *slash = strrchr(sb_path, '/');
-		if (f) {
-			fclose(f);
-		} else if (image[0] != '/' && image[0] != '<' && slash) {
-			snprintf(image_buf, sizeof(image_buf), "%.*s/%s", (int)(slash - sb_path),
-				 sb_path, image);
-			if ((f = fopen(image_buf, "r"))) {
-				fclose(f);
-				image = image_buf;
-			}
-		}
-	}
-	if (!image) {
-		fprintf(stderr, "rtitsim decode: no image: give --image SCENARIO.scn|ELF|demo\n");
-		return RTIT_EXIT_USAGE;
-	}
+	static struct rtit_sideband sb;	/* large */
+	if ((ret = decode_inputs(&o, &sb)) >= 0)
+		return ret;
+	const char *image = o.image;
+	int dialect = o.dialect;
 
 	size_t tlen = 0;
 	uint8_t *trace = slurp(trace_path, &tlen);
@@ -619,7 +648,7 @@ int rtit_cmd_decode(int argc, char **argv)
 			return RTIT_EXIT_IO;
 	}
 
-	if ((status = load_image(&x, image, mode ? mode : sb.mode)) != RTIT_EXIT_OK) {
+	if ((status = load_image(&x, image)) != RTIT_EXIT_OK) {
 		free(trace);
 		free(truth);
 		rtit_flow_cmp_free(x.cmp);

@@ -16,6 +16,7 @@
 
 struct ops {
 	uint32_t ctl_msr;
+	uint64_t ctl_trace_en;		/* its TraceEn bit */
 	const char *cpu;		/* the CPU a run claims by default */
 	int (*param_set)(struct rtit_encoder *e, const char *key, const char *value,
 			 char *err, size_t errlen);
@@ -89,6 +90,7 @@ static void r_sideband(const struct rtit_encoder *e, uint64_t ctl, struct rtit_s
 
 static const struct ops rtit_ops = {
 	.ctl_msr = RTIT_R_MSR_CTL,
+	.ctl_trace_en = RTIT_R_CTL_TRACE_EN,
 	.cpu = "silvermont",
 	.param_set = r_param_set,
 	.start = r_start,
@@ -152,6 +154,7 @@ static void pt_sideband(const struct rtit_encoder *e, uint64_t ctl, struct rtit_
 
 static const struct ops pt_ops = {
 	.ctl_msr = RTIT_PT_MSR_CTL,
+	.ctl_trace_en = RTIT_PT_CTL_TRACE_EN,
 	.cpu = "default",
 	.param_set = pt_param_set,
 	.start = pt_start,
@@ -198,6 +201,11 @@ int rtit_encoder_dialect(const struct rtit_encoder *e)
 uint32_t rtit_encoder_ctl_msr(const struct rtit_encoder *e)
 {
 	return e->ops->ctl_msr;
+}
+
+bool rtit_encoder_ctl_trace_en(const struct rtit_encoder *e, uint64_t value)
+{
+	return value & e->ops->ctl_trace_en;
 }
 
 int rtit_encoder_param_set(struct rtit_encoder *e, const char *key, const char *value,

@@ -57,7 +57,8 @@ static void on_batch(const struct rtit_sim_rec *recs, size_t n, void *opaque)
 static int msr_write(void *opaque, uint32_t msr, uint64_t v, const struct rtit_sim_rec *ctx)
 {
 	struct session *s = opaque;
-	if (msr == rtit_encoder_ctl_msr(s->enc) && !s->have_ctl && (v & RTIT_ENC_CTL_TRACE_EN)) {
+	if (msr == rtit_encoder_ctl_msr(s->enc) && !s->have_ctl &&
+	    rtit_encoder_ctl_trace_en(s->enc, v)) {
 		s->first_ctl = v;
 		s->have_ctl = true;
 	}

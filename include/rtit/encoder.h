@@ -68,8 +68,9 @@ int rtit_encoder_dialect(const struct rtit_encoder *e);
  * IA32_RTIT_CTL (0x570, SDM 33.2.8.2). */
 uint32_t rtit_encoder_ctl_msr(const struct rtit_encoder *e);
 
-/* Bit 0 of that MSR: TraceEn (RTIT: Trace_En) for both. */
-#define RTIT_ENC_CTL_TRACE_EN 1ull
+/* Whether @value written to that MSR sets its TraceEn (RTIT_CTL.Trace_En,
+ * RTIT 3.3.2; IA32_RTIT_CTL.TraceEn, SDM Table 33-6). */
+bool rtit_encoder_ctl_trace_en(const struct rtit_encoder *e, uint64_t value);
 
 /*
  * Sets one encoder parameter ("param KEY = VALUE", docs/encoder-rtit.md,
