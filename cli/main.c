@@ -16,6 +16,7 @@ static const struct cmd cmds[] = {
 	{ "run", rtit_cmd_run, "simulate a scenario or program and write its trace" },
 	{ "golden", rtit_cmd_golden, "verify or update the golden corpus" },
 	{ "decode", rtit_cmd_decode, "reconstruct the instruction flow from a trace and the program" },
+	{ "perf-data", rtit_cmd_perfdata, "an Intel PT run as a perf.data for Linux perf" },
 #endif
 	{ "dump", rtit_cmd_dump, "print the packets of a trace, one per line" },
 	{ "demo", rtit_cmd_demo, "dump a small hand-built stream of each dialect" },
@@ -25,7 +26,7 @@ static void usage(FILE *out)
 {
 	fputs("usage: rtitsim COMMAND [ARGS]\n\ncommands:\n", out);
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		fprintf(out, "  %-8s %s\n", cmds[i].name, cmds[i].help);
+		fprintf(out, "  %-9s %s\n", cmds[i].name, cmds[i].help);
 	fputs("\n'rtitsim COMMAND --help' describes one command; 'rtitsim --version' prints\n"
 	      "the version.  Exit statuses: 0 ok, 1 usage, 2 I/O, 3 decode error, 4 bad\n"
 	      "input file, 5 mismatch, 6 the guest did not end normally (rtitsim(1)).\n", out);

@@ -87,6 +87,17 @@ size_t rtit_image_regions(const struct rtit_image *img, uint64_t *bytes)
 	return img ? img->n : 0;
 }
 
+int rtit_image_region(const struct rtit_image *img, size_t i, uint64_t *addr,
+		      const uint8_t **bytes, size_t *len)
+{
+	if (!img || i >= img->n)
+		return -RTIT_ERR_INVALID;
+	*addr = img->r[i].addr;
+	*bytes = img->r[i].bytes;
+	*len = (size_t)img->r[i].len;
+	return 0;
+}
+
 /* Takes ownership of @bytes (freed on failure). */
 static int add_owned(struct rtit_image *img, uint64_t addr, uint8_t *bytes, uint64_t len)
 {

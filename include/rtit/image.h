@@ -74,6 +74,12 @@ int rtit_image_symbol(const struct rtit_image *img, const char *name,
 /* The number of regions and the bytes they hold. */
 size_t rtit_image_regions(const struct rtit_image *img, uint64_t *bytes);
 
+/* Region @i (0 .. rtit_image_regions() - 1, in ascending address order):
+ * its address, bytes and length (the image keeps the bytes).  Returns 0,
+ * or -RTIT_ERR_INVALID when there is no region @i. */
+int rtit_image_region(const struct rtit_image *img, size_t i, uint64_t *addr,
+		      const uint8_t **bytes, size_t *len);
+
 /* The reason of the last failure, one line (static while img lives). */
 const char *rtit_image_errmsg(const struct rtit_image *img);
 

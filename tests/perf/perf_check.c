@@ -11,7 +11,7 @@
  *
  *   perf script --itrace=bi1ieo -F event,ip,addr,flags
  *
- * on the perf.data perfdata_write made of the run: one "instructions"
+ * on the perf.data `rtitsim perf-data` made of the run: one "instructions"
  * sample per instruction perf decoded (period 1), "branches" samples
  * "FROM => TO" with their flags, and the decoder's errors ("instruction
  * trace error ... code N: TEXT", tools/perf/util/intel-pt-decoder

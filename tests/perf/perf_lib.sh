@@ -1,14 +1,13 @@
 # perf_lib.sh - sourced by run_perf.sh and run_perf_mutations.sh.
 #
-# perf_setup RTITSIM PERFDATA_WRITE PERF_CHECK PERF DIR: sets R, W, C, P,
-# D from the arguments and T to a temporary directory removed on exit;
+# perf_setup RTITSIM PERF_CHECK PERF DIR: sets R, C, P, D from the
+# arguments and T to a temporary directory removed on exit;
 # exits 77 (skipped) when PERF is "-" or does not run.
 perf_setup() {
 	R=$(realpath "$1")
-	W=$(realpath "$2")
-	C=$(realpath "$3")
-	P=$4
-	D=$(realpath "$5")
+	C=$(realpath "$2")
+	P=$3
+	D=$(realpath "$4")
 	if [ "$P" = "-" ] || ! "$P" version >/dev/null 2>&1; then
 		echo "skip: perf is not installed (Debian package linux-perf)"; exit 77
 	fi
@@ -34,8 +33,8 @@ perf_decode() {
 		printf "$(printf '\\x%02x' "$4")" |
 			dd of="$o/run.trace" bs=1 seek=$(($3)) conv=notrunc status=none
 	fi
-	if ! out=$("$W" "$o/run" "$f" "$o" 2>&1); then
-		echo "perfdata_write: $out"; return 1
+	if ! out=$("$R" perf-data "$o/run" "$o" --image "$f" 2>&1); then
+		echo "rtitsim perf-data: $out"; return 1
 	fi
 	if ! (cd "$o" && "$P" script -i perf.data --itrace=bi1ieo -F event,ip,addr,flags \
 		>script.txt 2>script.err &&

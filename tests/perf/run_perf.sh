@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# run_perf.sh RTITSIM PERFDATA_WRITE PERF_CHECK PERF DIR - every Intel PT
-# scenario (pt_*.scn) in DIR through `rtitsim run`, the run turned into a
-# perf.data (perfdata_write), decoded by Linux perf's Intel PT decoder
+# run_perf.sh RTITSIM PERF_CHECK PERF DIR - every Intel PT scenario
+# (pt_*.scn) in DIR through `rtitsim run`, the run turned into a
+# perf.data (`rtitsim perf-data`), decoded by Linux perf's Intel PT decoder
 # (`perf script`), whose instructions must be the simulator's flow
 # (perf_check).  Without PERF (perf not installed) every vector is
 # skipped (exit 77).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run_perf_mutations.sh RTITSIM PERFDATA_WRITE PERF_CHECK PERF GOLDEN -
+# run_perf_mutations.sh RTITSIM PERF_CHECK PERF GOLDEN -
 # the perf check must be able to fail: one trace byte changed, or one
 # instruction of the flow moved, must make perf_check exit 1 (and the
 # unchanged vector pass).  Skipped (77) without perf.

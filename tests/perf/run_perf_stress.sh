@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run_perf_stress.sh RTITSIM PERFDATA_WRITE PERF_CHECK PERF GEN FIRST LAST -
+# run_perf_stress.sh RTITSIM PERF_CHECK PERF GEN FIRST LAST -
 # the property test's Intel PT scenarios through Linux perf.  For seeds
 # FIRST..LAST, `gen_stress.py SEED pt perf` (the seed's program and trace
 # configuration without what perf 6.1 cannot follow: VM exits, opt-out
@@ -11,11 +11,11 @@
 # stops early or loses stretches fails.  Skipped (77) without perf.
 set -u
 . "$(dirname "$0")/../common/python.sh"
-G=$(realpath "$5")
-FIRST=$6
-LAST=$7
+G=$(realpath "$4")
+FIRST=$5
+LAST=$6
 . "$(dirname "$0")/perf_lib.sh"
-perf_setup "$1" "$2" "$3" "$4" "$(dirname "$G")"
+perf_setup "$1" "$2" "$3" "$(dirname "$G")"
 pass=0 fail=0 total=0 own_total=0
 for ((s = FIRST; s <= LAST; s++)); do
 	o="$T/$s"

@@ -1,28 +1,6 @@
 /*
- * perfdata_write.c - turns what `rtitsim run` wrote for an Intel PT
- * scenario into a perf.data file that Linux perf's Intel PT decoder
- * (tools/perf/util/intel-pt-decoder, perf 6.1) reads with `perf script`,
- * as if `perf record -e intel_pt//` had traced one thread running the
- * scenario's program.
- *
- *   perfdata_write PREFIX SCENARIO.scn OUTDIR
- *
- * reads PREFIX.trace (the packet bytes) and PREFIX.sideband (IA32_RTIT_CTL,
- * the TSC:ART ratio, the CBR), loads the scenario's program into the
- * simulator (not run) to take its memory, and writes
- *
- *   OUTDIR/image.elf   every mapped range of the simulator's memory as one
- *                      PT_LOAD segment of an ELF executable (ELFCLASS32
- *                      for a `mode 32` scenario: perf decodes a map's code
- *                      as 32-bit when its DSO is an ELF32), with a symbol
- *                      per range so perf loads the DSO's symbols and with
- *                      them its class (dso->is_64_bit);
- *   OUTDIR/perf.data   the file header, the attrs of the intel_pt event
- *                      and of a PEBS event with aux_output (the PEBS
- *                      records in the trace are its), and the records
- *                      AUXTRACE_INFO, COMM, one MMAP2 per range (pointing
- *                      at image.elf), AUXTRACE with the trace,
- *                      FINISHED_ROUND.
+ * perfdata.c - an Intel PT run as a perf.data file and the ELF image it
+ * names (rtit/perfdata.h), for Linux perf's Intel PT decoder (perf 6.1).
  *
  * The layouts follow Linux's tools/perf: util/header.h (struct
  * perf_file_header, perf_file_attr), include/uapi/linux/perf_event.h
@@ -37,22 +15,19 @@
  * decodes "timelessly" (intel_pt_timeless_decoding): the whole trace of
  * the thread once, at the end; timing packets are still parsed (MTC with
  * the TSC:CTC ratio, CYC).
- *
- * Exit 0 on success, 2 on bad input or I/O errors (one line naming what
- * and where).
  */
 #include <elf.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unicorn/unicorn.h>
+#include <unistd.h>
 
 #include "rtit/msr_pt.h"
-#include "rtit/scenario.h"
-#include "rtit/sim.h"
-#include "runfiles.h"
+#include "rtit/perfdata.h"
 
 /* The thread the trace belongs to (any pid works: perf finds the thread
  * by the AUXTRACE record's tid). */
@@ -118,17 +93,22 @@ enum {
 struct buf {
 	uint8_t *p;
 	size_t n, cap;
+	bool nomem;		/* an allocation failed: everything after is dropped */
 };
 
 static void put(struct buf *b, const void *src, size_t n)
 {
+	if (b->nomem)
+		return;
 	if (b->n + n > b->cap) {
-		b->cap = (b->n + n) * 2 + 4096;
-		b->p = realloc(b->p, b->cap);
-		if (!b->p) {
-			fprintf(stderr, "perfdata_write: out of memory\n");
-			exit(2);
+		size_t cap = (b->n + n) * 2 + 4096;
+		uint8_t *p = realloc(b->p, cap);
+		if (!p) {
+			b->nomem = true;
+			return;
 		}
+		b->p = p;
+		b->cap = cap;
 	}
 	if (src)
 		memcpy(b->p + b->n, src, n);
@@ -177,42 +157,6 @@ static void put_sample_id(struct buf *b)
 	put32(b, PID);
 	put32(b, PID);
 	put64(b, EVENT_ID);
-}
-
-static int spit(const char *path, const struct buf *b)
-{
-	FILE *f = fopen(path, "wb");
-	if (!f || fwrite(b->p, 1, b->n, f) != b->n || fclose(f)) {
-		fprintf(stderr, "%s: cannot write\n", path);
-		return -1;
-	}
-	return 0;
-}
-
-struct sideband {
-	uint64_t ctl;
-	unsigned art_num, art_den, cbr;
-	bool have_ctl;
-};
-
-static int read_sideband(const char *path, struct sideband *sb)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-	unsigned long long v;
-	if (!f)
-		return -1;
-	memset(sb, 0, sizeof(*sb));
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "ia32_rtit_ctl %llx", &v) == 1) {
-			sb->ctl = v;
-			sb->have_ctl = true;
-		} else if (sscanf(line, "art_num %u", &sb->art_num) != 1 &&
-			   sscanf(line, "art_den %u", &sb->art_den) != 1)
-			sscanf(line, "cbr %u", &sb->cbr);
-	}
-	fclose(f);
-	return sb->have_ctl ? 0 : -1;
 }
 
 struct range {
@@ -327,6 +271,8 @@ static void write_elf(struct buf *b, struct range *r, size_t nr, const uint8_t *
 	/* ELF header and program headers at the start */
 	uint8_t ident[EI_NIDENT] = {ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3,
 				    elf64 ? ELFCLASS64 : ELFCLASS32, ELFDATA2LSB, EV_CURRENT};
+	if (b->nomem)
+		return;
 	if (elf64)
 		ELF_HEADERS(64, EM_X86_64);
 	else
@@ -340,22 +286,14 @@ static void write_elf(struct buf *b, struct range *r, size_t nr, const uint8_t *
  * (TraceStop), OFF a file offset in image.elf, joined by ",".  perf needs
  * them to know that a direct branch into such a range is what a TIP.PGD
  * ends (intel_pt_pgd_ip): it does not compare the TIP.PGD's IP with the
- * branch's target.  ADDRn_A/B: the scenario's presets (33.2.8.5); CFG:
- * IA32_RTIT_CTL bits 35:32 + 4n.  -1 when a range is not in one mapped
- * range.
+ * branch's target.  ADDRn_A/B: as the run started (SDM 33.2.8.5); CFG:
+ * IA32_RTIT_CTL bits 35:32 + 4n.  -1 when a range is not in one region.
  */
-static int addr_filter(const struct rtit_scenario *sc, uint64_t ctl, const struct range *r,
+static int addr_filter(const uint64_t *a, const uint64_t *b, uint64_t ctl, const struct range *r,
 		       size_t nr, const char *elfpath, char *out, size_t size)
 {
-	uint64_t a[4] = {0}, b[4] = {0};
 	size_t len = 0;
 	out[0] = 0;
-	for (size_t i = 0; i < sc->nmsrs; i++) {
-		uint32_t m = sc->msrs[i].msr;
-		if (m >= RTIT_PT_MSR_ADDR0_A && m <= RTIT_PT_MSR_ADDR3_B)
-			((m - RTIT_PT_MSR_ADDR0_A) & 1 ? b : a)[(m - RTIT_PT_MSR_ADDR0_A) / 2] =
-				sc->msrs[i].value;
-	}
 	for (unsigned n = 0; n < 4; n++) {
 		uint64_t cfg = (ctl & RTIT_PT_CTL_ADDR_CFG_MASK(n)) >> RTIT_PT_CTL_ADDR_CFG_SHIFT(n);
 		if (cfg != RTIT_PT_ADDR_FILTER && cfg != RTIT_PT_ADDR_STOP)
@@ -412,72 +350,47 @@ static struct perf_event_attr pebs_attr(const struct perf_event_attr *pt)
 	return a;
 }
 
-int main(int argc, char **argv)
+static int fail(char *msg, size_t msgsz, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail(char *msg, size_t msgsz, int err, const char *fmt, ...)
 {
-	char path[4096], elfpath[4096];
-	struct rtit_scenario sc;
-	struct rtit_sim_config cfg;
-	struct rtit_sim *sim;
-	struct sideband sb;
-	size_t tlen;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, msgsz, fmt, ap);
+	va_end(ap);
+	return err;
+}
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: perfdata_write PREFIX SCENARIO.scn OUTDIR\n");
-		return 2;
+/* Writes @b to @path whole: to PATH.tmp, then renamed; nothing is left
+ * behind on a failure. */
+static int spit(const char *path, const struct buf *b, char *msg, size_t msgsz)
+{
+	char tmp[4200];
+	if (b->nomem)
+		return fail(msg, msgsz, -RTIT_ERR_NOMEM, "%s: out of memory", path);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	FILE *f = fopen(tmp, "wb");
+	if (!f)
+		return fail(msg, msgsz, -RTIT_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+	bool ok = fwrite(b->p, 1, b->n, f) == b->n;
+	int e = errno;
+	if (fclose(f))
+		ok = false, e = errno;
+	if (!ok || rename(tmp, path)) {
+		if (ok)
+			e = errno;
+		unlink(tmp);
+		return fail(msg, msgsz, -RTIT_ERR_IO, "%s: cannot write: %s", path, strerror(e));
 	}
-	snprintf(path, sizeof(path), "%s.sideband", argv[1]);
-	if (read_sideband(path, &sb) < 0) {
-		fprintf(stderr, "%s: cannot read ia32_rtit_ctl from the sideband\n", path);
-		return 2;
-	}
-	uint8_t *trace = runfiles_load_run(argv[1], argv[2], &tlen, &sc, &cfg, &sim);
-	if (!trace)
-		return 2;
+	return 0;
+}
 
-	/* The program image: every mapped range of the simulator's memory. */
-	uc_mem_region *regs;
-	uint32_t nregs;
-	if (uc_mem_regions(rtit_sim_uc(sim), &regs, &nregs) != UC_ERR_OK || !nregs) {
-		fprintf(stderr, "%s: no memory mapped\n", argv[2]);
-		return 2;
-	}
-	struct range *r = calloc(nregs, sizeof(*r));
-	uint8_t **bytes = calloc(nregs, sizeof(*bytes));
-	uint64_t total = 0;
-	for (uint32_t i = 0; i < nregs; i++) {
-		r[i].addr = regs[i].begin;
-		r[i].size = regs[i].end - regs[i].begin + 1;
-		total += r[i].size;
-		if (total > (256u << 20)) {
-			fprintf(stderr, "%s: more than 256 MiB mapped\n", argv[2]);
-			return 2;
-		}
-		bytes[i] = malloc(r[i].size);
-		if (!bytes[i] || uc_mem_read(rtit_sim_uc(sim), r[i].addr, bytes[i], r[i].size)) {
-			fprintf(stderr, "%s: cannot read 0x%" PRIx64 "\n", argv[2], r[i].addr);
-			return 2;
-		}
-	}
-	uc_free(regs);
-
-	snprintf(elfpath, sizeof(elfpath), "%s/image.elf", argv[3]);
-	char *abs = realpath(argv[3], NULL);
-	if (!abs) {
-		fprintf(stderr, "%s: no such directory\n", argv[3]);
-		return 2;
-	}
-	struct buf elf = {0};
-	write_elf(&elf, r, nregs, (const uint8_t *const *)bytes, cfg.mode != 32, r[0].addr);
-	if (spit(elfpath, &elf) < 0)
-		return 2;
-	snprintf(elfpath, sizeof(elfpath), "%s/image.elf", abs);
-	free(abs);
-
-	/* The data section: the records. */
-	struct buf d = {0};
-	/* AUXTRACE_INFO (perf_record_auxtrace_info: header, u32 type, u32
-	 * reserved, u64 priv[]), the private array as intel_pt_info_fill
-	 * fills it. */
+/* AUXTRACE_INFO (perf_record_auxtrace_info: header, u32 type, u32
+ * reserved, u64 priv[]), the private array as intel_pt_info_fill fills
+ * it, the filter string, then caps/event_trace. */
+static void put_auxtrace_info(struct buf *d, const struct rtit_sideband *sb, const char *filter)
+{
 	uint64_t priv[PRIV_MAX] = {0};
 	priv[PRIV_PMU_TYPE] = INTEL_PT_PMU_TYPE;
 	priv[PRIV_TIME_SHIFT] = 0;
@@ -492,122 +405,194 @@ int main(int argc, char **argv)
 	priv[PRIV_MTC_BIT] = CTL_MTCEN;
 	priv[PRIV_MTC_FREQ_BITS] = CTL_MTCFREQ;
 	/* CPUID 15H: TSC = ART * EBX / EAX; the sideband's art_num/art_den */
-	priv[PRIV_TSC_CTC_N] = sb.art_num ? sb.art_num : 1;
-	priv[PRIV_TSC_CTC_D] = sb.art_den ? sb.art_den : 1;
+	priv[PRIV_TSC_CTC_N] = sb->art_num ? sb->art_num : 1;
+	priv[PRIV_TSC_CTC_D] = sb->art_den ? sb->art_den : 1;
 	priv[PRIV_CYC_BIT] = CTL_CYCEN;
-	priv[PRIV_MAX_NONTURBO_RATIO] = sb.cbr;
-	char filter[1024];
-	if (addr_filter(&sc, sb.ctl, r, nregs, elfpath, filter, sizeof(filter)) < 0) {
-		fprintf(stderr, "%s: an ADDRn range is not inside one mapped range\n", argv[2]);
-		return 2;
-	}
+	priv[PRIV_MAX_NONTURBO_RATIO] = sb->cbr;
 	/* the string NUL-terminated, padded to 8 bytes (roundup(len + 1, 8)) */
 	size_t flen = strlen(filter), fpad = flen ? (flen + 1 + 7) & ~(size_t)7 : 0;
 	priv[PRIV_FILTER_STR_LEN] = flen;
 	/* After the fixed array and the filter string: the intel_pt PMU's
 	 * caps/event_trace (perf 5.18 on); perf synthesizes its IF change
 	 * samples only with it.  EventEn set says the CPU has it. */
-	uint64_t cap_event_trace = sb.ctl >> 31 & 1;
-	put_header(&d, PERF_RECORD_AUXTRACE_INFO, 0,
-		   (uint16_t)(8 + 8 + sizeof(priv) + fpad + 8));
-	put32(&d, PERF_AUXTRACE_INTEL_PT);
-	put32(&d, 0);
-	put(&d, priv, sizeof(priv));
-	put(&d, filter, flen);
-	put(&d, NULL, fpad - flen);
-	put64(&d, cap_event_trace);
+	uint64_t cap_event_trace = sb->ia32_rtit_ctl >> 31 & 1;
+	put_header(d, PERF_RECORD_AUXTRACE_INFO, 0, (uint16_t)(8 + 8 + sizeof(priv) + fpad + 8));
+	put32(d, PERF_AUXTRACE_INTEL_PT);
+	put32(d, 0);
+	put(d, priv, sizeof(priv));
+	put(d, filter, flen);
+	put(d, NULL, fpad - flen);
+	put64(d, cap_event_trace);
+}
+
+/* MMAP2 per region: pid, tid, start, len, pgoff, maj, min, ino,
+ * ino_generation, prot, flags, filename.  User-space maps (the kernel's
+ * maps need a kernel image perf recognises: checked by the caller). */
+static void put_mmaps(struct buf *d, const struct range *r, size_t nr, const char *elfpath)
+{
+	for (size_t i = 0; i < nr; i++) {
+		put_header(d, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER,
+			   (uint16_t)(8 + 8 + 24 + 8 + 16 + 8 + str8_size(elfpath) + SAMPLE_ID_SIZE));
+		put32(d, PID);
+		put32(d, PID);
+		put64(d, r[i].addr);
+		put64(d, r[i].size);
+		put64(d, r[i].off);
+		put32(d, 0);	/* maj */
+		put32(d, 0);	/* min */
+		put64(d, 0);	/* ino */
+		put64(d, 0);	/* ino_generation */
+		put32(d, 7);	/* PROT_READ | PROT_WRITE | PROT_EXEC */
+		put32(d, 2);	/* MAP_PRIVATE */
+		put_str8(d, elfpath);
+		put_sample_id(d);
+	}
+}
+
+/* The data section: AUXTRACE_INFO, COMM, the MMAP2s, AUXTRACE with the
+ * trace, FINISHED_ROUND. */
+static void put_records(struct buf *d, const struct rtit_perfdata_in *in, const struct range *r,
+			size_t nr, const char *elfpath, const char *filter)
+{
+	put_auxtrace_info(d, in->sb, filter);
 
 	/* COMM: pid, tid, comm */
 	static const char comm[] = "rtitsim";
-	put_header(&d, PERF_RECORD_COMM, 0, (uint16_t)(8 + 8 + str8_size(comm) + SAMPLE_ID_SIZE));
-	put32(&d, PID);
-	put32(&d, PID);
-	put_str8(&d, comm);
-	put_sample_id(&d);
+	put_header(d, PERF_RECORD_COMM, 0, (uint16_t)(8 + 8 + str8_size(comm) + SAMPLE_ID_SIZE));
+	put32(d, PID);
+	put32(d, PID);
+	put_str8(d, comm);
+	put_sample_id(d);
 
-	/* MMAP2 per range: pid, tid, start, len, pgoff, maj, min, ino,
-	 * ino_generation, prot, flags, filename.  A user-space map (the
-	 * kernel's maps need a kernel image perf recognises). */
-	for (uint32_t i = 0; i < nregs; i++) {
-		if (r[i].addr >> 63) {
-			fprintf(stderr, "%s: 0x%" PRIx64 " is a kernel address; only user maps are written\n",
-				argv[2], r[i].addr);
-			return 2;
-		}
-		put_header(&d, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER,
-			   (uint16_t)(8 + 8 + 24 + 8 + 16 + 8 + str8_size(elfpath) + SAMPLE_ID_SIZE));
-		put32(&d, PID);
-		put32(&d, PID);
-		put64(&d, r[i].addr);
-		put64(&d, r[i].size);
-		put64(&d, r[i].off);
-		put32(&d, 0);	/* maj */
-		put32(&d, 0);	/* min */
-		put64(&d, 0);	/* ino */
-		put64(&d, 0);	/* ino_generation */
-		put32(&d, 7);	/* PROT_READ | PROT_WRITE | PROT_EXEC */
-		put32(&d, 2);	/* MAP_PRIVATE */
-		put_str8(&d, elfpath);
-		put_sample_id(&d);
-	}
+	put_mmaps(d, r, nr, elfpath);
 
 	/* AUXTRACE: size, offset, reference, idx, tid, cpu, reserved, then
 	 * the data, padded to 8 bytes as perf record pads it (the size
 	 * counts the padding; zero bytes are PAD packets). */
-	size_t padded = (tlen + 7) & ~(size_t)7;
-	put_header(&d, PERF_RECORD_AUXTRACE, 0, 48);
-	put64(&d, padded);
-	put64(&d, 0);
-	put64(&d, 0);
-	put32(&d, 0);		/* idx: the only mmap */
-	put32(&d, PID);
-	put32(&d, UINT32_MAX);	/* cpu -1: per-thread */
-	put32(&d, 0);
-	put(&d, trace, tlen);
-	put(&d, NULL, padded - tlen);
+	size_t padded = (in->trace_len + 7) & ~(size_t)7;
+	put_header(d, PERF_RECORD_AUXTRACE, 0, 48);
+	put64(d, padded);
+	put64(d, 0);
+	put64(d, 0);
+	put32(d, 0);		/* idx: the only mmap */
+	put32(d, PID);
+	put32(d, UINT32_MAX);	/* cpu -1: per-thread */
+	put32(d, 0);
+	put(d, in->trace, in->trace_len);
+	put(d, NULL, padded - in->trace_len);
 
-	put_header(&d, PERF_RECORD_FINISHED_ROUND, 0, 8);
+	put_header(d, PERF_RECORD_FINISHED_ROUND, 0, 8);
+}
 
-	/* The file: header, the ids, attrs (perf_file_attr: the attr, then
-	 * its ids as a section), the data; no feature sections. */
+/* The file: header, the ids, attrs (perf_file_attr: the attr, then its
+ * ids as a section), the data section @d; no feature sections. */
+static void put_file(struct buf *f, uint64_t ctl, const struct buf *d)
+{
 	struct perf_event_attr attrs[2];
-	attrs[0] = pt_attr(sb.ctl);
+	attrs[0] = pt_attr(ctl);
 	attrs[1] = pebs_attr(&attrs[0]);
 	const uint64_t hdr_size = 104, attr_size = PERF_ATTR_SIZE_VER7 + 16;
 	uint64_t ids_off = hdr_size, attrs_off = ids_off + 2 * 8;
 	uint64_t data_off = attrs_off + 2 * attr_size;
-	struct buf f = {0};
-	put64(&f, PERF_MAGIC2);
-	put64(&f, hdr_size);
-	put64(&f, attr_size);
-	put64(&f, attrs_off);	/* attrs */
-	put64(&f, 2 * attr_size);
-	put64(&f, data_off);	/* data */
-	put64(&f, d.n);
-	put64(&f, 0);		/* event_types (unused) */
-	put64(&f, 0);
-	put(&f, NULL, 32);	/* adds_features: none */
-	put64(&f, EVENT_ID);	/* each event's one id */
-	put64(&f, PEBS_EVENT_ID);
+	put64(f, PERF_MAGIC2);
+	put64(f, hdr_size);
+	put64(f, attr_size);
+	put64(f, attrs_off);	/* attrs */
+	put64(f, 2 * attr_size);
+	put64(f, data_off);	/* data */
+	put64(f, d->n);
+	put64(f, 0);		/* event_types (unused) */
+	put64(f, 0);
+	put(f, NULL, 32);	/* adds_features: none */
+	put64(f, EVENT_ID);	/* each event's one id */
+	put64(f, PEBS_EVENT_ID);
 	for (int i = 0; i < 2; i++) {
-		put(&f, &attrs[i], PERF_ATTR_SIZE_VER7);
-		put64(&f, ids_off + 8 * (uint64_t)i);
-		put64(&f, 8);
+		put(f, &attrs[i], PERF_ATTR_SIZE_VER7);
+		put64(f, ids_off + 8 * (uint64_t)i);
+		put64(f, 8);
 	}
-	put(&f, d.p, d.n);
-	snprintf(path, sizeof(path), "%s/perf.data", argv[3]);
-	if (spit(path, &f) < 0)
-		return 2;
+	put(f, d->p, d->n);
+}
 
-	for (uint32_t i = 0; i < nregs; i++)
-		free(bytes[i]);
-	free(bytes);
-	free(r);
+/* The image's regions as ranges (malloc'd, *nr of them), checked: user
+ * space only. */
+static int image_ranges(const struct rtit_image *img, struct range **rp, const uint8_t ***bp,
+			size_t *nr, char *msg, size_t msgsz)
+{
+	size_t n = rtit_image_regions(img, NULL);
+	if (!n)
+		return fail(msg, msgsz, -RTIT_ERR_INVALID, "the image is empty");
+	struct range *r = calloc(n, sizeof(*r));
+	const uint8_t **bytes = calloc(n, sizeof(*bytes));
+	if (!r || !bytes) {
+		free(r);
+		free(bytes);
+		return fail(msg, msgsz, -RTIT_ERR_NOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t len;
+		rtit_image_region(img, i, &r[i].addr, &bytes[i], &len);
+		r[i].size = len;
+		if (r[i].addr >> 63) {
+			uint64_t at = r[i].addr;
+			free(r);
+			free(bytes);
+			return fail(msg, msgsz, -RTIT_ERR_INVALID,
+				    "the image has code at 0x%" PRIx64 ", a kernel address; perf.data"
+				    " gets only user maps", at);
+		}
+	}
+	*rp = r;
+	*bp = bytes;
+	*nr = n;
+	return 0;
+}
+
+int rtit_perfdata_write(const struct rtit_perfdata_in *in, const char *dir, char *msg,
+			size_t msgsz)
+{
+	char elfpath[4096], path[4096], filter[1024];
+	struct range *r = NULL;
+	const uint8_t **bytes = NULL;
+	size_t nr = 0;
+	int ret;
+
+	if (!in->sb || in->sb->dialect != RTIT_DIALECT_PT || !in->sb->has_ia32_rtit_ctl)
+		return fail(msg, msgsz, -RTIT_ERR_INVALID,
+			    "not an Intel PT run: the sideband gives no ia32_rtit_ctl");
+	if ((ret = image_ranges(in->img, &r, &bytes, &nr, msg, msgsz)) < 0)
+		return ret;
+	char *abs = realpath(dir, NULL);
+	if (!abs) {
+		ret = fail(msg, msgsz, -RTIT_ERR_IO, "%s: %s", dir, strerror(errno));
+		goto out;
+	}
+	snprintf(elfpath, sizeof(elfpath), "%s/image.elf", abs);
+	free(abs);
+	/* image.elf's layout first: the filter string names its offsets */
+	struct buf elf = {0}, d = {0}, f = {0};
+	write_elf(&elf, r, nr, bytes, in->sb->mode != 32, r[0].addr);
+	if (addr_filter(in->addr_a, in->addr_b, in->sb->ia32_rtit_ctl, r, nr, elfpath, filter,
+			sizeof(filter)) < 0) {
+		ret = fail(msg, msgsz, -RTIT_ERR_INVALID,
+			   "an IA32_RTIT_ADDRn range that IA32_RTIT_CTL uses is not inside one region"
+			   " of the image");
+		goto free_bufs;
+	}
+	put_records(&d, in, r, nr, elfpath, filter);
+	put_file(&f, in->sb->ia32_rtit_ctl, &d);
+	snprintf(path, sizeof(path), "%s/perf.data", dir);
+	if (d.nomem)
+		f.nomem = true;
+	if ((ret = spit(elfpath, &elf, msg, msgsz)) == 0 &&
+	    (ret = spit(path, &f, msg, msgsz)) < 0)
+		unlink(elfpath);
+free_bufs:
 	free(elf.p);
 	free(d.p);
 	free(f.p);
-	free(trace);
-	rtit_sim_free(sim);
-	rtit_scenario_fini(&sc);
-	return 0;
+out:
+	free(r);
+	free(bytes);
+	return ret;
 }
