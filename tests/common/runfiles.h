@@ -1,6 +1,6 @@
 /*
- * runfiles.h - reading what `rtitsim run` wrote (PREFIX.flow) and loading
- * PREFIX.trace, loading a scenario's program into the simulator without running it, for the
+ * runfiles.h - reading what `rtitsim run` wrote (PREFIX.flow,
+ * PREFIX.trace) and a scenario's program image (no simulator), for the
  * tools that hand a run to another decoder (tests/libipt/ptflow_check.c,
  * tests/perf).  Errors are printed as one line naming the file.
  */
@@ -10,8 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <string.h>
+
+#include "rtit/image.h"
+#include "rtit/record.h"
 #include "rtit/scenario.h"
-#include "rtit/sim.h"
 #include "util.h"
 
 /* Reads PREFIX.flow into *recs (malloc'd, *n records).  0, or -1 after
@@ -43,39 +46,29 @@ static inline uint8_t *runfiles_read_trace(const char *prefix, size_t *len)
 	return trace;
 }
 
-/* Parses the scenario at path into *sc and loads its program (memory,
- * code, handlers, MSR presets: rtit_scenario_setup) into a new simulator
- * *sim, not run.  0, or -1 after printing what failed. */
-static inline int runfiles_load_scenario(const char *path, struct rtit_scenario *sc,
-					 struct rtit_sim_config *cfg, struct rtit_sim **sim)
+/* Parses the scenario at path and loads its code into a new image *img
+ * (the flow layer's: only the bytes its files provide; no simulator).
+ * 0, or -1 after printing what failed. */
+static inline int runfiles_load_image(const char *path, struct rtit_image **img)
 {
 	struct rtit_scn_error err;
-	if (rtit_scenario_parse_file(path, sc, &err) < 0) {
+	struct rtit_scenario sc;
+	memset(&sc, 0, sizeof(sc));
+	if (rtit_scenario_parse_file(path, &sc, &err) < 0) {
 		fprintf(stderr, "%s\n", err.text);
 		return -1;
 	}
-	rtit_sim_config_default(cfg);
-	rtit_scenario_config(sc, cfg);
-	if (rtit_sim_new(sim, cfg) < 0 || rtit_scenario_setup(sc, *sim, &err) < 0) {
+	int r = rtit_image_new(img);
+	if (r < 0)
+		fprintf(stderr, "%s: %s\n", path, rtit_errstr(r));
+	else if ((r = rtit_scenario_image(&sc, *img, &err)) < 0)
 		fprintf(stderr, "%s: cannot load the program: %s\n", path, err.text);
-		return -1;
+	rtit_scenario_fini(&sc);
+	if (r < 0) {
+		rtit_image_free(*img);
+		*img = NULL;
 	}
-	return 0;
+	return r < 0 ? -1 : 0;
 }
 
-/* Both for a run: PREFIX.trace (returned, *len bytes) and the program
- * of the scenario it ran (runfiles_load_scenario).  NULL after printing
- * what failed. */
-static inline uint8_t *runfiles_load_run(const char *prefix, const char *scenario, size_t *len,
-					 struct rtit_scenario *sc, struct rtit_sim_config *cfg,
-					 struct rtit_sim **sim)
-{
-	uint8_t *trace = runfiles_read_trace(prefix, len);
-	if (trace && runfiles_load_scenario(scenario, sc, cfg, sim) < 0) {
-		free(trace);
-		return NULL;
-	}
-	return trace;
-}
-
-#endif /* RTIT_TESTS_RUNFILES_H */
+#endif

@@ -1,19 +1,52 @@
 /*
- * test_verify.c - the flow decoder's API in process: simulator + RTIT
- * encoder model -> trace bytes and ground truth -> rtit_flow_verify (the
- * way `rtitsim run --verify` calls it), the decoder fed in 1-byte reads,
- * a corrupted trace, and 32-bit code.
+ * test_verify.c - the flow decoder's API in process: a session (simulator
+ * + RTIT encoder, as `rtitsim run` runs it) -> trace bytes and ground
+ * truth -> rtit_flow_verify (the way `rtitsim run --verify` calls it),
+ * the decoder fed in 1-byte reads, a corrupted trace, and 32-bit code;
+ * code read from the scenario's image, configuration from the sideband.
+ *
+ * exactly_the_traced_records is a white-box test of the RTIT model: it
+ * wires the simulator to the model itself (not through the session) to
+ * read PacketEn between records, the account of which records a trace
+ * can show.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unicorn/unicorn.h>
 
 #include "rtit/flow.h"
 #include "rtit/msr_rtit.h"
 #include "rtit/rtit_encoder.h"
 #include "rtit/scenario.h"
+#include "session_mem.h"
 
+/* A session's outputs, for the API tests. */
+struct ses {
+	struct rtit_scenario sc;
+	struct session_mem m;
+};
+
+static void run(struct ses *r, const char *text)
+{
+	struct rtit_scn_error err;
+	char e[1200];
+	memset(r, 0, sizeof(*r));
+	cr_assert_eq(rtit_scenario_parse_string(text, "test", &r->sc, &err), 0, "%s", err.text);
+	cr_assert_eq(session_mem_run(&r->sc, &r->m, true, e, sizeof(e)), 0, "%s", e);
+}
+
+static void done(struct ses *r)
+{
+	session_mem_free(&r->m);
+	rtit_scenario_fini(&r->sc);
+}
+
+static void cfg_for(struct rtit_flow_cfg *c, struct ses *r)
+{
+	session_mem_flow_cfg(&r->m, c);
+}
+
+/* The model wired by hand (exactly_the_traced_records). */
 struct rt {
 	struct rtit_r_model model;
 	struct rtit_r_params params;
@@ -23,6 +56,7 @@ struct rt {
 	size_t nrecs, rcap;
 	uint64_t ctl;
 	struct rtit_sim *sim;
+	struct rtit_image *img;
 	struct rtit_scenario sc;
 	/* the records the encoder saw with PacketEn = 1 and no overflow: the
 	 * ones a trace can show (an independent account of the gaps) */
@@ -88,15 +122,8 @@ static int t_msr_read(void *opaque, uint32_t msr, uint64_t *v, const struct rtit
 	return rtit_r_model_msr_read(&r->model, msr, v, ctx);
 }
 
-static int t_mem(void *opaque, uint64_t addr, uint8_t *buf, size_t n)
-{
-	struct rt *r = opaque;
-	return uc_mem_read(rtit_sim_uc(r->sim), addr, buf, n) == UC_ERR_OK ? 0 : -1;
-}
-
-/* Runs a scenario text (or file, when text is NULL); fills r (trace,
- * truth, sim kept for the image). */
-static void run_scn(struct rt *r, const char *text, const char *path)
+/* Runs the scenario file at @path; fills r (trace, truth, image). */
+static void run_scn(struct rt *r, const char *path)
 {
 	struct rtit_scn_error err;
 	struct rtit_sim_config cfg;
@@ -104,10 +131,7 @@ static void run_scn(struct rt *r, const char *text, const char *path)
 	struct rtit_sim_status st;
 
 	memset(r, 0, sizeof(*r));
-	if (text)
-		cr_assert_eq(rtit_scenario_parse_string(text, "test", &r->sc, &err), 0, "%s", err.text);
-	else
-		cr_assert_eq(rtit_scenario_parse_file(path, &r->sc, &err), 0, "%s", err.text);
+	cr_assert_eq(rtit_scenario_parse_file(path, &r->sc, &err), 0, "%s", err.text);
 	rtit_r_params_default(&r->params);
 	for (size_t i = 0; i < r->sc.nparams; i++) {
 		char e[256];
@@ -129,30 +153,28 @@ static void run_scn(struct rt *r, const char *text, const char *path)
 	cr_assert_eq(rtit_scenario_setup(&r->sc, r->sim, &err), 0, "%s", err.text);
 	cr_assert_eq(rtit_sim_run(r->sim, &st), 0, "%s", st.msg);
 	cr_assert_eq(rtit_r_model_finish(&r->model), 0);
+	cr_assert_eq(rtit_image_new(&r->img), 0);
+	cr_assert_eq(rtit_scenario_image(&r->sc, r->img, &err), 0, "%s", err.text);
 }
 
-static void run(struct rt *r, const char *text)
-{
-	run_scn(r, text, NULL);
-}
-
-static void done(struct rt *r)
+static void rt_done(struct rt *r)
 {
 	rtit_sim_free(r->sim);
+	rtit_image_free(r->img);
 	rtit_scenario_fini(&r->sc);
 	free(r->trace);
 	free(r->recs);
 	free(r->traced);
 }
 
-static void cfg_for(struct rtit_flow_cfg *c, struct rt *r)
+static void rt_cfg_for(struct rtit_flow_cfg *c, struct rt *r)
 {
 	rtit_flow_cfg_default(c);
 	c->mode = r->sc.mode ? r->sc.mode : 64;
 	c->cycle_acc = r->ctl & RTIT_R_CTL_CYCLE_ACC;
 	c->cmprs_ret = r->ctl & RTIT_R_CTL_CMPRS_RET;
-	c->read_mem = t_mem;
-	c->mem_opaque = r;
+	c->read_mem = rtit_image_read;
+	c->mem_opaque = r->img;
 }
 
 static const char prog64[] =
@@ -187,13 +209,13 @@ static const char prog64[] =
 
 Test(flow, verify_whole)
 {
-	struct rt r;
+	struct ses r;
 	struct rtit_flow_cfg c;
 	struct rtit_flow_verify_result res;
 
 	run(&r, prog64);
 	cfg_for(&c, &r);
-	int ok = rtit_flow_verify(r.trace, r.tlen, &c, r.recs, r.nrecs, &res);
+	int ok = rtit_flow_verify(r.m.trace, r.m.tlen, &c, r.m.recs, r.m.nrecs, &res);
 	cr_assert_eq(ok, 1, "verify: %d, %s %s", ok, res.cmp.mm.what, res.first_error);
 	cr_assert_eq(res.stats.errors, 0);
 	cr_assert_gt(res.cmp.compared, 500);
@@ -232,23 +254,23 @@ static ssize_t c_read1(void *opaque, uint8_t *buf, size_t cap)
 
 Test(flow, one_byte_reads_and_small_batches)
 {
-	struct rt r;
+	struct ses r;
 	struct rtit_flow_cfg c;
 	struct rtit_flow_dec *d;
 	struct collect a = { 0 }, b = { 0 };
 
 	run(&r, prog64);
 	cfg_for(&c, &r);
-	c.mem = r.trace;
-	c.mem_len = r.tlen;
+	c.mem = r.m.trace;
+	c.mem_len = r.m.tlen;
 	c.on_rec = c_rec;
 	c.opaque = &a;
 	cr_assert_eq(rtit_flow_dec_new(&d, &c), 0);
 	cr_assert_eq(rtit_flow_dec_run(d), 0);
 	rtit_flow_dec_free(d);
 
-	b.trace = r.trace;
-	b.tlen = r.tlen;
+	b.trace = r.m.trace;
+	b.tlen = r.m.tlen;
 	c.mem = NULL;
 	c.mem_len = 0;
 	c.read = c_read1;
@@ -269,15 +291,15 @@ Test(flow, one_byte_reads_and_small_batches)
 
 Test(flow, corrupted_trace_reports_offset)
 {
-	struct rt r;
+	struct ses r;
 	struct rtit_flow_cfg c;
 	struct rtit_flow_verify_result res;
 
 	run(&r, prog64);
 	cfg_for(&c, &r);
-	cr_assert_gt(r.tlen, 40);
-	r.trace[30] = 0xe0;	/* reserved opcode (RTIT Figure 2) */
-	int ok = rtit_flow_verify(r.trace, r.tlen, &c, r.recs, r.nrecs, &res);
+	cr_assert_gt(r.m.tlen, 40);
+	r.m.trace[30] = 0xe0;	/* reserved opcode (RTIT Figure 2) */
+	int ok = rtit_flow_verify(r.m.trace, r.m.tlen, &c, r.m.recs, r.m.nrecs, &res);
 	cr_assert_eq(ok, 0);
 	cr_assert_geq(res.stats.errors, 1);
 	cr_assert(strstr(res.first_error, "trace offset 0x"), "%s", res.first_error);
@@ -286,7 +308,7 @@ Test(flow, corrupted_trace_reports_offset)
 
 Test(flow, wrong_truth_is_a_mismatch)
 {
-	struct rt r;
+	struct ses r;
 	struct rtit_flow_cfg c;
 	struct rtit_flow_verify_result res;
 
@@ -294,12 +316,12 @@ Test(flow, wrong_truth_is_a_mismatch)
 	cfg_for(&c, &r);
 	/* flip the outcome of a conditional branch in the truth */
 	size_t i;
-	for (i = r.nrecs / 2; i < r.nrecs; i++)
-		if (r.recs[i].kind == RTIT_SIM_INSN && r.recs[i].cls == RTIT_IC_COND)
+	for (i = r.m.nrecs / 2; i < r.m.nrecs; i++)
+		if (r.m.recs[i].kind == RTIT_SIM_INSN && r.m.recs[i].cls == RTIT_IC_COND)
 			break;
-	cr_assert_lt(i, r.nrecs);
-	r.recs[i].flags ^= RTIT_SIM_F_TAKEN;
-	int ok = rtit_flow_verify(r.trace, r.tlen, &c, r.recs, r.nrecs, &res);
+	cr_assert_lt(i, r.m.nrecs);
+	r.m.recs[i].flags ^= RTIT_SIM_F_TAKEN;
+	int ok = rtit_flow_verify(r.m.trace, r.m.tlen, &c, r.m.recs, r.m.nrecs, &res);
 	cr_assert_eq(ok, 0);
 	cr_assert(res.cmp.mm.found);
 	cr_assert_eq(res.cmp.mm.truth_index, i);
@@ -334,14 +356,14 @@ static const char prog32[] =
 
 Test(flow, verify_32bit)
 {
-	struct rt r;
+	struct ses r;
 	struct rtit_flow_cfg c;
 	struct rtit_flow_verify_result res;
 
 	run(&r, prog32);
 	cfg_for(&c, &r);
 	cr_assert_eq(c.mode, 32);
-	int ok = rtit_flow_verify(r.trace, r.tlen, &c, r.recs, r.nrecs, &res);
+	int ok = rtit_flow_verify(r.m.trace, r.m.tlen, &c, r.m.recs, r.m.nrecs, &res);
 	cr_assert_eq(ok, 1, "verify: %d, %s %s", ok, res.cmp.mm.what, res.first_error);
 	cr_assert_gt(res.cmp.compared, 100);
 	done(&r);
@@ -357,8 +379,8 @@ static void exact(const char *path)
 	struct collect a = { 0 };
 	struct rtit_sim_status st;
 
-	run_scn(&r, NULL, path);
-	cfg_for(&c, &r);
+	run_scn(&r, path);
+	rt_cfg_for(&c, &r);
 	c.mem = r.trace;
 	c.mem_len = r.tlen;
 	c.on_rec = c_rec;
@@ -385,7 +407,7 @@ static void exact(const char *path)
 	cr_assert_leq(r.ntraced - k0 - a.n, 8, "%s: %zu traced records not decoded", path,
 		      r.ntraced - k0 - a.n);
 	free(a.recs);
-	done(&r);
+	rt_done(&r);
 }
 
 Test(flow, exactly_the_traced_records)

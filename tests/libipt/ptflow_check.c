@@ -42,23 +42,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <intel-pt.h>
-#include <unicorn/unicorn.h>
 
-#include "rtit/scenario.h"
-#include "rtit/sim.h"
+#include "rtit/image.h"
 #include "runfiles.h"
 
-static struct rtit_sim *sim;
-
-/* libipt's image callback: the program's bytes from the simulator's
- * memory (loaded, not run). */
+/* libipt's image callback: the program's bytes from the scenario's image
+ * (the flow layer's, the bytes its files provide; no simulator). */
 static int read_image(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip,
 		      void *ctx)
 {
 	(void)asid;
-	(void)ctx;
-	/* Shorten at unmapped pages: libipt asks for up to 15 bytes. */
-	while (size && uc_mem_read(rtit_sim_uc(sim), ip, buf, size) != UC_ERR_OK)
+	/* Shorten at the image's end: libipt asks for up to 15 bytes. */
+	while (size && rtit_image_read(ctx, ip, buf, size) < 0)
 		size--;
 	return size ? (int)size : -pte_nomap;
 }
@@ -72,8 +67,7 @@ static bool far_transfer(uint8_t cls)
 
 int main(int argc, char **argv)
 {
-	struct rtit_scenario sc;
-	struct rtit_sim_config cfg;
+	struct rtit_image *img;
 	struct rtit_sim_rec *recs;
 	size_t nrecs, tlen;
 
@@ -84,8 +78,8 @@ int main(int argc, char **argv)
 	}
 	if (runfiles_read_flow(argv[1], &recs, &nrecs) < 0)
 		return 2;
-	uint8_t *trace = runfiles_load_run(argv[1], argv[2], &tlen, &sc, &cfg, &sim);
-	if (!trace)
+	uint8_t *trace = runfiles_read_trace(argv[1], &tlen);
+	if (!trace || runfiles_load_image(argv[2], &img) < 0)
 		return 2;
 
 	/* The flow's instructions (events are not instructions), whether
@@ -119,7 +113,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cannot allocate the libipt decoder\n");
 		return 2;
 	}
-	pt_image_set_callback(pt_insn_get_image(dec), read_image, NULL);
+	pt_image_set_callback(pt_insn_get_image(dec), read_image, img);
 
 	/* First decode everything libipt will: segments of consecutive
 	 * instructions, a new one after each enable, disable or overflow. */
@@ -344,8 +338,7 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	pt_insn_free_decoder(dec);
-	rtit_sim_free(sim);
-	rtit_scenario_fini(&sc);
+	rtit_image_free(img);
 	free(ips);
 	free(cls);
 	free(spec);
