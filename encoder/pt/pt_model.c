@@ -1208,9 +1208,12 @@ static bool state_after(struct rtit_pt_model *m, const struct rtit_sim_rec *r, s
 
 /* The operations that save or restore IA32_RTIT_CTL or TraceEn: a VM
  * exit or entry with the VMX controls of guest-only tracing, an SMI, an
- * RSM.  True when @o is one (it sends nothing else). */
-static bool on_ctl_switch(struct rtit_pt_model *m, const struct op *o,
-			  const struct rtit_sim_rec *r, bool pe0)
+ * RSM.  True when @o is one (it sends nothing else).  The rare operations'
+ * functions stay out of on_op's body (noinline), which then keeps the
+ * size and layout it had as one function (docs/performance.md, the PT
+ * encoder). */
+static __attribute__((noinline)) bool
+on_ctl_switch(struct rtit_pt_model *m, const struct op *o, const struct rtit_sim_rec *r, bool pe0)
 {
 	if (o->vmexit && m->p.vmx_guest_only) {
 		/* 33.5.2.2, Table 33-56 case 11: the "clear IA32_RTIT_CTL"
@@ -1288,8 +1291,9 @@ static void near_packets(struct rtit_pt_model *m, const struct op *o)
 /* A far transfer (Table 33-55 cases 8-13, 16; Table 33-53; Table 33-56
  * cases 5-8): [FUP], [PIP], [VMCS], [MODE.Exec], TIP / TIP.PGD /
  * TIP.PGE. */
-static void on_far(struct rtit_pt_model *m, const struct op *o, const struct rtit_sim_rec *r,
-		   bool pe0, bool pe1, bool stop, bool ctx1, bool pip)
+static __attribute__((noinline)) void
+on_far(struct rtit_pt_model *m, const struct op *o, const struct rtit_sim_rec *r, bool pe0, bool pe1,
+       bool stop, bool ctx1, bool pip)
 {
 	if (o->tsx_abort) {
 		/* InTX 1 -> 0 however the packets go (33.2.9.1) */
@@ -1331,8 +1335,9 @@ static void on_far(struct rtit_pt_model *m, const struct op *o, const struct rti
 }
 
 /* Non-branch operations (MOV CR3, HLT, MWAIT, PTWRITE, others). */
-static void on_nonbranch(struct rtit_pt_model *m, const struct op *o, const struct rtit_sim_rec *r,
-			 bool pe0, bool pe1, bool stop, bool ctx1, bool pip, bool if_changed)
+static __attribute__((noinline)) void
+on_nonbranch(struct rtit_pt_model *m, const struct op *o, const struct rtit_sim_rec *r, bool pe0,
+	     bool pe1, bool stop, bool ctx1, bool pip, bool if_changed)
 {
 	if (pip)
 		emit_pip(m, "PIP(NewCR3, NR): MOV to CR3 (Table 33-55 case 14)");
@@ -1410,7 +1415,7 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 
 	event_trace(m, &o, r, trig0, ctx0, ctx1, pe0 && (o.fup || o.smi));
 
-	if (on_ctl_switch(m, &o, r, pe0))
+	if ((o.vmexit || o.vmentry || o.smi || o.rsm) && on_ctl_switch(m, &o, r, pe0))
 		goto out;
 	if (o.init_ap) {
 		/* Table 33-55 case 23: FUP(NLIP), and the PIP of INIT's CR3
