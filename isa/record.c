@@ -109,10 +109,114 @@ static void rec_unpack(const uint8_t in[64], struct rtit_sim_rec *r)
 	r->vector = in[58];
 }
 
+/* The text form's numbers without printf: rtitsim run writes one line an
+ * instruction, and printf was most of a long run's time.  Each returns
+ * the end of what it wrote. */
+static char *put_hex_fixed16(char *p, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	for (int i = 15; i >= 0; i--, v >>= 4)
+		p[i] = hex[v & 0xf];
+	return p + 16;
+}
+
+static char *put_hex(char *p, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char t[16];
+	int n = 0;
+	do
+		t[n++] = hex[v & 0xf];
+	while (v >>= 4);
+	while (n)
+		*p++ = t[--n];
+	return p;
+}
+
+static char *put_dec(char *p, uint64_t v)
+{
+	char t[20];
+	int n = 0;
+	do
+		t[n++] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (n)
+		*p++ = t[--n];
+	return p;
+}
+
+static char *put_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* An instruction line with no class-specific fields: "I %016x %-8s len=%u
+ * [T ][ZLC ]-> %016x cpl=%u cr3=0x%x pg=%u if=%u m=%u cyc=%u tsc=%u
+ * [enclave]" (docs/formats.md), at most 190 bytes.  Returns its length. */
+static int format_insn_plain(const struct rtit_sim_rec *r, char *buf)
+{
+	char *p = buf;
+	const char *name = rtit_insn_class_name(r->cls);
+	*p++ = 'I';
+	*p++ = ' ';
+	p = put_hex_fixed16(p, r->ip);
+	*p++ = ' ';
+	size_t nl = strlen(name);
+	memcpy(p, name, nl);
+	p += nl;
+	for (; nl < 8; nl++)
+		*p++ = ' ';
+	p = put_str(p, " len=");
+	p = put_dec(p, r->len);
+	*p++ = ' ';
+	if (r->flags & RTIT_SIM_F_TAKEN)
+		p = put_str(p, "T ");
+	if (r->flags & RTIT_SIM_F_ZERO_LEN_CALL)
+		p = put_str(p, "ZLC ");
+	p = put_str(p, "-> ");
+	p = put_hex_fixed16(p, r->next_ip);
+	p = put_str(p, " cpl=");
+	p = put_dec(p, r->cpl);
+	p = put_str(p, " cr3=0x");
+	p = put_hex(p, r->cr3);
+	p = put_str(p, " pg=");
+	*p++ = (r->flags & RTIT_SIM_F_CR0_PG) ? '1' : '0';
+	p = put_str(p, " if=");
+	*p++ = (r->flags & RTIT_SIM_F_IF) ? '1' : '0';
+	p = put_str(p, " m=");
+	p = put_dec(p, r->mode);
+	p = put_str(p, " cyc=");
+	p = put_dec(p, r->cycles);
+	p = put_str(p, " tsc=");
+	p = put_dec(p, r->tsc);
+	if (r->flags & RTIT_SIM_F_ENCLAVE)
+		p = put_str(p, " enclave");
+	*p = 0;
+	return (int)(p - buf);
+}
+
+/* Whether an instruction of class @cls has class-specific fields. */
+static bool insn_has_extra(uint8_t cls)
+{
+	return cls == RTIT_IC_INT || cls == RTIT_IC_WRMSR || cls == RTIT_IC_RDMSR ||
+	       cls == RTIT_IC_PTWRITE || cls == RTIT_IC_MOV_CR3 || cls == RTIT_IC_MOV_CR0 ||
+	       cls == RTIT_IC_MWAIT || cls == RTIT_IC_XBEGIN || cls == RTIT_IC_XEND ||
+	       cls == RTIT_IC_ENCLU;
+}
+
 int rtit_sim_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 {
 	char extra[96] = "";
 	int n;
+	if (r->kind == RTIT_SIM_INSN && !insn_has_extra(r->cls)) {
+		char line[192];
+		n = format_insn_plain(r, line);
+		if (size)
+			snprintf(buf, size, "%s", line);
+		return n;
+	}
 	if (r->kind == RTIT_SIM_INSN) {
 		if (r->cls == RTIT_IC_INT)
 			snprintf(extra, sizeof(extra), " vec=%u", r->vector);
@@ -249,8 +353,13 @@ void rtit_flow_writer_on_batch(const struct rtit_sim_rec *recs, size_t n,
 		}
 		if (w->txt) {
 			char line[256];
-			rtit_sim_rec_format(&recs[i], line, sizeof(line));
-			if (fprintf(w->txt, "%s\n", line) < 0)
+			int len = recs[i].kind == RTIT_SIM_INSN && !insn_has_extra(recs[i].cls) ?
+				  format_insn_plain(&recs[i], line) :
+				  rtit_sim_rec_format(&recs[i], line, sizeof(line) - 1);
+			if (len < 0 || (size_t)len >= sizeof(line) - 1)
+				len = (int)strlen(line);
+			line[len] = '\n';
+			if (fwrite(line, 1, (size_t)len + 1, w->txt) != (size_t)len + 1)
 				w->err = -RTIT_ERR_IO;
 		}
 	}
