@@ -120,30 +120,22 @@ static char *put_hex_fixed16(char *p, uint64_t v)
 	return p + 16;
 }
 
-static char *put_hex(char *p, uint64_t v)
+/* @v in base 16 or 10, as few digits as it takes. */
+static char *put_num(char *p, uint64_t v, unsigned base)
 {
-	static const char hex[] = "0123456789abcdef";
-	char t[16];
+	static const char digit[] = "0123456789abcdef";
+	char t[20];
 	int n = 0;
 	do
-		t[n++] = hex[v & 0xf];
-	while (v >>= 4);
+		t[n++] = digit[v % base];
+	while (v /= base);
 	while (n)
 		*p++ = t[--n];
 	return p;
 }
 
-static char *put_dec(char *p, uint64_t v)
-{
-	char t[20];
-	int n = 0;
-	do
-		t[n++] = (char)('0' + v % 10);
-	while (v /= 10);
-	while (n)
-		*p++ = t[--n];
-	return p;
-}
+static char *put_hex(char *p, uint64_t v) { return put_num(p, v, 16); }
+static char *put_dec(char *p, uint64_t v) { return put_num(p, v, 10); }
 
 static char *put_str(char *p, const char *s)
 {
