@@ -49,6 +49,11 @@ static void run_usage(FILE *out)
 	      "  -o, --out PREFIX   write PREFIX.trace, PREFIX.sideband, PREFIX.flow and\n"
 	      "                     PREFIX.flow.txt (default: the scenario's name; the demo\n"
 	      "                     writes no files unless asked)\n"
+	      "  --flow both|bin|txt|none  which ground-truth files to write (default both:\n"
+	      "                     --verify and decode --check read PREFIX.flow, the golden\n"
+	      "                     corpus compares PREFIX.flow.txt; `rtitsim flow\n"
+	      "                     PREFIX.flow` prints the text of a binary one; the text\n"
+	      "                     is ~100 bytes an instruction, the binary 64)\n"
 	      "  --dump             print every packet with its cause\n"
 	      "  --param KEY=VALUE  an encoder parameter (as a scenario's param line)\n"
 	      "  --msr NAME=VALUE   an MSR preset (as a scenario's msr line)\n"
@@ -230,7 +235,7 @@ int rtit_cmd_run(int argc, char **argv)
 {
 	const char *input = NULL, *out = NULL;
 	bool dump = false, quiet = false, verify = false;
-	int deliver = RTIT_SIM_PER_BATCH;
+	int deliver = RTIT_SIM_PER_BATCH, flow = RTIT_RUN_FLOW_BOTH;
 	const char *extra_params[32], *extra_msrs[32];
 	int nparams = 0, nmsrs = 0;
 	int status;
@@ -254,6 +259,15 @@ int rtit_cmd_run(int argc, char **argv)
 				deliver = RTIT_SIM_PER_BATCH;
 			else {
 				fprintf(stderr, "rtitsim run: --deliver takes insn, block or batch, not '%s'\n", d);
+				return RTIT_EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--flow") && i + 1 < argc) {
+			static const char *const names[] = { "both", "bin", "txt", "none" };
+			const char *v = argv[++i];
+			for (flow = 0; flow < 4 && strcmp(v, names[flow]); flow++)
+				;
+			if (flow == 4) {
+				fprintf(stderr, "rtitsim run: --flow takes both, bin, txt or none, not '%s'\n", v);
 				return RTIT_EXIT_USAGE;
 			}
 		} else if (!strcmp(a, "--verify")) {
@@ -332,7 +346,13 @@ int rtit_cmd_run(int argc, char **argv)
 		/* The demo runs end to end: simulate, encode, decode, verify. */
 		.verify = verify || !input,
 		.image = input ? input : "demo",
+		.flow = flow,
 	};
+	if (o.verify && (flow == RTIT_RUN_FLOW_TXT || flow == RTIT_RUN_FLOW_NONE)) {
+		fprintf(stderr, "rtitsim run: --verify reads the binary flow: --flow both or bin\n");
+		free(text);
+		return RTIT_EXIT_USAGE;
+	}
 	char tmpl[] = "/tmp/rtitsim-verify-XXXXXX", pfx[64];
 	char *tmp = NULL;
 	if (o.verify && !out) {
@@ -430,6 +450,8 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 
 	/* Outputs. */
 	FILE *sideband = NULL, *flow_bin = NULL, *flow_txt = NULL;
+	bool want_bin = o->flow == RTIT_RUN_FLOW_BOTH || o->flow == RTIT_RUN_FLOW_BIN;
+	bool want_txt = o->flow == RTIT_RUN_FLOW_BOTH || o->flow == RTIT_RUN_FLOW_TXT;
 	char prefix[512];
 	if (!out && o->default_out)
 		out = r.sc.name[0] ? r.sc.name : "rtitsim";
@@ -437,8 +459,8 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		snprintf(prefix, sizeof(prefix), "%s", out);
 		if (!(r.trace = open_out(prefix, ".trace", path, sizeof(path))) ||
 		    !(sideband = open_out(prefix, ".sideband", path, sizeof(path))) ||
-		    !(flow_bin = open_out(prefix, ".flow", path, sizeof(path))) ||
-		    !(flow_txt = open_out(prefix, ".flow.txt", path, sizeof(path)))) {
+		    (want_bin && !(flow_bin = open_out(prefix, ".flow", path, sizeof(path)))) ||
+		    (want_txt && !(flow_txt = open_out(prefix, ".flow.txt", path, sizeof(path))))) {
 			FILE *fs[4] = { r.trace, sideband, flow_bin, flow_txt };
 			discard_outputs(prefix, fs);
 			rtit_scenario_fini(&r.sc);

@@ -18,6 +18,7 @@ static const struct cmd cmds[] = {
 	{ "decode", rtit_cmd_decode, "reconstruct the instruction flow from a trace and the program" },
 	{ "perf-data", rtit_cmd_perfdata, "an Intel PT run as a perf.data for Linux perf" },
 #endif
+	{ "flow", rtit_cmd_flow, "print a binary ground-truth flow (.flow) as text" },
 	{ "dump", rtit_cmd_dump, "print the packets of a trace, one per line" },
 	{ "demo", rtit_cmd_demo, "dump a small hand-built stream of each dialect" },
 };

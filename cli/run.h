@@ -21,6 +21,15 @@ struct rtit_run_opts {
 	 * scenario path, an ELF, or "demo"). */
 	bool verify;
 	const char *image;
+	/* Which ground-truth files to write: RTIT_RUN_FLOW_* (0: both). */
+	int flow;
+};
+
+enum {
+	RTIT_RUN_FLOW_BOTH = 0,	/* PREFIX.flow and PREFIX.flow.txt (default) */
+	RTIT_RUN_FLOW_BIN,	/* PREFIX.flow only (`rtitsim flow` prints it) */
+	RTIT_RUN_FLOW_TXT,	/* PREFIX.flow.txt only */
+	RTIT_RUN_FLOW_NONE	/* neither (the digest is still computed) */
 };
 
 struct rtit_run_result {

@@ -380,51 +380,91 @@ int rtit_flow_writer_fini(struct rtit_flow_writer *w, uint64_t *digest)
 	return w->err;
 }
 
-int rtit_flow_read(FILE *f, struct rtit_sim_rec **recs, size_t *n)
+int rtit_flow_reader_open(struct rtit_flow_reader *rd, FILE *f)
 {
-	uint8_t h[16], b[64];
-	*recs = NULL;
-	*n = 0;
+	uint8_t h[16];
+	memset(rd, 0, sizeof(*rd));
 	if (fread(h, 1, 16, f) != 16)
-		return -RTIT_ERR_IO;
+		return ferror(f) ? -RTIT_ERR_IO : -RTIT_ERR_INVALID;
 	if (memcmp(h, RTIT_FLOW_MAGIC, 8) || get32(h + 8) != RTIT_FLOW_VERSION ||
 	    get32(h + 12) != 64)
 		return -RTIT_ERR_INVALID;
-	struct rtit_sim_rec *v = NULL;
-	size_t cnt = 0, cap = 0;
 	XXH3_state_t *s = XXH3_createState();
 	if (!s)
 		return -RTIT_ERR_NOMEM;
 	XXH3_64bits_reset(s);
-	int r = -RTIT_ERR_INVALID;
-	for (;;) {
-		size_t got = fread(b, 1, 64, f);
+	rd->f = f;
+	rd->xxh = s;
+	return 0;
+}
+
+long rtit_flow_reader_next(struct rtit_flow_reader *rd, struct rtit_sim_rec *recs, size_t max)
+{
+	uint8_t b[64];
+	size_t n = 0;
+	if (rd->err)
+		return rd->err;
+	if (rd->done || !rd->xxh)
+		return 0;
+	while (n < max) {
+		size_t got = fread(b, 1, 64, rd->f);
 		if (got == 24 && !memcmp(b, "RTITEND\0", 8)) {
 			XXH64_canonical_t c;
 			memcpy(c.digest, b + 16, 8);
-			if (get64(b + 8) == cnt &&
-			    XXH64_hashFromCanonical(&c) == XXH3_64bits_digest(s))
-				r = 0;
+			if (get64(b + 8) != rd->count + n ||
+			    XXH64_hashFromCanonical(&c) != XXH3_64bits_digest(rd->xxh))
+				rd->err = -RTIT_ERR_INVALID;
+			else
+				rd->done = true;
 			break;
 		}
-		if (got != 64)
+		if (got != 64) {
+			rd->err = ferror(rd->f) ? -RTIT_ERR_IO : -RTIT_ERR_INVALID;
 			break;
-		if (cnt == cap) {
+		}
+		XXH3_64bits_update(rd->xxh, b, 64);
+		rec_unpack(b, &recs[n++]);
+	}
+	rd->count += n;
+	return n || !rd->err ? (long)n : rd->err;
+}
+
+void rtit_flow_reader_close(struct rtit_flow_reader *rd)
+{
+	if (rd->xxh)
+		XXH3_freeState(rd->xxh);
+	rd->xxh = NULL;
+}
+
+int rtit_flow_read(FILE *f, struct rtit_sim_rec **recs, size_t *n)
+{
+	struct rtit_flow_reader rd;
+	struct rtit_sim_rec *v = NULL;
+	size_t cnt = 0, cap = 0;
+	long got;
+	*recs = NULL;
+	*n = 0;
+	int r = rtit_flow_reader_open(&rd, f);
+	if (r < 0)
+		return r;
+	do {
+		if (cap - cnt < 1024) {
 			cap = cap ? cap * 2 : 1024;
 			struct rtit_sim_rec *nv = realloc(v, cap * sizeof(*nv));
 			if (!nv) {
-				r = -RTIT_ERR_NOMEM;
+				got = -RTIT_ERR_NOMEM;
 				break;
 			}
 			v = nv;
 		}
-		XXH3_64bits_update(s, b, 64);
-		rec_unpack(b, &v[cnt++]);
-	}
-	XXH3_freeState(s);
-	if (r < 0) {
+		got = rtit_flow_reader_next(&rd, v + cnt, cap - cnt);
+		if (got > 0)
+			cnt += (size_t)got;
+	} while (got > 0);
+	rtit_flow_reader_close(&rd);
+	if (got < 0) {
 		free(v);
-		return r;
+		return (int)got;
 	}
 	*recs = v;
 	*n = cnt;

@@ -370,4 +370,30 @@ int rtit_sim_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size);
  * -RTIT_ERR_INVALID (bad magic, size, digest). */
 int rtit_flow_read(FILE *f, struct rtit_sim_rec **recs, size_t *n);
 
+/* A binary flow file read in pieces, in constant memory. */
+struct rtit_flow_reader {
+	FILE *f;
+	void *xxh;		/* XXH3_state_t */
+	uint64_t count;		/* records read so far */
+	bool done;		/* the trailer was read and matched */
+	int err;		/* a failure after the records last returned */
+};
+
+/* Reads the header.  Returns 0, -RTIT_ERR_IO (cannot read),
+ * -RTIT_ERR_INVALID (not a flow file of this version), -RTIT_ERR_NOMEM. */
+int rtit_flow_reader_open(struct rtit_flow_reader *rd, FILE *f);
+
+/*
+ * Reads up to @max records into @recs.  Returns how many (0: the end,
+ * after the trailer's count and digest matched what was read), or
+ * -RTIT_ERR_INVALID: the file ends without its trailer, or the trailer's
+ * count or digest differs (a truncated or altered file; rd->count says
+ * how many records came before), -RTIT_ERR_IO.  The records read before
+ * a failure are returned first; the failure comes with the next call.
+ */
+long rtit_flow_reader_next(struct rtit_flow_reader *rd, struct rtit_sim_rec *recs, size_t max);
+
+/* Frees the reader's state (the FILE stays open). */
+void rtit_flow_reader_close(struct rtit_flow_reader *rd);
+
 #endif /* RTIT_RECORD_H */

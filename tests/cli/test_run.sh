@@ -55,6 +55,31 @@ mkdir sub && mv program.* sub/
 check "decode finds the program from the sideband" test $? -eq 0
 mv sub/program.* . && rmdir sub
 
+# --flow: which ground-truth files; `rtitsim flow` prints a binary one as
+# the text the run writes (docs/formats.md), and refuses a cut one.
+for f in bin txt none; do
+	rm -f fl.*
+	"$R" run prog -o fl --flow $f -q >/dev/null 2>&1
+	check "--flow $f exits 0" test $? -eq 0
+done
+check "--flow none writes neither" test ! -e fl.flow -a ! -e fl.flow.txt -a -s fl.trace
+"$R" run prog -o fl --flow bin -q >/dev/null 2>&1
+check "--flow bin writes no text" test -s fl.flow -a ! -e fl.flow.txt
+"$R" flow fl.flow > fl.txt; rc=$?
+check "flow exits 0" test $rc -eq 0
+check "flow prints what --flow both writes" cmp -s fl.txt program.flow.txt
+head -c 200 program.flow > cut.flow
+"$R" flow cut.flow > cut.txt 2> e.txt; rc=$?
+check "flow of a cut file exits 4" test $rc -eq 4
+check "... after the records it read" test "$(wc -l < cut.txt)" -eq 2
+check "... naming where it stopped" grep -q 'cut short or altered after record 2' e.txt
+"$R" flow program.flow.txt > /dev/null 2> e.txt; rc=$?
+check "flow of a text file exits 4" test $rc -eq 4
+"$R" run prog --flow none --verify -q > /dev/null 2> e.txt; rc=$?
+check "--verify without the binary flow is a usage error" test $rc -eq 1
+"$R" run prog --flow nope -q > /dev/null 2> e.txt; rc=$?
+check "--flow nope is a usage error" test $rc -eq 1
+
 # Bad input: one line naming file and line, and the exit status.
 printf 'name bad\ndialect rtit\ncode asm load=0x401000\n nop\nend\nmsr RTIT_CTL = 0x200d\nparam no_such_thing = 1\n' > bad.scn
 "$R" run bad.scn 2> e.txt >/dev/null; rc=$?
