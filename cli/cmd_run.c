@@ -366,6 +366,12 @@ int rtit_cmd_run(int argc, char **argv)
 		o.out = pfx;
 	}
 	status = rtit_run(&o, NULL);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "rtitsim run: writing the standard output failed: %s\n",
+			strerror(errno ? errno : EIO));
+		if (status == RTIT_EXIT_OK)
+			status = RTIT_EXIT_IO;
+	}
 	if (tmp) {
 		static const char *const ext[] = { ".trace", ".sideband", ".flow", ".flow.txt" };
 		char f[128];
@@ -508,14 +514,19 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	if (!o->silent)
 		printf("trace %s  flow %s\n", res_->sb.trace_xxh3, res_->sb.flow_xxh3);
 
-	int closing = 0;
+	/* Each output whole, or a line naming the one that is not. */
 	FILE *fs[] = { r.trace, sideband, flow_bin, flow_txt };
-	for (int i = 0; i < 4; i++)
-		if (fs[i] && fclose(fs[i]) != 0)
-			closing = 1;
-	if (closing && status == RTIT_EXIT_OK) {
-		fprintf(stderr, "%s: closing the outputs failed\n", r.sc.path);
-		status = RTIT_EXIT_IO;
+	static const char *const ext[] = { ".trace", ".sideband", ".flow", ".flow.txt" };
+	for (int i = 0; i < 4; i++) {
+		if (!fs[i])
+			continue;
+		bool bad = ferror(fs[i]);
+		if (fclose(fs[i]) != 0 || bad) {
+			fprintf(stderr, "rtitsim run: %s%s: writing failed: %s\n", prefix, ext[i],
+				strerror(errno ? errno : EIO));
+			if (status == RTIT_EXIT_OK)
+				status = RTIT_EXIT_IO;
+		}
 	}
 
 	/* The expect block, checked against the trace as written. */

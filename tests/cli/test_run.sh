@@ -80,6 +80,13 @@ check "--verify without the binary flow is a usage error" test $rc -eq 1
 "$R" run prog --flow nope -q > /dev/null 2> e.txt; rc=$?
 check "--flow nope is a usage error" test $rc -eq 1
 
+# A failed write to the standard output is an I/O error, named.
+if [ -w /dev/full ]; then
+	"$R" run prog -o full --dump > /dev/full 2> e.txt; rc=$?
+	check "run --dump > /dev/full exits 2" test $rc -eq 2
+	check "... naming the standard output" grep -q 'standard output failed' e.txt
+fi
+
 # Bad input: one line naming file and line, and the exit status.
 printf 'name bad\ndialect rtit\ncode asm load=0x401000\n nop\nend\nmsr RTIT_CTL = 0x200d\nparam no_such_thing = 1\n' > bad.scn
 "$R" run bad.scn 2> e.txt >/dev/null; rc=$?
