@@ -75,6 +75,7 @@ struct rtit_flow_dec {
 
 	int state;
 	bool after_stop;
+	bool pg_known;		/* RTIT: tmpl's CR0.PG is known (cfg, a PIP) */
 	/* since a FUP.BuffOvf, no packet has shown that tracing is on (the
 	 * overflow clears with FilterEn 0 too, 4.2.5): a packet that does
 	 * not fit means it is off, not an error */
@@ -130,6 +131,9 @@ struct rtit_flow_dec {
 	uint64_t walked;	/* instructions since the last packet */
 	uint64_t last_off;	/* offset of the last packet consumed */
 
+	/* the PSB the last resync found (synced), at sync_off */
+	bool synced;
+	uint64_t sync_off;
 	/* the error being reported */
 	int err_code;
 	uint64_t err_off, err_ip;

@@ -137,6 +137,11 @@ struct rtit_flow_cfg {
 	 * (RTIT_FLOW_A_IF_KNOWN) */
 	bool event_trace;
 	unsigned errata;	/* RTIT_FLOW_E* */
+	/* RTIT: CR0.PG where the trace starts (a MOV CR0 sends a PIP only
+	 * when it changes PG, 4.2.10): 1 (rtit_flow_cfg_default: rtitsim's
+	 * simulator starts with CR0.PE|PG), 0, or -1 when not known, until
+	 * the first PIP says (docs/decisions.md D80) */
+	int cr0_pg;
 	/* Where the run stopped, if known: at the end of the stream the walk
 	 * goes on to end_ip (and includes the instruction there when
 	 * end_after, a HLT); otherwise instructions past the last packet

@@ -1,0 +1,134 @@
+/* flow_corpus_rows.h - the rows of tests/flow/test_flow_corpus.c (see
+ * there for the packet bytes).  Offsets in "@N" are decimal. */
+
+/* ---- the image (D74, issue 17 point 1) ---- */
+{
+	.name = "image: a flow that leaves a 7-byte image",
+	.cite = "SDM 33.4.2.1, 33.4.2.7; D74",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x04),
+	.img = { REG(0x1000, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"# error @18 no memory mapped at the address\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "image: an image that ends mid-instruction",
+	.cite = "SDM 33.4.2.1; D74",
+	.dialect = RTIT_DIALECT_PT,
+	/* six NOPs, then 48 8B of MOV RAX,[RAX] (48 8B 00) */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x04),
+	.img = { REG(0x1000, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x48, 0x8b) },
+	.want = "# enable 1000\n"
+		"# error @18 no memory mapped at the address\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "image: a gap between two regions",
+	.cite = "SDM 33.4.2.1; D74",
+	.dialect = RTIT_DIALECT_PT,
+	/* 0x1000: JZ +0x10 (74 10) not taken, NOP: into the gap at 0x1003;
+	 * taken it would reach 0x1012, in the second region */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x04, 0x04),
+	.img = { REG(0x1000, 0x74, 0x10, 0x90), REG(0x1012, 0x74, 0x00, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 cond     len=2 -> 0000000000001002\n"
+		"# error @25 no memory mapped at the address\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "image: the same gap, the branch taken into the second region",
+	.cite = "SDM 33.4.2.1",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x06, 0x04),
+	.img = { REG(0x1000, 0x74, 0x10, 0x90), REG(0x1012, 0x74, 0x00, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 cond     len=2 T -> 0000000000001012\n"
+		"I 0000000000001012 cond     len=2 -> 0000000000001014\n"
+		"# end\n",
+},
+{
+	.name = "image: code at a kernel-half address",
+	.cite = "SDM 33.4.2.7, Table 33-18 (IPBytes 011b sign-extends bit 47)",
+	.dialect = RTIT_DIALECT_PT,
+	/* JMP RAX (FF E0) at K, TIP to K + 0x10: JMP RAX again */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(K), PT_TIP6(K + 0x10)),
+	.img = { REG(K, 0xff, 0xe0), REG(K + 0x10, 0xff, 0xe0) },
+	.want = "# enable ffffffff81000000\n"
+		"I ffffffff81000000 jmp-ind  len=2 T -> ffffffff81000010\n"
+		"# end\n",
+},
+
+/* ---- resynchronisation (issue 17 point 2) ---- */
+{
+	.name = "resync: a PSB whose first bytes a truncated TIP swallowed",
+	.cite = "SDM 33.4.2.17 (the PSB is the pattern to search for)",
+	.dialect = RTIT_DIALECT_PT,
+	/* JMP RAX at 0x1000 takes the TIP at @25, cut after 2 bytes of its
+	 * IP: its last 4 are the PSB's first (02 82 02 82 at @28), so its
+	 * target is 0xffff820282022000, which the image lacks.  The search
+	 * from @26 finds the PSB at @28; after PSBEND @44 the TIP.PGE @46
+	 * and the TIP @53. */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x6d, 0x00, 0x20,
+	       PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x3000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x3000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> ffff820282022000\n"
+		"# error @25 no memory mapped at the address\n"
+		"# resync 1000 @46\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000003000\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "resync: an RTIT PSB right after a bad packet",
+	.cite = "RTIT 4.2.1 (PSB: eight 00 after C0), SDM 33.4.2.17",
+	.dialect = RTIT_DIALECT_RTIT,
+	/* a TIP @16 cut after 2 of its 6 IP bytes: the rest are the PSB's
+	 * C0 00 00 00 (@19), so JMP RAX at 0x1000 goes to 0xc02000 and the
+	 * PSB's last five 00 bytes (@23) are a reserved opcode (RTIT 4.2,
+	 * Figure 2).  The search from the byte after the TIP's first (@17),
+	 * the last packet consumed, finds the PSB at @19 */
+	STREAM(R_PSB, R_PGE(0x1000), 0xb2, 0x00, 0x20, R_PSB, R_PGE(0x1000), R_TIP(0x3000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x3000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000c02000\n"
+		"# error @23 reserved or unknown opcode\n"
+		"# resync 1000 @28\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000003000\n"
+		"# end\n",
+	.want_errors = 1,
+},
+
+/* ---- RTIT CR0.PG (issue 16 point 9) ---- */
+{
+	.name = "rtit: MOV CR0 clearing PG in 32-bit mode takes its PIP",
+	.cite = "RTIT 4.2.10 (PIP on MOV CR0 changing PG), D80",
+	.dialect = RTIT_DIALECT_RTIT,
+	.mode = 32,
+	/* MOV CR0,EAX (0F 22 C0), JMP EAX (FF E0): PIP(PG=0) C2 + CR3,
+	 * then the JMP's TIP */
+	STREAM(R_PSB, R_PGE(0x1000), 0xc2, 0, 0x10, 0, 0, 0, R_TIP(0x2000)),
+	.img = { REG(0x1000, 0x0f, 0x22, 0xc0, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 mov-cr0  len=3 -> 0000000000001003\n"
+		"I 0000000000001003 jmp-ind  len=2 T -> 0000000000002000\n"
+		"# end\n",
+},
+{
+	.name = "rtit: MOV CR0 meets a PIP with CR0.PG not known",
+	.cite = "RTIT 4.2.10, D80",
+	.dialect = RTIT_DIALECT_RTIT,
+	.mode = 32,
+	.pg_set = true,
+	.pg = -1,
+	STREAM(R_PSB, R_PGE(0x1000), 0xc2, 0, 0x10, 0, 0, 0, R_TIP(0x2000)),
+	.img = { REG(0x1000, 0x0f, 0x22, 0xc0, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# error @16 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
