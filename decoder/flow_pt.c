@@ -199,6 +199,63 @@ static void pebs_block(struct rtit_flow_dec *d, const struct rtit_packet *p)
 	}
 }
 
+/* Whether the walk, standing at d->ip with no packet of the stream before
+ * a PSB left to use, can be at @to when the PSB went out: the instructions
+ * from d->ip to @to need no packet (33.3.7: the PSB+ FUP is the IP of the
+ * next instruction; every packet before the PSB, a TNT too (D21), has
+ * been used).  1: it can, 0: it cannot (a branch that needs a packet, or
+ * code the image lacks, comes first), -1: too far to tell. */
+static int psb_reaches(struct rtit_flow_dec *d, uint64_t to)
+{
+	const struct ic_ent *e;
+	uint64_t ip = d->ip;
+
+	for (int k = 0; k < 4096; k++) {
+		if (ip == to)
+			return 1;
+		if (ic_get(d, ip, &e) < 0)
+			return 0;
+		switch (e->cls) {
+		case RTIT_IC_DIRECT_JMP: case RTIT_IC_DIRECT_CALL:
+			ip = e->target;
+			break;
+		case RTIT_IC_OTHER: case RTIT_IC_MOV_CR3: case RTIT_IC_MOV_CR0: case RTIT_IC_WRMSR:
+		case RTIT_IC_RDMSR: case RTIT_IC_HLT: case RTIT_IC_PTWRITE: case RTIT_IC_MWAIT:
+		case RTIT_IC_XBEGIN: case RTIT_IC_XEND:
+			ip += e->len;
+			break;
+		default:	/* a branch that needs a TNT bit or a TIP */
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* A PSB+ status packet while the walk is tracing (33.3.7): its FUP's IP
+ * (@fup) or its MODE.Exec's mode (@mode_bits, with @fup NO_IP) must agree
+ * with where the walk stands; else the error "bad status update" at
+ * @off (D82).  Not checked while TNT bits are pending (the walk has not
+ * used the packets before the PSB yet). */
+static int psb_status_check(struct rtit_flow_dec *d, uint64_t off, uint64_t fup,
+			    uint8_t mode_bits)
+{
+	if (d->tnt_n)
+		return 0;
+	if (fup == NO_IP) {
+		if (mode_same(d, mode_bits))
+			return 0;
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+				 "bad status update: PSB+ MODE.Exec says %u-bit code, the walk"
+				 " decodes %u-bit code at 0x%" PRIx64, mode_of(mode_bits),
+				 d->tmpl.mode, d->ip);
+	}
+	if (psb_reaches(d, fup) != 0)
+		return 0;
+	return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+			 "bad status update: the PSB+ FUP says 0x%" PRIx64 ", which the walk"
+			 " at 0x%" PRIx64 " cannot reach without a packet", fup, d->ip);
+}
+
 /* Besides pt_peek's own returns, what peek_fup tells it: the FUP is not
  * significant (read on), or it is to be put in view as any packet is. */
 enum { PK_SKIP = 2, PK_VIEW = 3 };
@@ -211,8 +268,13 @@ static int peek_fup(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
 	int r;
 
 	if (d->in_psb) {
-		if (d->state == ST_ENABLED)
-			return PK_SKIP;	/* status (33.3.7) */
+		if (d->state == ST_ENABLED) {
+			/* status (33.3.7): it must agree with the walk */
+			if (it->ip_status == 0 &&
+			    (r = psb_status_check(d, it->offset, it->ip, 0)) < 0)
+				return r;
+			return PK_SKIP;
+		}
 		return flow_set_la(d, it, true);
 	}
 	if (d->pebs_fup) {
@@ -297,6 +359,9 @@ static int pt_peek(struct rtit_flow_dec *d)
 				d->mode_fup = true;
 				continue;
 			}
+			if (d->state == ST_ENABLED &&
+			    (r = psb_status_check(d, it.offset, NO_IP, p->u.mode.bits)) < 0)
+				return r;
 			apply_mode(d, p->u.mode.bits);
 			continue;
 		case RTIT_PT_MODE_TSX:
@@ -1111,6 +1176,22 @@ static int pt_walk_far(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t
 	return W_AGAIN;
 }
 
+/* The walk stands where the image has no code (@r, from ic_get): an error,
+ * unless the stream ends first: nothing then says that an instruction ran
+ * there (a PSB+ FUP at the end of a trace names the next IP, SDM 33.3.7; D83).
+ * Returns as flow_pt_walk. */
+static int pt_walk_nomap(struct rtit_flow_dec *d, int r)
+{
+	if (r != -RTIT_ERR_NOMAP || d->tnt_n || d->have_la)
+		return r;
+	int p = pt_peek(d);
+	if (p < 0)
+		return p;
+	if (p == 0)
+		return flow_walk_end(d);
+	return r;	/* d->msg and the offset are ic_get's */
+}
+
 int flow_pt_walk(struct rtit_flow_dec *d)
 {
 	const struct ic_ent *e;
@@ -1119,7 +1200,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 	while (d->state == ST_ENABLED) {
 		flow_step_untimed(d);
 		if ((r = ic_get(d, d->ip, &e)) < 0)
-			return r;
+			return pt_walk_nomap(d, r);
 		if (!d->tnt_n && (r = pt_walk_packet(d, e)) != W_INSN) {
 			if (r == W_AGAIN)
 				continue;

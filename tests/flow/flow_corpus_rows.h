@@ -132,3 +132,86 @@
 		"# end\n",
 	.want_errors = 1,
 },
+
+/* ---- PSB+ status against the decoded state (issue 17 point 7, D82) ---- */
+{
+	.name = "psb+: a FUP the walk cannot reach is a bad status update",
+	.cite = "SDM 33.3.7 (PSB+ FUP: the current IP), D82",
+	.dialect = RTIT_DIALECT_PT,
+	/* JMP RAX at 0x1000 and 0x2000: the TIP @25 goes to 0x2000, where
+	 * the PSB+ @32 says 0x5000 (FUP @48): the JMP RAX at 0x2000 would
+	 * need the TIP first.  The search for the next PSB starts after the
+	 * PSB @32: none. */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x2000),
+	       PT_PSB, PT_FUP6(0x5000), PT_PSBEND, PT_TIP6(0x3000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0), REG(0x3000, 0xff, 0xe0),
+		 REG(0x5000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000002000\n"
+		"# error @48 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "psb+: a FUP at the walk's IP agrees",
+	.cite = "SDM 33.3.7",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x2000),
+	       PT_PSB, PT_FUP6(0x2000), PT_PSBEND, PT_TIP6(0x3000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0), REG(0x3000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000002000\n"
+		"I 0000000000002000 jmp-ind  len=2 T -> 0000000000003000\n"
+		"# end\n",
+},
+{
+	.name = "psb+: a FUP a few straight instructions ahead agrees",
+	.cite = "SDM 33.3.7",
+	.dialect = RTIT_DIALECT_PT,
+	/* 0x2000: NOP, JMP +1 (EB 01), INT3 (skipped), JMP RAX at 0x2004 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x2000),
+	       PT_PSB, PT_FUP6(0x2004), PT_PSBEND, PT_TIP6(0x3000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0x90, 0xeb, 0x01, 0xcc, 0xff, 0xe0),
+		 REG(0x3000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000002000\n"
+		"I 0000000000002000 other    len=1 -> 0000000000002001\n"
+		"I 0000000000002001 jmp      len=2 T -> 0000000000002004\n"
+		"I 0000000000002004 jmp-ind  len=2 T -> 0000000000003000\n"
+		"# end\n",
+},
+{
+	.name = "psb+: a MODE.Exec that contradicts the mode is a bad status update",
+	.cite = "SDM 33.3.7, 33.4.2.8 (MODE.Exec CS.D=1: 32-bit), D82",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x2000),
+	       PT_PSB, PT_MODE32, PT_FUP6(0x2000), PT_PSBEND, PT_TIP6(0x3000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0), REG(0x3000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000002000\n"
+		"# error @48 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+
+/* ---- the end of the trace (issue 17 point 8, D83) ---- */
+{
+	.name = "end: a last PSB+ whose FUP is outside the image",
+	.cite = "SDM 33.3.7 (the FUP names the next IP), D83",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_FUP6(0x9000), PT_PSBEND),
+	.img = { REG(0x1000, 0xff, 0xe0) },
+	.want = "# enable 9000\n"
+		"# end\n",
+},
+{
+	.name = "end: the same FUP outside the image with a packet after it",
+	.cite = "SDM 33.3.7; D74",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_FUP6(0x9000), PT_PSBEND, 0x04),
+	.img = { REG(0x1000, 0xff, 0xe0) },
+	.want = "# enable 9000\n"
+		"# error @16 no memory mapped at the address\n"
+		"# end\n",
+	.want_errors = 1,
+},

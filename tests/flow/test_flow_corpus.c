@@ -46,7 +46,7 @@ struct row {
 	int pg;
 	size_t n;
 	const uint8_t *s;
-	struct region img[4];
+	struct region img[6];	/* up to 5, then n == 0 */
 	const char *want;	/* the output, line by line */
 	int want_errors;	/* rtit_flow_dec_run's return */
 };
