@@ -408,6 +408,10 @@ int flow_ic_fill(struct rtit_flow_dec *d, uint64_t key, struct ic_ent *e)
 		e->flags |= IC_ZLC;
 	if (in.mnemonic == ZYDIS_MNEMONIC_INTO)
 		e->flags |= IC_INTO;
+	if (in.attributes & ZYDIS_ATTRIB_HAS_XACQUIRE)
+		e->flags |= IC_XACQ;
+	if (in.attributes & ZYDIS_ATTRIB_HAS_XRELEASE)
+		e->flags |= IC_XREL;
 	e->vec = 0;
 	if (si.cls == RTIT_IC_INT)
 		e->vec = in.mnemonic == ZYDIS_MNEMONIC_INT3 ? 3 :

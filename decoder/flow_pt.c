@@ -758,11 +758,14 @@ static int tsx_here(struct rtit_flow_dec *d, const struct ic_ent *e)
 
 	d->tsx_pending = false;
 	if (!abort) {
-		if (e->cls != (begin ? RTIT_IC_XBEGIN : RTIT_IC_XEND))
+		/* RTM's XBEGIN/XEND, or HLE's XACQUIRE/XRELEASE-prefixed
+		 * instruction (33.2.9.1, Table 33-10) */
+		bool hle = e->flags & (begin ? IC_XACQ : IC_XREL);
+		if (e->cls != (begin ? RTIT_IC_XBEGIN : RTIT_IC_XEND) && !hle)
 			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
 					 "MODE.TSX(InTX=%d) binds to the FUP at 0x%" PRIx64
 					 ", a %s, not an %s", begin, at, rtit_insn_class_name(e->cls),
-					 begin ? "XBEGIN" : "XEND");
+					 begin ? "XBEGIN or XACQUIRE" : "XEND or XRELEASE");
 		consume(d);
 		flow_insn_rec(d, e, at + e->len, RTIT_SIM_F_TX, 0);
 		commit(d);
@@ -990,6 +993,24 @@ static int pt_walk_mov_cr(struct rtit_flow_dec *d, const struct ic_ent *e, bool 
 	return W_INSN;
 }
 
+/* A TIP.PGD(@to) in view at the conditional branch @e, no TNT bit
+ * pending: it binds to the branch, "the next branch that would normally
+ * generate a TIP or TNT" (SDM 33.4.2.5, Application; libipt binds it to a
+ * conditional branch too; D84), whose way its IP tells: the target is
+ * taken, the NLIP not taken.  Any other IP is an error. */
+static int pt_cond_pgd(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t off, uint64_t to)
+{
+	uint64_t nlip = (d->ip + e->len) & flow_pt_ip_mask(d);
+
+	if (to != e->target && to != nlip)
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+				 "the TIP.PGD 0x%" PRIx64 " at the conditional branch at 0x%" PRIx64
+				 " is neither its target 0x%" PRIx64 " nor its NLIP", to, d->ip,
+				 e->target);
+	consume(d);
+	return leave(d, e, off, to, to == e->target ? RTIT_SIM_F_TAKEN : 0);
+}
+
 /* A conditional branch (a TNT bit) or a near RET (a TNT bit when
  * compressed, else a TIP; a TIP.PGD for either when it left tracing):
  * where it goes in *next, *fl.  Returns W_INSN (the packet used), W_AGAIN
@@ -1013,10 +1034,10 @@ static inline int pt_walk_cond_ret(struct rtit_flow_dec *d, const struct ic_ent 
 			consume(d);
 			break;
 		case RTIT_PT_TIP_PGD:
-			if (e->cls == RTIT_IC_COND && d->la.ip_status != 1)
-				break;	/* a conditional's TIP.PGD is () */
 			off = d->la.offset;
 			to = d->la.ip_status == 1 ? NO_IP : d->la.ip;
+			if (e->cls == RTIT_IC_COND && to != NO_IP)
+				return pt_cond_pgd(d, e, off, to);
 			consume(d);
 			return leave(d, e, off, to, RTIT_SIM_F_TAKEN);
 		case RTIT_PT_OVF:

@@ -215,3 +215,68 @@
 		"# end\n",
 	.want_errors = 1,
 },
+
+/* ---- TIP.PGD with an IP at a conditional branch (issue 17 point 3, D84) ---- */
+{
+	.name = "pgd: TIP.PGD(target) binds to the conditional branch: taken",
+	.cite = "SDM 33.4.2.5 Application; libipt pt_insn_at_disabled_event (ptic_cond_jump)",
+	.dialect = RTIT_DIALECT_PT,
+	/* JZ +0x0e (74 0E) at 0x1000: target 0x1010, NLIP 0x1002 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_PGD6(0x1010)),
+	.img = { REG(0x1000, 0x74, 0x0e) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 cond     len=2 T -> 0000000000001010\n"
+		"# disable 1010\n"
+		"# end\n",
+},
+{
+	.name = "pgd: TIP.PGD(NLIP) binds to the conditional branch: not taken",
+	.cite = "SDM 33.4.2.5 Application",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_PGD6(0x1002)),
+	.img = { REG(0x1000, 0x74, 0x0e) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 cond     len=2 -> 0000000000001002\n"
+		"# disable 1002\n"
+		"# end\n",
+},
+{
+	.name = "pgd: TIP.PGD with an IP that is neither way of the branch",
+	.cite = "SDM 33.4.2.5",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_PGD6(0x5000)),
+	.img = { REG(0x1000, 0x74, 0x0e) },
+	.want = "# enable 1000\n"
+		"# error @25 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+
+/* ---- HLE (issue 17 point 4) ---- */
+{
+	.name = "hle: MODE.TSX + FUP at XACQUIRE LOCK, then at XRELEASE LOCK",
+	.cite = "SDM 33.2.9.1, Table 33-10 (begin: XACQUIRE lock, commit: XRELEASE lock), Table 33-55 cases 19/20",
+	.dialect = RTIT_DIALECT_PT,
+	/* 0x1000 XACQUIRE LOCK ADD [RAX],EAX (F2 F0 01 00), 0x1004 XRELEASE
+	 * LOCK ADD [RAX],EAX (F3 F0 01 00), 0x1008 JMP RAX; MODE.TSX 99 21
+	 * (InTX=1) + FUP(0x1000), MODE.TSX 99 20 + FUP(0x1004) */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x99, 0x21, PT_FUP6(0x1000),
+	       0x99, 0x20, PT_FUP6(0x1004)),
+	.img = { REG(0x1000, 0xf2, 0xf0, 0x01, 0x00, 0xf3, 0xf0, 0x01, 0x00, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=4 TX -> 0000000000001004\n"
+		"I 0000000000001004 other    len=4 TX -> 0000000000001008\n"
+		"# end\n",
+},
+{
+	.name = "hle: MODE.TSX(InTX=1) + FUP at a plain LOCK ADD is an error",
+	.cite = "SDM Table 33-10",
+	.dialect = RTIT_DIALECT_PT,
+	/* LOCK ADD [RAX],EAX (F0 01 00): no XACQUIRE */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x99, 0x21, PT_FUP6(0x1000)),
+	.img = { REG(0x1000, 0xf0, 0x01, 0x00, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# error @27 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
