@@ -408,6 +408,8 @@ int flow_ic_fill(struct rtit_flow_dec *d, uint64_t key, struct ic_ent *e)
 		e->flags |= IC_ZLC;
 	if (in.mnemonic == ZYDIS_MNEMONIC_INTO)
 		e->flags |= IC_INTO;
+	if (in.mnemonic == ZYDIS_MNEMONIC_VMLAUNCH || in.mnemonic == ZYDIS_MNEMONIC_VMRESUME)
+		e->flags |= IC_VMENTRY;
 	if (in.attributes & ZYDIS_ATTRIB_HAS_XACQUIRE)
 		e->flags |= IC_XACQ;
 	if (in.attributes & ZYDIS_ATTRIB_HAS_XRELEASE)

@@ -26,7 +26,9 @@ struct ic_ent {
 };
 /* IC_XACQ/IC_XREL: an XACQUIRE/XRELEASE-prefixed instruction (HLE, SDM
  * 33.2.9.1: it begins or commits a transaction as XBEGIN/XEND do) */
-enum { IC_ZLC = 1, IC_INTO = 2, IC_XACQ = 4, IC_XREL = 8 };
+/* IC_VMENTRY: VMLAUNCH/VMRESUME (a far transfer into the guest when the
+ * VM entry succeeds, Table 33-53) */
+enum { IC_ZLC = 1, IC_INTO = 2, IC_XACQ = 4, IC_XREL = 8, IC_VMENTRY = 16 };
 
 /* Where the PT walk is with respect to SGX enclaves (D52): before the
  * first enable (a trace starts outside: the simulator's TraceEn is set

@@ -863,6 +863,45 @@ static bool enclu_is_event(struct rtit_flow_dec *d, uint64_t to)
  * with the instruction at d->ip. */
 enum { W_AGAIN = 3, W_INSN = 4 };
 
+/* At a VMLAUNCH/VMRESUME, no bits pending: whether the packet in view is
+ * its VM entry's, a PIP(NR=1), or a TIP after a VM exit (Table 33-53).
+ * Else the entry failed (VMfail: no transfer, on at the NLIP). */
+static bool pt_vmentry_due(const struct rtit_flow_dec *d)
+{
+	return d->have_la && ((d->la.pkt.type == RTIT_PT_PIP && d->la.pkt.u.pip.nr) ||
+			      (d->la.pkt.type == RTIT_PT_TIP && d->in_vmm));
+}
+
+/* A VMLAUNCH/VMRESUME whose VM entry is in view: under BranchEn a far
+ * transfer, [PIP(NR=1)], [VMCS], TIP(guest IP), no FUP (Table 33-53; D84).
+ * Its record is made here.  Returns W_AGAIN or as flow_pt_walk. */
+static int pt_walk_vmentry(struct rtit_flow_dec *d, const struct ic_ent *e)
+{
+	uint64_t next = 0;
+	bool pgd;
+	int r = take_tip(d, "the VM entry (VMLAUNCH/VMRESUME)", &next, &pgd);
+
+	if (r < 0)
+		return r;
+	if (r != TIP_OK) {	/* lost in an overflow, or the end */
+		flow_insn_rec(d, e, 0, RTIT_SIM_F_TAKEN, RTIT_FLOW_A_NEXT_UNKNOWN);
+		commit(d);
+		if (r == TIP_EOS)
+			return 2;
+		if ((r = overflow(d)) < 0)
+			return r;
+		return W_AGAIN;
+	}
+	d->in_vmm = false;
+	d->nonroot = d->vmx_known = true;
+	if (pgd)
+		return leave(d, e, d->last_off, next, RTIT_SIM_F_TAKEN);
+	flow_insn_rec(d, e, next, RTIT_SIM_F_TAKEN, 0);
+	commit(d);
+	d->ip = next;
+	return W_AGAIN;
+}
+
 /* The FUP in view with no bits pending, before the instruction @e at
  * d->ip: a PEBS record, an RFLAGS.IF change, a TSX begin, commit or abort,
  * or an event here; or one for an instruction ahead (W_INSN).  Returns
@@ -947,7 +986,7 @@ static inline int pt_walk_packet(struct rtit_flow_dec *d, const struct ic_ent *e
 		 * VM exit was lost in an overflow), or a MOV
 		 * CR3's, here or ahead (the PSB+'s PIP may have
 		 * been lost too) */
-		if (!p->pkt.u.pip.nr || e->cls == RTIT_IC_MOV_CR3 ||
+		if (!p->pkt.u.pip.nr || e->cls == RTIT_IC_MOV_CR3 || (e->flags & IC_VMENTRY) ||
 		    (!d->in_vmm && (d->nonroot || !d->vmx_known) &&
 		     d->cfe_type != rtit_pt_cfe_vmentry))
 			break;
@@ -955,8 +994,9 @@ static inline int pt_walk_packet(struct rtit_flow_dec *d, const struct ic_ent *e
 			return r;
 		return W_AGAIN;
 	case RTIT_PT_TIP:
-		/* after a VM exit, the TIP of the VM entry */
-		if (!d->in_vmm)
+		/* after a VM exit, the TIP of the VM entry (at a
+		 * VMLAUNCH/VMRESUME, the instruction's: pt_walk_vmentry) */
+		if (!d->in_vmm || (e->flags & IC_VMENTRY))
 			break;
 		if ((r = vm_entry_here(d)) <= 0 || r == 2)
 			return r;
@@ -1243,7 +1283,11 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 		case RTIT_IC_MOV_CR3: case RTIT_IC_MOV_CR0:
 			r = pt_walk_mov_cr(d, e, &used);
 			break;
-		case RTIT_IC_OTHER: case RTIT_IC_WRMSR: case RTIT_IC_RDMSR: case RTIT_IC_HLT:
+		case RTIT_IC_OTHER:
+			if ((e->flags & IC_VMENTRY) && !d->tnt_n && pt_vmentry_due(d))
+				r = pt_walk_vmentry(d, e);
+			break;
+		case RTIT_IC_WRMSR: case RTIT_IC_RDMSR: case RTIT_IC_HLT:
 		case RTIT_IC_PTWRITE: case RTIT_IC_MWAIT:
 		case RTIT_IC_XBEGIN: case RTIT_IC_XEND:	/* nested: no packet (case 18) */
 			break;

@@ -280,3 +280,30 @@
 		"# end\n",
 	.want_errors = 1,
 },
+
+/* ---- VM entry under BranchEn (issue 17 point 5, D84) ---- */
+{
+	.name = "vmx: VMLAUNCH with PIP(NR=1) + TIP(guest) is a far transfer",
+	.cite = "SDM Table 33-53 (VM entry: PIP(NR=1), TIP(guest IP)), 33.4.2.6",
+	.dialect = RTIT_DIALECT_PT,
+	/* VMLAUNCH (0F 01 C2) at 0x1000, JMP RAX at 0x1003; the guest at
+	 * 0x5000 (JMP RAX).  PIP 02 43, payload 01 (NR=1) 10 00 00 00 00 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0x43, 0x01, 0x10, 0, 0, 0, 0,
+	       PT_TIP6(0x5000)),
+	.img = { REG(0x1000, 0x0f, 0x01, 0xc2, 0xff, 0xe0), REG(0x5000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=3 T -> 0000000000005000\n"
+		"# end\n",
+},
+{
+	.name = "vmx: VMRESUME that fails (no PIP, no TIP) goes on at its NLIP",
+	.cite = "SDM Table 33-53; VMfail transfers nothing",
+	.dialect = RTIT_DIALECT_PT,
+	/* VMRESUME (0F 01 C3) at 0x1000, JZ +0 at 0x1003 takes the TNT */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x06),
+	.img = { REG(0x1000, 0x0f, 0x01, 0xc3, 0x74, 0x00, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=3 -> 0000000000001003\n"
+		"I 0000000000001003 cond     len=2 T -> 0000000000001005\n"
+		"# end\n",
+},
