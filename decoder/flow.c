@@ -1260,7 +1260,10 @@ int rtit_flow_dec_run(struct rtit_flow_dec *d)
 	int r;
 
 	for (;;) {
-		if (d->state == ST_ENABLED) {
+		if (d->pt && d->cfg.events_only) {
+			if ((r = flow_pt_events(d)) == 1)
+				break;
+		} else if (d->state == ST_ENABLED) {
 			r = d->pt ? flow_pt_walk(d) : walk(d);
 			if (r == 2)
 				break;	/* the stream ended */
@@ -1333,6 +1336,9 @@ int rtit_flow_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 		snprintf(extra, sizeof(extra), rtit_vmx_exit_has_vector(r->msr) ?
 			 " reason=%u qual=0x%" PRIx64 " vec=%u" : " reason=%u qual=0x%" PRIx64,
 			 r->msr, r->value, r->vector);
+	if (r->pad0 & RTIT_FLOW_A_NEXT_UNKNOWN)
+		return snprintf(buf, size, "E %016" PRIx64 " %-8s%s -> ?%s", r->ip,
+				r->cls ? rtit_sim_event_name(r->cls) : "event", extra, t);
 	return snprintf(buf, size, "E %016" PRIx64 " %-8s%s -> %016" PRIx64 "%s", r->ip,
 			r->cls ? rtit_sim_event_name(r->cls) : "event", extra, r->next_ip, t);
 }

@@ -106,6 +106,14 @@ struct rtit_flow_dec {
 	uint8_t evd_seen;	/* EVD.VMXQ (bit 0), EVD.VMXR (bit 1) since
 				 * the last VM exit (Table 33-59 cases 13/14) */
 	uint64_t evd_vmxq, evd_vmxr;
+	/* EVD types since the last CFE (bit per type, 0x80 reserved), the
+	 * first one's offset: the CFE that follows must fit them (D84) */
+	uint8_t evd_pend;
+	uint64_t evd_off;
+	/* events_only: a CFE with its IP bit waits for its FUP */
+	bool ev_fup_due;
+	struct rtit_packet ev_cfe;
+	uint64_t ev_cfe_off;
 	/* RFLAGS.IF from a MODE.Exec that kept the CS bits, until the
 	 * instruction or transfer it belongs to: -1 none, 0 or 1; mode_fup:
 	 * no FUP or TIP has come since (a FUP now is CLI/STI/POPF's) */
@@ -207,6 +215,7 @@ bool flow_ret_compressed(struct rtit_flow_dec *d, uint64_t *t);
 
 /* ---- flow_pt.c: the Intel PT walk ---- */
 int flow_pt_walk(struct rtit_flow_dec *d);
+int flow_pt_events(struct rtit_flow_dec *d);
 int flow_pt_idle(struct rtit_flow_dec *d);
 void flow_pt_reset(struct rtit_flow_dec *d);
 

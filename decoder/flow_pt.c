@@ -85,6 +85,7 @@ void flow_pt_reset(struct rtit_flow_dec *d)
 	d->intx = false;
 	d->pebs_in = false;
 	d->pebs_fup = false;
+	d->evd_pend = 0;
 	d->encl = FLOW_ENCL_UNKNOWN;	/* resynchronising after an error */
 }
 
@@ -302,6 +303,43 @@ static int peek_fup(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
 	return PK_VIEW;
 }
 
+/* EVD packets bind to the CFE that follows (SDM 33.4.2.30: "an EVD is never
+ * generated without a CFE"; D84): a page-fault address (CR2) to a CFE.INTR
+ * of vector 14 (#PF), a VMX exit qualification or reason to a CFE.VMEXIT or
+ * VMEXIT_INTR (Table 33-59 cases 6, 13, 14); other types are reserved
+ * (Table 33-51).  @cfe: the CFE that came (NULL: another packet did).
+ * 0, or the error at the first EVD. */
+static int evd_check(struct rtit_flow_dec *d, const struct rtit_packet *cfe)
+{
+	int bad = -1;
+	if (!d->evd_pend)
+		return 0;
+	bool intr14 = cfe && cfe->u.cfe.type == rtit_pt_cfe_intr && cfe->u.cfe.vector == 14;
+	bool vmexit = cfe && (cfe->u.cfe.type == rtit_pt_cfe_vmexit ||
+			      cfe->u.cfe.type == rtit_pt_cfe_vmexit_intr);
+	if (d->evd_pend & 0x80)
+		bad = 0x80;
+	else if ((d->evd_pend & (1u << rtit_pt_evd_pfa)) && !intr14)
+		bad = rtit_pt_evd_pfa;
+	else if ((d->evd_pend & (1u << rtit_pt_evd_vmxq)) && !vmexit)
+		bad = rtit_pt_evd_vmxq;
+	else if ((d->evd_pend & (1u << rtit_pt_evd_vmxr)) && !vmexit)
+		bad = rtit_pt_evd_vmxr;
+	d->evd_pend = 0;
+	if (bad < 0)
+		return 0;
+	if (bad == 0x80)
+		return flow_fail(d, RTIT_ERR_BAD_PACKET, d->evd_off,
+				 "an EVD of a reserved type (SDM Table 33-51)");
+	if (!cfe)
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->evd_off,
+				 "an EVD not followed by its CFE (SDM 33.4.2.30)");
+	return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->evd_off,
+			 "an EVD of type %d does not belong to the CFE of type %u (vector %u)"
+			 " that follows (SDM Tables 33-50, 33-51)", bad, cfe->u.cfe.type,
+			 cfe->u.cfe.vector);
+}
+
 /* Brings the next significant packet into view: TNT, TIP, TIP.PGE,
  * TIP.PGD, a FUP that is not status, OVF, TraceStop, and PIP and MODE.Exec
  * while tracing (they belong to a MOV CR3 or a far transfer ahead).  1: in view,
@@ -337,6 +375,7 @@ static int pt_peek(struct rtit_flow_dec *d)
 			pt_mtc(d, p->u.mtc.ctc);
 			continue;
 		case RTIT_PT_PSB:
+			d->evd_pend = 0;
 			d->in_psb = true;
 			d->bound_fup = false;
 			d->pebs_in = false;
@@ -385,6 +424,8 @@ static int pt_peek(struct rtit_flow_dec *d)
 			pebs_block(d, p);
 			continue;
 		case RTIT_PT_CFE:
+			if (d->evd_pend && (r = evd_check(d, p)) < 0)
+				return r;
 			if (p->u.cfe.ip)	/* Table 33-59 */
 				d->bound_fup = true;
 			d->cfe_type = p->u.cfe.type;
@@ -403,8 +444,9 @@ static int pt_peek(struct rtit_flow_dec *d)
 				return r;
 			break;
 		case RTIT_PT_OVF:
-			/* packets were lost: a PSBEND, an IP bit's FUP; it
-			 * ends a block (33.4.1.1) */
+			/* packets were lost: a PSBEND, an IP bit's FUP, a
+			 * CFE; it ends a block (33.4.1.1) */
+			d->evd_pend = 0;
 			d->in_psb = false;
 			d->bound_fup = false;
 			d->pebs_in = false;
@@ -418,6 +460,10 @@ static int pt_peek(struct rtit_flow_dec *d)
 			d->cfe_fresh = false;
 			break;
 		case RTIT_PT_EVD:
+			if (!d->evd_pend)
+				d->evd_off = it.offset;
+			d->evd_pend |= p->u.evd.type <= rtit_pt_evd_vmxr ?
+					(uint8_t)(1u << p->u.evd.type) : 0x80;
 			/* a VM exit's reason and qualification: the exit's
 			 * record takes them (either order, D48) */
 			if (p->u.evd.type == rtit_pt_evd_vmxq) {
@@ -431,6 +477,8 @@ static int pt_peek(struct rtit_flow_dec *d)
 		default:
 			continue;	/* timing, power, VMCS, PAD, blocks */
 		}
+		if (d->evd_pend && (r = evd_check(d, NULL)) < 0)
+			return r;
 		r = flow_set_la(d, &it, false);
 		/* 33.3.6: a CYC right before a packet is that packet's time
 		 * (a TNT's: its first branch's, 33.3.6.2) */
@@ -1145,7 +1193,19 @@ static inline int pt_walk_indirect(struct rtit_flow_dec *d, const struct ic_ent 
 
 	/* with TNT bits pending, a deferred TIP (33.4.2.3):
 	 * the TIPs follow the TNT whose bits span them, in
-	 * order, so it is the next packet all the same */
+	 * order, so it is the next packet all the same.  With
+	 * none pending, one TNT may come first: the TIP was
+	 * deferred behind the bits of the branches after this
+	 * one (D84, as libipt's pt_qry_indirect_branch) */
+	if (!d->tnt_n) {
+		if ((r = pt_peek(d)) < 0)
+			return r;
+		if (r && (is_type(d, RTIT_PT_TNT8) || is_type(d, RTIT_PT_TNT64))) {
+			d->tnt_bits = d->la.pkt.u.tnt.bits;
+			d->tnt_n = d->la.pkt.u.tnt.nbits;
+			consume(d);
+		}
+	}
 	if ((r = take_tip(d, e->cls == RTIT_IC_INDIRECT_JMP ? "the indirect JMP" :
 			  "the indirect CALL", next, &pgd)) != TIP_OK) {
 		if (r == TIP_EOS)
@@ -1245,12 +1305,19 @@ static int pt_walk_nomap(struct rtit_flow_dec *d, int r)
 {
 	if (r != -RTIT_ERR_NOMAP || d->tnt_n || d->have_la)
 		return r;
+	/* ic_get's error, reported unless the stream ends (a bad packet
+	 * next would overwrite it) */
+	char msg[sizeof(d->msg)];
+	uint64_t off = d->err_off, ip = d->err_ip;
+	memcpy(msg, d->msg, sizeof(msg));
 	int p = pt_peek(d);
-	if (p < 0)
-		return p;
 	if (p == 0)
 		return flow_walk_end(d);
-	return r;	/* d->msg and the offset are ic_get's */
+	memcpy(d->msg, msg, sizeof(msg));
+	d->err_code = -r;
+	d->err_off = off;
+	d->err_ip = ip;
+	return r;
 }
 
 int flow_pt_walk(struct rtit_flow_dec *d)
@@ -1390,5 +1457,117 @@ int flow_pt_idle(struct rtit_flow_dec *d)
 	default:
 		consume(d);
 		return 0;
+	}
+}
+
+/* ------------------------------------------------ event trace only */
+
+/* The FUP of the CFE d->ev_cfe at @ip (events_only): the record it
+ * establishes, after a note that the flow before it is unknown (D84).
+ * INTR: an event at @ip with its vector; IRET/UIRET: the instruction at
+ * @ip, which must be one (Table 33-50: the FUP is its CLIP); UINTR, INIT:
+ * the event; the others (SMI, VM entry and exits, shutdown) only the
+ * note.  The next IP is never known. */
+static int event_record(struct rtit_flow_dec *d, uint64_t ip)
+{
+	const struct rtit_packet *c = &d->ev_cfe;
+	const struct ic_ent *e;
+	struct rtit_sim_rec *rec;
+	int r;
+
+	flow_note(d, RTIT_FLOW_N_EVENTS_ONLY, d->ev_cfe_off, ip, 0);
+	switch (c->u.cfe.type) {
+	case rtit_pt_cfe_iret: case rtit_pt_cfe_uiret:
+		d->ip = ip;
+		if ((r = ic_get(d, ip, &e)) < 0)
+			return r;
+		if (e->cls != (c->u.cfe.type == rtit_pt_cfe_iret ? RTIT_IC_IRET : RTIT_IC_UIRET))
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->ev_cfe_off,
+					 "the FUP of a CFE.%s is at 0x%" PRIx64 ", a %s (SDM"
+					 " Table 33-50: its CLIP)", c->u.cfe.type == rtit_pt_cfe_iret ?
+					 "IRET" : "UIRET", ip, rtit_insn_class_name(e->cls));
+		flow_insn_rec(d, e, 0, RTIT_SIM_F_TAKEN, RTIT_FLOW_A_NEXT_UNKNOWN);
+		break;
+	case rtit_pt_cfe_intr: case rtit_pt_cfe_uintr: case rtit_pt_cfe_init:
+		flow_emit_event(d, ip, 0);
+		rec = &d->batch[d->nbatch - 1];
+		rec->pad0 |= RTIT_FLOW_A_NEXT_UNKNOWN;
+		rec->cls = c->u.cfe.type == rtit_pt_cfe_uintr ? RTIT_EV_UINTR :
+			   c->u.cfe.type == rtit_pt_cfe_init ? RTIT_EV_INIT : RTIT_EV_NONE;
+		rec->vector = c->u.cfe.type == rtit_pt_cfe_init ? 0 : c->u.cfe.vector;
+		rec->flags &= (uint8_t)~RTIT_SIM_F_FAULT;
+		break;
+	default:
+		return 0;
+	}
+	/* RFLAGS.IF at the event is not what the last MODE.Exec said (the
+	 * delivery may change it): not claimed */
+	d->batch[d->nbatch - 1].pad0 &= (uint8_t)~RTIT_FLOW_A_IF_KNOWN;
+	commit(d);
+	flow_flush_committed(d);
+	return 0;
+}
+
+/* Intel PT event trace with no branch packets (cfg.events_only: EventEn=1,
+ * BranchEn=0, SDM 33.2.4/Table 33-6): one packet.  CFE + FUP give records
+ * (event_record); MODE.Exec the mode (for the IRET at a FUP); a TNT or TIP
+ * cannot be in such a stream.  Returns 0, 1 at the end, or < 0. */
+int flow_pt_events(struct rtit_flow_dec *d)
+{
+	struct rtit_pktdec_item it;
+	int r = flow_next_packet(d, &it);
+
+	if (r <= 0)
+		return r < 0 ? r : 1;
+	const struct rtit_packet *p = &it.pkt;
+	if (p->type != RTIT_PT_EVD && p->type != RTIT_PT_CFE && d->evd_pend &&
+	    (p->type == RTIT_PT_FUP || p->type == RTIT_PT_TIP || p->type == RTIT_PT_TNT8) &&
+	    (r = evd_check(d, NULL)) < 0)
+		return r;
+	switch (p->type) {
+	case RTIT_PT_PSB:
+		d->last_off = it.offset;
+		d->ev_fup_due = false;
+		d->evd_pend = 0;
+		return 0;
+	case RTIT_PT_MODE_EXEC:
+		apply_mode(d, p->u.mode.bits);
+		return 0;
+	case RTIT_PT_EVD:
+		if (!d->evd_pend)
+			d->evd_off = it.offset;
+		d->evd_pend |= p->u.evd.type <= rtit_pt_evd_vmxr ? (uint8_t)(1u << p->u.evd.type) :
+				0x80;
+		return 0;
+	case RTIT_PT_CFE:
+		if ((r = evd_check(d, p)) < 0)
+			return r;
+		d->last_off = it.offset;
+		d->ev_fup_due = p->u.cfe.ip;
+		d->ev_cfe = *p;
+		d->ev_cfe_off = it.offset;
+		return 0;
+	case RTIT_PT_FUP:
+		d->last_off = it.offset;
+		if (!d->ev_fup_due)
+			return 0;	/* a MODE.Exec's, PTW's, PSB+'s: status */
+		d->ev_fup_due = false;
+		if (it.ip_status != 0)
+			return flow_fail(d, RTIT_ERR_NOIP, it.offset,
+					 "the FUP of a CFE has no IP the decoder knows");
+		return event_record(d, it.ip);
+	case RTIT_PT_OVF:
+		d->ev_fup_due = false;
+		d->evd_pend = 0;
+		d->st.overflows++;
+		d->st.gaps++;
+		flow_note(d, RTIT_FLOW_N_OVERFLOW, it.offset, NO_IP, 0);
+		return 0;
+	case RTIT_PT_TNT8: case RTIT_PT_TNT64: case RTIT_PT_TIP:
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it.offset,
+				 "a %s in a trace without branches (BranchEn=0)",
+				 rtit_pkt_name(p->type));
+	default:
+		return 0;	/* timing, TIP.PGE/PGD, PIP, power, PTW, ... */
 	}
 }

@@ -35,6 +35,7 @@ void rtit_flow_cfg_from_sideband(struct rtit_flow_cfg *cfg, const struct rtit_si
 		cfg->cr0_pg = !strcmp(v, "-1") ? -1 : is_on(v);
 	cfg->event_trace = sb->has_ia32_rtit_ctl &&
 			   (sb->ia32_rtit_ctl & RTIT_PT_CTL_EVENT_EN);	/* Table 33-6 */
+	cfg->events_only = cfg->event_trace && !(sb->ia32_rtit_ctl & RTIT_PT_CTL_BRANCH_EN);
 	cfg->mtc_freq = sb->mtc_freq;
 	if (sb->art_num && sb->art_den) {
 		cfg->art_num = sb->art_num;

@@ -307,3 +307,130 @@
 		"I 0000000000001003 cond     len=2 T -> 0000000000001005\n"
 		"# end\n",
 },
+
+/* ---- EVD and the CFE it binds to (issue 17 point 9, D84) ---- */
+#define PT_EVD(t, v) 0x02, 0x53, (t), IP8(v)
+{
+	.name = "evd: an EVD.VMXQ before a CFE.IRET is an error",
+	.cite = "SDM 33.4.2.30 (EVD binds to the following CFE), Tables 33-50, 33-51",
+	.dialect = RTIT_DIALECT_PT,
+	.event_trace = true,
+	/* EVD type 1 (VMX exit qualification) @25, CFE.IRET with IP (02 13
+	 * 82 00), FUP(CLIP); IRETQ (48 CF) at 0x1000 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_EVD(1, 0x1234), 0x02, 0x13, 0x82, 0x00,
+	       PT_FUP6(0x1000), PT_TIP6(0x5000)),
+	.img = { REG(0x1000, 0x48, 0xcf), REG(0x5000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# error @25 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "evd: an EVD.PFA before a CFE.INTR of vector 14 (#PF) belongs",
+	.cite = "SDM Table 33-59 case 6 (EVD.PFA, CFE.INTR(14)), 33.4.2.29 (IP=0 under BranchEn), Table 33-55",
+	.dialect = RTIT_DIALECT_PT,
+	.event_trace = true,
+	/* MOV RAX,[RAX] (48 8B 00) at 0x1000 faults: EVD.PFA, CFE.INTR
+	 * with IP=0 (BranchEn=1: the exception sends its own FUP, 33.4.2.29)
+	 * 02 13 01 0E, FUP(0x1000), TIP(0x5000) */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_EVD(0, 0x7fff0000), 0x02, 0x13, 0x01, 0x0e,
+	       PT_FUP6(0x1000), PT_TIP6(0x5000)),
+	.img = { REG(0x1000, 0x48, 0x8b, 0x00), REG(0x5000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"E 0000000000001000 event    -> 0000000000005000\n"
+		"# end\n",
+},
+{
+	.name = "evd: an EVD.PFA before a CFE.INTR of another vector is an error",
+	.cite = "SDM Tables 33-50, 33-51, 33-59",
+	.dialect = RTIT_DIALECT_PT,
+	.event_trace = true,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_EVD(0, 0x7fff0000), 0x02, 0x13, 0x01, 0x0d,
+	       PT_FUP6(0x1000), PT_TIP6(0x5000)),
+	.img = { REG(0x1000, 0x48, 0x8b, 0x00), REG(0x5000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# error @25 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "evd: an EVD of a reserved type",
+	.cite = "SDM Table 33-51 (types 0-2 defined)",
+	.dialect = RTIT_DIALECT_PT,
+	.event_trace = true,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_EVD(5, 0), 0x02, 0x13, 0x01, 0x0e,
+	       PT_FUP6(0x1000), PT_TIP6(0x5000)),
+	.img = { REG(0x1000, 0x48, 0x8b, 0x00), REG(0x5000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# error @25 reserved encoding inside packet\n"
+		"# end\n",
+	.want_errors = 1,
+},
+
+/* ---- a deferred TIP with no TNT bits pending (issue 17 point 11, D84) ---- */
+{
+	.name = "deferred: TNT, then the TIP of the indirect CALL before it",
+	.cite = "SDM 33.4.2.3 (deferred TIPs); libipt pt_qry_indirect_branch (one TNT before the TIP)",
+	.dialect = RTIT_DIALECT_PT,
+	/* CALL RAX (FF D0) at 0x1000 with no bits pending; its TIP comes
+	 * after the TNT (06: one taken bit) of JZ +0 (74 00) at the target
+	 * 0x5000; JMP RAX at 0x5002 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x06, PT_TIP6(0x5000)),
+	.img = { REG(0x1000, 0xff, 0xd0), REG(0x5000, 0x74, 0x00, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 call-ind len=2 T -> 0000000000005000\n"
+		"I 0000000000005000 cond     len=2 T -> 0000000000005002\n"
+		"# end\n",
+},
+{
+	.name = "deferred: two TNTs before the TIP are an error",
+	.cite = "SDM 33.4.2.3",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x06, 0x06, PT_TIP6(0x5000)),
+	.img = { REG(0x1000, 0xff, 0xd0), REG(0x5000, 0x74, 0x00, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# error @26 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+
+/* ---- event trace without branches (issue 17 point 6, D84) ---- */
+{
+	.name = "events-only: CFE.INTR and CFE.IRET with their FUPs, nothing between",
+	.cite = "SDM 33.4.2.29, Table 33-50 (INTR: FUP varies; IRET: CLIP), Table 33-6 (BranchEn=0)",
+	.dialect = RTIT_DIALECT_PT,
+	.events_only = true,
+	/* CFE.INTR(IP=1, 0x20) 02 13 81 20 @18, FUP(0x1000); CFE.IRET(IP=1)
+	 * 02 13 82 00 @29, FUP(0x2000) at IRETQ (48 CF) */
+	STREAM(PT_PSB, PT_PSBEND, 0x02, 0x13, 0x81, 0x20, PT_FUP6(0x1000),
+	       0x02, 0x13, 0x82, 0x00, PT_FUP6(0x2000)),
+	.img = { REG(0x1000, 0x90), REG(0x2000, 0x48, 0xcf) },
+	.want = "# events-only 1000 @18\n"
+		"E 0000000000001000 event    -> ?\n"
+		"# events-only 2000 @29\n"
+		"I 0000000000002000 iret     len=2 T -> ?\n"
+		"# end\n",
+},
+{
+	.name = "events-only: a CFE.IRET whose FUP is not at an IRET",
+	.cite = "SDM Table 33-50 (IRET: CLIP)",
+	.dialect = RTIT_DIALECT_PT,
+	.events_only = true,
+	STREAM(PT_PSB, PT_PSBEND, 0x02, 0x13, 0x82, 0x00, PT_FUP6(0x1000)),
+	.img = { REG(0x1000, 0x90) },
+	.want = "# events-only 1000 @18\n"
+		"# error @18 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "events-only: a TIP cannot be in a trace without branches",
+	.cite = "SDM Table 33-6 (BranchEn=0: no COFI packets)",
+	.dialect = RTIT_DIALECT_PT,
+	.events_only = true,
+	STREAM(PT_PSB, PT_PSBEND, PT_TIP6(0x1000)),
+	.img = { REG(0x1000, 0x90) },
+	.want = "# error @18 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},

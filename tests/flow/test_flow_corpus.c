@@ -41,6 +41,7 @@ struct row {
 	int dialect;		/* RTIT_DIALECT_RTIT / _PT */
 	int mode;		/* 0: 64 */
 	bool event_trace;
+	bool events_only;	/* EventEn=1, BranchEn=0 */
 	bool cmprs_ret;
 	bool pg_set;		/* RTIT: cfg.cr0_pg is pg (else the default) */
 	int pg;
@@ -160,6 +161,9 @@ static void on_note(void *opaque, const struct rtit_flow_note *nt)
 	case RTIT_FLOW_N_END:
 		snprintf(b, sizeof(b), "# end");
 		break;
+	case RTIT_FLOW_N_EVENTS_ONLY:
+		snprintf(b, sizeof(b), "# events-only %" PRIx64 " @%" PRIu64, nt->ip, nt->offset);
+		break;
 	default:
 		snprintf(b, sizeof(b), "# note %d", nt->kind);
 		break;
@@ -176,7 +180,8 @@ static bool run_row(const struct row *r, size_t chunk, bool bytewise)
 	rtit_flow_cfg_default(&cfg);
 	cfg.dialect = r->dialect;
 	cfg.mode = r->mode ? r->mode : 64;
-	cfg.event_trace = r->event_trace;
+	cfg.event_trace = r->event_trace || r->events_only;
+	cfg.events_only = r->events_only;
 	cfg.cmprs_ret = r->cmprs_ret;
 	if (r->pg_set)
 		cfg.cr0_pg = r->pg;
