@@ -434,3 +434,96 @@
 		"# end\n",
 	.want_errors = 1,
 },
+
+/* ---- one row per error class a stream or an image can cause ----
+ * (include/rtit/error.h; INTERNAL, INVALID as an argument, NOMEM, IO,
+ * BAD_CONFIG and NOSPACE come from the caller or the machine, NOSYNC from
+ * the packet layer's own search: a stream with no PSB decodes to nothing) */
+{
+	.name = "class EOS: the stream ends inside a TIP.PGE",
+	.cite = "SDM 33.4.2.7 (IPBytes 011b: 6 bytes)",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, 0x71, 0x00, 0x10),
+	.img = { REG(0x1000, 0x90) },
+	.want = "# error @18 truncated packet (stream ends inside it)\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "class BAD_OPC: a reserved extended opcode (02 FF)",
+	.cite = "SDM Table 33-17 (opcode map)",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0xff, PT_PSB, PT_PSBEND, PT_PGE6(0x2000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# error @25 reserved or unknown opcode\n"
+		"# resync 2000 @45\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "class BAD_PACKET: a TIP.PGE with the reserved IPBytes 101b",
+	.cite = "SDM Table 33-18 (IPBytes 101b reserved)",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, 0xb1, IP6(0x1000)),
+	.img = { REG(0x1000, 0x90) },
+	.want = "# error @18 reserved encoding inside packet\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "class BAD_CONTEXT: a conditional branch meets a TIP",
+	.cite = "SDM 33.4.2.1 (a conditional branch takes a TNT bit)",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x2000)),
+	.img = { REG(0x1000, 0x74, 0x00) },
+	.want = "# enable 1000\n"
+		"# error @25 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "class NOIP: an RTIT FUP.PGE with 16 IP bits right after the PSB",
+	.cite = "RTIT 4.2.3.1 (CNT 00b: LIP[15:0], the rest from LAST_LIP), 3.3.7 (PSB clears it)",
+	.dialect = RTIT_DIALECT_RTIT,
+	STREAM(R_PSB, 0x80, 0x00, 0x10),
+	.img = { REG(0x1000, 0x90) },
+	.want = "# error @9 IP compressed against an unknown last IP\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "class NOMAP: an RTIT TIP into a gap of the image",
+	.cite = "RTIT 4.2.3; D74",
+	.dialect = RTIT_DIALECT_RTIT,
+	STREAM(R_PSB, R_PGE(0x1000), R_TIP(0x1800), R_TIP(0x2000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000001800\n"
+		"# error @16 no memory mapped at the address\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "class INVALID: bytes that are no 64-bit instruction (06: PUSH ES)",
+	.cite = "SDM Vol. 2 (06 is invalid in 64-bit mode); D74",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x04),
+	/* 06 and 14 NOPs: all 15 bytes an instruction may have are there */
+	.img = { REG(0x1000, 0x06, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+		     0x90, 0x90, 0x90, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"# error @18 invalid argument\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "kernel half: RTIT FUP.PGE and TIP at 0xffffffff81000000",
+	.cite = "RTIT 4.2.3.1 (CNT 10b: LIP[47:0], bit 47 sign-extended)",
+	.dialect = RTIT_DIALECT_RTIT,
+	STREAM(R_PSB, R_PGE(K), R_TIP(K + 0x10)),
+	.img = { REG(K, 0xff, 0xe0), REG(K + 0x10, 0xff, 0xe0) },
+	.want = "# enable ffffffff81000000\n"
+		"I ffffffff81000000 jmp-ind  len=2 T -> ffffffff81000010\n"
+		"# end\n",
+},

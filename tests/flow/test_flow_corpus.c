@@ -8,7 +8,10 @@
  *
  * A row's output is the decoder's records (rtit_flow_rec_format) and notes
  * (one short line each: "# enable IP", "# error @OFFSET CODE", ...),
- * compared as text with the row's expectation.
+ * compared as text with the row's expectation.  Each row runs three times:
+ * the trace in memory with batches of 1024 and of 64 records, and read a
+ * byte at a time.  CORPUS_VERBOSE=1 prints each error's message;
+ * `test_flow_corpus WORD` runs the rows whose name has WORD.
  *
  * Intel PT bytes (SDM 33.4.2): PSB 02 82 x 8; PSBEND 02 23; TIP.PGE
  * IPBytes<<5|11h, TIP IPBytes<<5|0Dh, TIP.PGD IPBytes<<5|01h, FUP
@@ -150,7 +153,8 @@ static void on_note(void *opaque, const struct rtit_flow_note *nt)
 	case RTIT_FLOW_N_ERROR:
 		snprintf(b, sizeof(b), "# error @%" PRIu64 " %s", nt->offset,
 			 rtit_errstr(-nt->code));
-		fprintf(stderr, "    (error @%" PRIu64 ": %s)\n", nt->offset, nt->msg);
+		if (getenv("CORPUS_VERBOSE"))
+			fprintf(stderr, "    (error @%" PRIu64 ": %s)\n", nt->offset, nt->msg);
 		break;
 	case RTIT_FLOW_N_RESYNC:
 		snprintf(b, sizeof(b), "# resync %" PRIx64 " @%" PRIu64, nt->ip, nt->offset);
