@@ -254,6 +254,7 @@ static const char *note_name(int k)
 	case RTIT_FLOW_N_RESYNC: return "resync";
 	case RTIT_FLOW_N_UNCERTAIN: return "uncertain";
 	case RTIT_FLOW_N_END: return "end";
+	case RTIT_FLOW_N_EVENTS_ONLY: return "events-only";
 	default: return "?";
 	}
 }
@@ -331,6 +332,10 @@ static void on_note(void *opaque, const struct rtit_flow_note *nt)
 		break;
 	case RTIT_FLOW_N_END:
 		fprintf(x->out, "# end of trace at offset 0x%" PRIx64 "\n", nt->offset);
+		break;
+	case RTIT_FLOW_N_EVENTS_ONLY:
+		fprintf(x->out, "# flow up to here unknown (event trace without branches, BranchEn=0);"
+			" event at 0x%" PRIx64 " (CFE at offset 0x%" PRIx64 ")\n", nt->ip, nt->offset);
 		break;
 	}
 }

@@ -35,6 +35,7 @@ void rtit_flow_cfg_default(struct rtit_flow_cfg *cfg)
 	cfg->batch_cap = 1024;
 	cfg->max_walk = 1u << 22;
 	cfg->overflows_total = -1;
+	cfg->cr0_pg = 1;
 }
 
 int rtit_flow_dec_new(struct rtit_flow_dec **dp, const struct rtit_flow_cfg *cfg)
@@ -86,6 +87,10 @@ int rtit_flow_dec_new(struct rtit_flow_dec **dp, const struct rtit_flow_cfg *cfg
 		return -RTIT_ERR_INVALID;
 	}
 	d->tmpl.kind = RTIT_SIM_INSN;
+	/* CR0.PG where the trace starts (RTIT 4.2.10, issue 16 point 9, D80) */
+	d->pg_known = d->cfg.cr0_pg >= 0;
+	if (d->cfg.cr0_pg > 0)
+		d->tmpl.flags |= RTIT_SIM_F_CR0_PG;
 	d->tmpl.mode = (uint8_t)d->cfg.mode;
 	d->state = ST_DISABLED;
 	d->prev_nlip = NO_IP;
@@ -184,6 +189,7 @@ const char *flow_la_name(const struct rtit_flow_dec *d)
 static void apply_pip(struct rtit_flow_dec *d, const struct rtit_packet *p)
 {
 	d->tmpl.cr3 = p->u.pip.cr3;
+	d->pg_known = true;
 	if (p->u.pip.pg)
 		d->tmpl.flags |= RTIT_SIM_F_CR0_PG;
 	else
@@ -381,12 +387,12 @@ int flow_ic_fill(struct rtit_flow_dec *d, uint64_t key, struct ic_ent *e)
 			if (d->cfg.read_mem(d->cfg.mem_opaque, ip + n, buf + n, 1) < 0)
 				break;
 		if (!n)
-			return flow_fail(d, RTIT_ERR_INVALID, d->last_off,
+			return flow_fail(d, RTIT_ERR_NOMAP, d->last_off,
 				    "no memory mapped at 0x%" PRIx64 ": the flow leaves the program image", ip);
 	}
 	bool ok = ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(zd, NULL, buf, n, &in));
 	if (!ok && n < sizeof(buf))	/* its bytes are not all in the image (D74) */
-		return flow_fail(d, RTIT_ERR_INVALID, d->last_off,
+		return flow_fail(d, RTIT_ERR_NOMAP, d->last_off,
 			    "no memory mapped at 0x%" PRIx64 ": the instruction at 0x%" PRIx64
 			    " runs past the program image", ip + n, ip);
 	if (!ok)
@@ -402,6 +408,12 @@ int flow_ic_fill(struct rtit_flow_dec *d, uint64_t key, struct ic_ent *e)
 		e->flags |= IC_ZLC;
 	if (in.mnemonic == ZYDIS_MNEMONIC_INTO)
 		e->flags |= IC_INTO;
+	if (in.mnemonic == ZYDIS_MNEMONIC_VMLAUNCH || in.mnemonic == ZYDIS_MNEMONIC_VMRESUME)
+		e->flags |= IC_VMENTRY;
+	if (in.attributes & ZYDIS_ATTRIB_HAS_XACQUIRE)
+		e->flags |= IC_XACQ;
+	if (in.attributes & ZYDIS_ATTRIB_HAS_XRELEASE)
+		e->flags |= IC_XREL;
 	e->vec = 0;
 	if (si.cls == RTIT_IC_INT)
 		e->vec = in.mnemonic == ZYDIS_MNEMONIC_INT3 ? 3 :
@@ -1065,9 +1077,13 @@ static int walk(struct rtit_flow_dec *d)
 		case RTIT_IC_MOV_CR3: case RTIT_IC_MOV_CR0:
 			/* its PIP, if one is in view (none with CR3 filtering,
 			 * none for a MOV CR0 that keeps PG) */
-			if (!d->tnt_n && d->have_la && d->la.pkt.type == RTIT_R_PIP &&
-			    (e->cls == RTIT_IC_MOV_CR3 ||
-			     d->la.pkt.u.pip.pg != !!(d->tmpl.flags & RTIT_SIM_F_CR0_PG))) {
+			bool pip = !d->tnt_n && d->have_la && d->la.pkt.type == RTIT_R_PIP;
+			if (pip && e->cls == RTIT_IC_MOV_CR0 && !d->pg_known)
+				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->la.offset,
+						 "the MOV CR0 at 0x%" PRIx64 " meets a PIP, and CR0.PG"
+						 " before it is not known (D80)", d->ip);
+			if (pip && (e->cls == RTIT_IC_MOV_CR3 ||
+				    d->la.pkt.u.pip.pg != !!(d->tmpl.flags & RTIT_SIM_F_CR0_PG))) {
 				apply_pip(d, &d->la.pkt);
 				consume(d);
 				used = true;
@@ -1218,7 +1234,19 @@ static int recover(struct rtit_flow_dec *d)
 	flow_pt_reset(d);
 	d->have_stash = false;
 	uint64_t before = d->pd.skipped;
-	int r = rtit_pktdec_resync(&d->pd, false);
+	/* SDM 33.4.2.17, D81: the next PSB from the byte after the bad packet's
+	 * first, so that a PSB it swallowed the start of is found.  The bad
+	 * packet may be the last one consumed, not the one that showed the
+	 * error (a packet cut short reads the next packet's bytes as its
+	 * own): from the earlier of the two, as libipt also starts before
+	 * where decoding stands.  Never at or before the PSB the last resync
+	 * found; a PSB read since moved last_off past it. */
+	uint64_t from = d->err_off < d->last_off ? d->err_off : d->last_off;
+	if (d->synced && from <= d->sync_off)
+		from = d->sync_off;
+	int r = rtit_pktdec_resync_after(&d->pd, from);
+	d->synced = r == 1;
+	d->sync_off = rtit_pktdec_offset(&d->pd);
 	d->st.skipped_bytes += d->pd.skipped - before;
 	if (r < 0)
 		return r;
@@ -1232,7 +1260,10 @@ int rtit_flow_dec_run(struct rtit_flow_dec *d)
 	int r;
 
 	for (;;) {
-		if (d->state == ST_ENABLED) {
+		if (d->pt && d->cfg.events_only) {
+			if ((r = flow_pt_events(d)) == 1)
+				break;
+		} else if (d->state == ST_ENABLED) {
 			r = d->pt ? flow_pt_walk(d) : walk(d);
 			if (r == 2)
 				break;	/* the stream ended */
@@ -1305,6 +1336,9 @@ int rtit_flow_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 		snprintf(extra, sizeof(extra), rtit_vmx_exit_has_vector(r->msr) ?
 			 " reason=%u qual=0x%" PRIx64 " vec=%u" : " reason=%u qual=0x%" PRIx64,
 			 r->msr, r->value, r->vector);
+	if (r->pad0 & RTIT_FLOW_A_NEXT_UNKNOWN)
+		return snprintf(buf, size, "E %016" PRIx64 " %-8s%s -> ?%s", r->ip,
+				r->cls ? rtit_sim_event_name(r->cls) : "event", extra, t);
 	return snprintf(buf, size, "E %016" PRIx64 " %-8s%s -> %016" PRIx64 "%s", r->ip,
 			r->cls ? rtit_sim_event_name(r->cls) : "event", extra, r->next_ip, t);
 }

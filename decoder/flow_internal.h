@@ -24,7 +24,11 @@ struct ic_ent {
 	uint8_t flags;		/* IC_* */
 	uint8_t vec;		/* INT n, INT3, INT1, INTO: the vector */
 };
-enum { IC_ZLC = 1, IC_INTO = 2 };
+/* IC_XACQ/IC_XREL: an XACQUIRE/XRELEASE-prefixed instruction (HLE, SDM
+ * 33.2.9.1: it begins or commits a transaction as XBEGIN/XEND do) */
+/* IC_VMENTRY: VMLAUNCH/VMRESUME (a far transfer into the guest when the
+ * VM entry succeeds, Table 33-53) */
+enum { IC_ZLC = 1, IC_INTO = 2, IC_XACQ = 4, IC_XREL = 8, IC_VMENTRY = 16 };
 
 /* Where the PT walk is with respect to SGX enclaves (D52): before the
  * first enable (a trace starts outside: the simulator's TraceEn is set
@@ -75,6 +79,7 @@ struct rtit_flow_dec {
 
 	int state;
 	bool after_stop;
+	bool pg_known;		/* RTIT: tmpl's CR0.PG is known (cfg, a PIP) */
 	/* since a FUP.BuffOvf, no packet has shown that tracing is on (the
 	 * overflow clears with FilterEn 0 too, 4.2.5): a packet that does
 	 * not fit means it is off, not an error */
@@ -101,6 +106,14 @@ struct rtit_flow_dec {
 	uint8_t evd_seen;	/* EVD.VMXQ (bit 0), EVD.VMXR (bit 1) since
 				 * the last VM exit (Table 33-59 cases 13/14) */
 	uint64_t evd_vmxq, evd_vmxr;
+	/* EVD types since the last CFE (bit per type, 0x80 reserved), the
+	 * first one's offset: the CFE that follows must fit them (D84) */
+	uint8_t evd_pend;
+	uint64_t evd_off;
+	/* events_only: a CFE with its IP bit waits for its FUP */
+	bool ev_fup_due;
+	struct rtit_packet ev_cfe;
+	uint64_t ev_cfe_off;
 	/* RFLAGS.IF from a MODE.Exec that kept the CS bits, until the
 	 * instruction or transfer it belongs to: -1 none, 0 or 1; mode_fup:
 	 * no FUP or TIP has come since (a FUP now is CLI/STI/POPF's) */
@@ -130,6 +143,9 @@ struct rtit_flow_dec {
 	uint64_t walked;	/* instructions since the last packet */
 	uint64_t last_off;	/* offset of the last packet consumed */
 
+	/* the PSB the last resync found (synced), at sync_off */
+	bool synced;
+	uint64_t sync_off;
 	/* the error being reported */
 	int err_code;
 	uint64_t err_off, err_ip;
@@ -199,6 +215,7 @@ bool flow_ret_compressed(struct rtit_flow_dec *d, uint64_t *t);
 
 /* ---- flow_pt.c: the Intel PT walk ---- */
 int flow_pt_walk(struct rtit_flow_dec *d);
+int flow_pt_events(struct rtit_flow_dec *d);
 int flow_pt_idle(struct rtit_flow_dec *d);
 void flow_pt_reset(struct rtit_flow_dec *d);
 

@@ -85,6 +85,7 @@ void flow_pt_reset(struct rtit_flow_dec *d)
 	d->intx = false;
 	d->pebs_in = false;
 	d->pebs_fup = false;
+	d->evd_pend = 0;
 	d->encl = FLOW_ENCL_UNKNOWN;	/* resynchronising after an error */
 }
 
@@ -199,6 +200,63 @@ static void pebs_block(struct rtit_flow_dec *d, const struct rtit_packet *p)
 	}
 }
 
+/* Whether the walk, standing at d->ip with no packet of the stream before
+ * a PSB left to use, can be at @to when the PSB went out: the instructions
+ * from d->ip to @to need no packet (33.3.7: the PSB+ FUP is the IP of the
+ * next instruction; every packet before the PSB, a TNT too (D21), has
+ * been used).  1: it can, 0: it cannot (a branch that needs a packet, or
+ * code the image lacks, comes first), -1: too far to tell. */
+static int psb_reaches(struct rtit_flow_dec *d, uint64_t to)
+{
+	const struct ic_ent *e;
+	uint64_t ip = d->ip;
+
+	for (int k = 0; k < 4096; k++) {
+		if (ip == to)
+			return 1;
+		if (ic_get(d, ip, &e) < 0)
+			return 0;
+		switch (e->cls) {
+		case RTIT_IC_DIRECT_JMP: case RTIT_IC_DIRECT_CALL:
+			ip = e->target;
+			break;
+		case RTIT_IC_OTHER: case RTIT_IC_MOV_CR3: case RTIT_IC_MOV_CR0: case RTIT_IC_WRMSR:
+		case RTIT_IC_RDMSR: case RTIT_IC_HLT: case RTIT_IC_PTWRITE: case RTIT_IC_MWAIT:
+		case RTIT_IC_XBEGIN: case RTIT_IC_XEND:
+			ip += e->len;
+			break;
+		default:	/* a branch that needs a TNT bit or a TIP */
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* A PSB+ status packet while the walk is tracing (33.3.7): its FUP's IP
+ * (@fup) or its MODE.Exec's mode (@mode_bits, with @fup NO_IP) must agree
+ * with where the walk stands; else the error "bad status update" at
+ * @off (D82).  Not checked while TNT bits are pending (the walk has not
+ * used the packets before the PSB yet). */
+static int psb_status_check(struct rtit_flow_dec *d, uint64_t off, uint64_t fup,
+			    uint8_t mode_bits)
+{
+	if (d->tnt_n)
+		return 0;
+	if (fup == NO_IP) {
+		if (mode_same(d, mode_bits))
+			return 0;
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+				 "bad status update: PSB+ MODE.Exec says %u-bit code, the walk"
+				 " decodes %u-bit code at 0x%" PRIx64, mode_of(mode_bits),
+				 d->tmpl.mode, d->ip);
+	}
+	if (psb_reaches(d, fup) != 0)
+		return 0;
+	return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+			 "bad status update: the PSB+ FUP says 0x%" PRIx64 ", which the walk"
+			 " at 0x%" PRIx64 " cannot reach without a packet", fup, d->ip);
+}
+
 /* Besides pt_peek's own returns, what peek_fup tells it: the FUP is not
  * significant (read on), or it is to be put in view as any packet is. */
 enum { PK_SKIP = 2, PK_VIEW = 3 };
@@ -211,8 +269,13 @@ static int peek_fup(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
 	int r;
 
 	if (d->in_psb) {
-		if (d->state == ST_ENABLED)
-			return PK_SKIP;	/* status (33.3.7) */
+		if (d->state == ST_ENABLED) {
+			/* status (33.3.7): it must agree with the walk */
+			if (it->ip_status == 0 &&
+			    (r = psb_status_check(d, it->offset, it->ip, 0)) < 0)
+				return r;
+			return PK_SKIP;
+		}
 		return flow_set_la(d, it, true);
 	}
 	if (d->pebs_fup) {
@@ -238,6 +301,43 @@ static int peek_fup(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
 		return r;
 	}
 	return PK_VIEW;
+}
+
+/* EVD packets bind to the CFE that follows (SDM 33.4.2.30: "an EVD is never
+ * generated without a CFE"; D84): a page-fault address (CR2) to a CFE.INTR
+ * of vector 14 (#PF), a VMX exit qualification or reason to a CFE.VMEXIT or
+ * VMEXIT_INTR (Table 33-59 cases 6, 13, 14); other types are reserved
+ * (Table 33-51).  @cfe: the CFE that came (NULL: another packet did).
+ * 0, or the error at the first EVD. */
+static int evd_check(struct rtit_flow_dec *d, const struct rtit_packet *cfe)
+{
+	int bad = -1;
+	if (!d->evd_pend)
+		return 0;
+	bool intr14 = cfe && cfe->u.cfe.type == rtit_pt_cfe_intr && cfe->u.cfe.vector == 14;
+	bool vmexit = cfe && (cfe->u.cfe.type == rtit_pt_cfe_vmexit ||
+			      cfe->u.cfe.type == rtit_pt_cfe_vmexit_intr);
+	if (d->evd_pend & 0x80)
+		bad = 0x80;
+	else if ((d->evd_pend & (1u << rtit_pt_evd_pfa)) && !intr14)
+		bad = rtit_pt_evd_pfa;
+	else if ((d->evd_pend & (1u << rtit_pt_evd_vmxq)) && !vmexit)
+		bad = rtit_pt_evd_vmxq;
+	else if ((d->evd_pend & (1u << rtit_pt_evd_vmxr)) && !vmexit)
+		bad = rtit_pt_evd_vmxr;
+	d->evd_pend = 0;
+	if (bad < 0)
+		return 0;
+	if (bad == 0x80)
+		return flow_fail(d, RTIT_ERR_BAD_PACKET, d->evd_off,
+				 "an EVD of a reserved type (SDM Table 33-51)");
+	if (!cfe)
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->evd_off,
+				 "an EVD not followed by its CFE (SDM 33.4.2.30)");
+	return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->evd_off,
+			 "an EVD of type %d does not belong to the CFE of type %u (vector %u)"
+			 " that follows (SDM Tables 33-50, 33-51)", bad, cfe->u.cfe.type,
+			 cfe->u.cfe.vector);
 }
 
 /* Brings the next significant packet into view: TNT, TIP, TIP.PGE,
@@ -275,6 +375,7 @@ static int pt_peek(struct rtit_flow_dec *d)
 			pt_mtc(d, p->u.mtc.ctc);
 			continue;
 		case RTIT_PT_PSB:
+			d->evd_pend = 0;
 			d->in_psb = true;
 			d->bound_fup = false;
 			d->pebs_in = false;
@@ -297,6 +398,9 @@ static int pt_peek(struct rtit_flow_dec *d)
 				d->mode_fup = true;
 				continue;
 			}
+			if (d->state == ST_ENABLED &&
+			    (r = psb_status_check(d, it.offset, NO_IP, p->u.mode.bits)) < 0)
+				return r;
 			apply_mode(d, p->u.mode.bits);
 			continue;
 		case RTIT_PT_MODE_TSX:
@@ -320,6 +424,8 @@ static int pt_peek(struct rtit_flow_dec *d)
 			pebs_block(d, p);
 			continue;
 		case RTIT_PT_CFE:
+			if (d->evd_pend && (r = evd_check(d, p)) < 0)
+				return r;
 			if (p->u.cfe.ip)	/* Table 33-59 */
 				d->bound_fup = true;
 			d->cfe_type = p->u.cfe.type;
@@ -338,8 +444,9 @@ static int pt_peek(struct rtit_flow_dec *d)
 				return r;
 			break;
 		case RTIT_PT_OVF:
-			/* packets were lost: a PSBEND, an IP bit's FUP; it
-			 * ends a block (33.4.1.1) */
+			/* packets were lost: a PSBEND, an IP bit's FUP, a
+			 * CFE; it ends a block (33.4.1.1) */
+			d->evd_pend = 0;
 			d->in_psb = false;
 			d->bound_fup = false;
 			d->pebs_in = false;
@@ -353,6 +460,10 @@ static int pt_peek(struct rtit_flow_dec *d)
 			d->cfe_fresh = false;
 			break;
 		case RTIT_PT_EVD:
+			if (!d->evd_pend)
+				d->evd_off = it.offset;
+			d->evd_pend |= p->u.evd.type <= rtit_pt_evd_vmxr ?
+					(uint8_t)(1u << p->u.evd.type) : 0x80;
 			/* a VM exit's reason and qualification: the exit's
 			 * record takes them (either order, D48) */
 			if (p->u.evd.type == rtit_pt_evd_vmxq) {
@@ -366,6 +477,8 @@ static int pt_peek(struct rtit_flow_dec *d)
 		default:
 			continue;	/* timing, power, VMCS, PAD, blocks */
 		}
+		if (d->evd_pend && (r = evd_check(d, NULL)) < 0)
+			return r;
 		r = flow_set_la(d, &it, false);
 		/* 33.3.6: a CYC right before a packet is that packet's time
 		 * (a TNT's: its first branch's, 33.3.6.2) */
@@ -693,11 +806,14 @@ static int tsx_here(struct rtit_flow_dec *d, const struct ic_ent *e)
 
 	d->tsx_pending = false;
 	if (!abort) {
-		if (e->cls != (begin ? RTIT_IC_XBEGIN : RTIT_IC_XEND))
+		/* RTM's XBEGIN/XEND, or HLE's XACQUIRE/XRELEASE-prefixed
+		 * instruction (33.2.9.1, Table 33-10) */
+		bool hle = e->flags & (begin ? IC_XACQ : IC_XREL);
+		if (e->cls != (begin ? RTIT_IC_XBEGIN : RTIT_IC_XEND) && !hle)
 			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
 					 "MODE.TSX(InTX=%d) binds to the FUP at 0x%" PRIx64
 					 ", a %s, not an %s", begin, at, rtit_insn_class_name(e->cls),
-					 begin ? "XBEGIN" : "XEND");
+					 begin ? "XBEGIN or XACQUIRE" : "XEND or XRELEASE");
 		consume(d);
 		flow_insn_rec(d, e, at + e->len, RTIT_SIM_F_TX, 0);
 		commit(d);
@@ -795,6 +911,45 @@ static bool enclu_is_event(struct rtit_flow_dec *d, uint64_t to)
  * with the instruction at d->ip. */
 enum { W_AGAIN = 3, W_INSN = 4 };
 
+/* At a VMLAUNCH/VMRESUME, no bits pending: whether the packet in view is
+ * its VM entry's, a PIP(NR=1), or a TIP after a VM exit (Table 33-53).
+ * Else the entry failed (VMfail: no transfer, on at the NLIP). */
+static bool pt_vmentry_due(const struct rtit_flow_dec *d)
+{
+	return d->have_la && ((d->la.pkt.type == RTIT_PT_PIP && d->la.pkt.u.pip.nr) ||
+			      (d->la.pkt.type == RTIT_PT_TIP && d->in_vmm));
+}
+
+/* A VMLAUNCH/VMRESUME whose VM entry is in view: under BranchEn a far
+ * transfer, [PIP(NR=1)], [VMCS], TIP(guest IP), no FUP (Table 33-53; D84).
+ * Its record is made here.  Returns W_AGAIN or as flow_pt_walk. */
+static int pt_walk_vmentry(struct rtit_flow_dec *d, const struct ic_ent *e)
+{
+	uint64_t next = 0;
+	bool pgd;
+	int r = take_tip(d, "the VM entry (VMLAUNCH/VMRESUME)", &next, &pgd);
+
+	if (r < 0)
+		return r;
+	if (r != TIP_OK) {	/* lost in an overflow, or the end */
+		flow_insn_rec(d, e, 0, RTIT_SIM_F_TAKEN, RTIT_FLOW_A_NEXT_UNKNOWN);
+		commit(d);
+		if (r == TIP_EOS)
+			return 2;
+		if ((r = overflow(d)) < 0)
+			return r;
+		return W_AGAIN;
+	}
+	d->in_vmm = false;
+	d->nonroot = d->vmx_known = true;
+	if (pgd)
+		return leave(d, e, d->last_off, next, RTIT_SIM_F_TAKEN);
+	flow_insn_rec(d, e, next, RTIT_SIM_F_TAKEN, 0);
+	commit(d);
+	d->ip = next;
+	return W_AGAIN;
+}
+
 /* The FUP in view with no bits pending, before the instruction @e at
  * d->ip: a PEBS record, an RFLAGS.IF change, a TSX begin, commit or abort,
  * or an event here; or one for an instruction ahead (W_INSN).  Returns
@@ -879,7 +1034,7 @@ static inline int pt_walk_packet(struct rtit_flow_dec *d, const struct ic_ent *e
 		 * VM exit was lost in an overflow), or a MOV
 		 * CR3's, here or ahead (the PSB+'s PIP may have
 		 * been lost too) */
-		if (!p->pkt.u.pip.nr || e->cls == RTIT_IC_MOV_CR3 ||
+		if (!p->pkt.u.pip.nr || e->cls == RTIT_IC_MOV_CR3 || (e->flags & IC_VMENTRY) ||
 		    (!d->in_vmm && (d->nonroot || !d->vmx_known) &&
 		     d->cfe_type != rtit_pt_cfe_vmentry))
 			break;
@@ -887,8 +1042,9 @@ static inline int pt_walk_packet(struct rtit_flow_dec *d, const struct ic_ent *e
 			return r;
 		return W_AGAIN;
 	case RTIT_PT_TIP:
-		/* after a VM exit, the TIP of the VM entry */
-		if (!d->in_vmm)
+		/* after a VM exit, the TIP of the VM entry (at a
+		 * VMLAUNCH/VMRESUME, the instruction's: pt_walk_vmentry) */
+		if (!d->in_vmm || (e->flags & IC_VMENTRY))
 			break;
 		if ((r = vm_entry_here(d)) <= 0 || r == 2)
 			return r;
@@ -925,6 +1081,24 @@ static int pt_walk_mov_cr(struct rtit_flow_dec *d, const struct ic_ent *e, bool 
 	return W_INSN;
 }
 
+/* A TIP.PGD(@to) in view at the conditional branch @e, no TNT bit
+ * pending: it binds to the branch, "the next branch that would normally
+ * generate a TIP or TNT" (SDM 33.4.2.5, Application; libipt binds it to a
+ * conditional branch too; D84), whose way its IP tells: the target is
+ * taken, the NLIP not taken.  Any other IP is an error. */
+static int pt_cond_pgd(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t off, uint64_t to)
+{
+	uint64_t nlip = (d->ip + e->len) & flow_pt_ip_mask(d);
+
+	if (to != e->target && to != nlip)
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+				 "the TIP.PGD 0x%" PRIx64 " at the conditional branch at 0x%" PRIx64
+				 " is neither its target 0x%" PRIx64 " nor its NLIP", to, d->ip,
+				 e->target);
+	consume(d);
+	return leave(d, e, off, to, to == e->target ? RTIT_SIM_F_TAKEN : 0);
+}
+
 /* A conditional branch (a TNT bit) or a near RET (a TNT bit when
  * compressed, else a TIP; a TIP.PGD for either when it left tracing):
  * where it goes in *next, *fl.  Returns W_INSN (the packet used), W_AGAIN
@@ -948,10 +1122,10 @@ static inline int pt_walk_cond_ret(struct rtit_flow_dec *d, const struct ic_ent 
 			consume(d);
 			break;
 		case RTIT_PT_TIP_PGD:
-			if (e->cls == RTIT_IC_COND && d->la.ip_status != 1)
-				break;	/* a conditional's TIP.PGD is () */
 			off = d->la.offset;
 			to = d->la.ip_status == 1 ? NO_IP : d->la.ip;
+			if (e->cls == RTIT_IC_COND && to != NO_IP)
+				return pt_cond_pgd(d, e, off, to);
 			consume(d);
 			return leave(d, e, off, to, RTIT_SIM_F_TAKEN);
 		case RTIT_PT_OVF:
@@ -1019,7 +1193,19 @@ static inline int pt_walk_indirect(struct rtit_flow_dec *d, const struct ic_ent 
 
 	/* with TNT bits pending, a deferred TIP (33.4.2.3):
 	 * the TIPs follow the TNT whose bits span them, in
-	 * order, so it is the next packet all the same */
+	 * order, so it is the next packet all the same.  With
+	 * none pending, one TNT may come first: the TIP was
+	 * deferred behind the bits of the branches after this
+	 * one (D84, as libipt's pt_qry_indirect_branch) */
+	if (!d->tnt_n) {
+		if ((r = pt_peek(d)) < 0)
+			return r;
+		if (r && (is_type(d, RTIT_PT_TNT8) || is_type(d, RTIT_PT_TNT64))) {
+			d->tnt_bits = d->la.pkt.u.tnt.bits;
+			d->tnt_n = d->la.pkt.u.tnt.nbits;
+			consume(d);
+		}
+	}
 	if ((r = take_tip(d, e->cls == RTIT_IC_INDIRECT_JMP ? "the indirect JMP" :
 			  "the indirect CALL", next, &pgd)) != TIP_OK) {
 		if (r == TIP_EOS)
@@ -1111,6 +1297,29 @@ static int pt_walk_far(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t
 	return W_AGAIN;
 }
 
+/* The walk stands where the image has no code (@r, from ic_get): an error,
+ * unless the stream ends first: nothing then says that an instruction ran
+ * there (a PSB+ FUP at the end of a trace names the next IP, SDM 33.3.7; D83).
+ * Returns as flow_pt_walk. */
+static int pt_walk_nomap(struct rtit_flow_dec *d, int r)
+{
+	if (r != -RTIT_ERR_NOMAP || d->tnt_n || d->have_la)
+		return r;
+	/* ic_get's error, reported unless the stream ends (a bad packet
+	 * next would overwrite it) */
+	char msg[sizeof(d->msg)];
+	uint64_t off = d->err_off, ip = d->err_ip;
+	memcpy(msg, d->msg, sizeof(msg));
+	int p = pt_peek(d);
+	if (p == 0)
+		return flow_walk_end(d);
+	memcpy(d->msg, msg, sizeof(msg));
+	d->err_code = -r;
+	d->err_off = off;
+	d->err_ip = ip;
+	return r;
+}
+
 int flow_pt_walk(struct rtit_flow_dec *d)
 {
 	const struct ic_ent *e;
@@ -1119,7 +1328,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 	while (d->state == ST_ENABLED) {
 		flow_step_untimed(d);
 		if ((r = ic_get(d, d->ip, &e)) < 0)
-			return r;
+			return pt_walk_nomap(d, r);
 		if (!d->tnt_n && (r = pt_walk_packet(d, e)) != W_INSN) {
 			if (r == W_AGAIN)
 				continue;
@@ -1141,7 +1350,11 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 		case RTIT_IC_MOV_CR3: case RTIT_IC_MOV_CR0:
 			r = pt_walk_mov_cr(d, e, &used);
 			break;
-		case RTIT_IC_OTHER: case RTIT_IC_WRMSR: case RTIT_IC_RDMSR: case RTIT_IC_HLT:
+		case RTIT_IC_OTHER:
+			if ((e->flags & IC_VMENTRY) && !d->tnt_n && pt_vmentry_due(d))
+				r = pt_walk_vmentry(d, e);
+			break;
+		case RTIT_IC_WRMSR: case RTIT_IC_RDMSR: case RTIT_IC_HLT:
 		case RTIT_IC_PTWRITE: case RTIT_IC_MWAIT:
 		case RTIT_IC_XBEGIN: case RTIT_IC_XEND:	/* nested: no packet (case 18) */
 			break;
@@ -1244,5 +1457,117 @@ int flow_pt_idle(struct rtit_flow_dec *d)
 	default:
 		consume(d);
 		return 0;
+	}
+}
+
+/* ------------------------------------------------ event trace only */
+
+/* The FUP of the CFE d->ev_cfe at @ip (events_only): the record it
+ * establishes, after a note that the flow before it is unknown (D84).
+ * INTR: an event at @ip with its vector; IRET/UIRET: the instruction at
+ * @ip, which must be one (Table 33-50: the FUP is its CLIP); UINTR, INIT:
+ * the event; the others (SMI, VM entry and exits, shutdown) only the
+ * note.  The next IP is never known. */
+static int event_record(struct rtit_flow_dec *d, uint64_t ip)
+{
+	const struct rtit_packet *c = &d->ev_cfe;
+	const struct ic_ent *e;
+	struct rtit_sim_rec *rec;
+	int r;
+
+	flow_note(d, RTIT_FLOW_N_EVENTS_ONLY, d->ev_cfe_off, ip, 0);
+	switch (c->u.cfe.type) {
+	case rtit_pt_cfe_iret: case rtit_pt_cfe_uiret:
+		d->ip = ip;
+		if ((r = ic_get(d, ip, &e)) < 0)
+			return r;
+		if (e->cls != (c->u.cfe.type == rtit_pt_cfe_iret ? RTIT_IC_IRET : RTIT_IC_UIRET))
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->ev_cfe_off,
+					 "the FUP of a CFE.%s is at 0x%" PRIx64 ", a %s (SDM"
+					 " Table 33-50: its CLIP)", c->u.cfe.type == rtit_pt_cfe_iret ?
+					 "IRET" : "UIRET", ip, rtit_insn_class_name(e->cls));
+		flow_insn_rec(d, e, 0, RTIT_SIM_F_TAKEN, RTIT_FLOW_A_NEXT_UNKNOWN);
+		break;
+	case rtit_pt_cfe_intr: case rtit_pt_cfe_uintr: case rtit_pt_cfe_init:
+		flow_emit_event(d, ip, 0);
+		rec = &d->batch[d->nbatch - 1];
+		rec->pad0 |= RTIT_FLOW_A_NEXT_UNKNOWN;
+		rec->cls = c->u.cfe.type == rtit_pt_cfe_uintr ? RTIT_EV_UINTR :
+			   c->u.cfe.type == rtit_pt_cfe_init ? RTIT_EV_INIT : RTIT_EV_NONE;
+		rec->vector = c->u.cfe.type == rtit_pt_cfe_init ? 0 : c->u.cfe.vector;
+		rec->flags &= (uint8_t)~RTIT_SIM_F_FAULT;
+		break;
+	default:
+		return 0;
+	}
+	/* RFLAGS.IF at the event is not what the last MODE.Exec said (the
+	 * delivery may change it): not claimed */
+	d->batch[d->nbatch - 1].pad0 &= (uint8_t)~RTIT_FLOW_A_IF_KNOWN;
+	commit(d);
+	flow_flush_committed(d);
+	return 0;
+}
+
+/* Intel PT event trace with no branch packets (cfg.events_only: EventEn=1,
+ * BranchEn=0, SDM 33.2.4/Table 33-6): one packet.  CFE + FUP give records
+ * (event_record); MODE.Exec the mode (for the IRET at a FUP); a TNT or TIP
+ * cannot be in such a stream.  Returns 0, 1 at the end, or < 0. */
+int flow_pt_events(struct rtit_flow_dec *d)
+{
+	struct rtit_pktdec_item it;
+	int r = flow_next_packet(d, &it);
+
+	if (r <= 0)
+		return r < 0 ? r : 1;
+	const struct rtit_packet *p = &it.pkt;
+	if (p->type != RTIT_PT_EVD && p->type != RTIT_PT_CFE && d->evd_pend &&
+	    (p->type == RTIT_PT_FUP || p->type == RTIT_PT_TIP || p->type == RTIT_PT_TNT8) &&
+	    (r = evd_check(d, NULL)) < 0)
+		return r;
+	switch (p->type) {
+	case RTIT_PT_PSB:
+		d->last_off = it.offset;
+		d->ev_fup_due = false;
+		d->evd_pend = 0;
+		return 0;
+	case RTIT_PT_MODE_EXEC:
+		apply_mode(d, p->u.mode.bits);
+		return 0;
+	case RTIT_PT_EVD:
+		if (!d->evd_pend)
+			d->evd_off = it.offset;
+		d->evd_pend |= p->u.evd.type <= rtit_pt_evd_vmxr ? (uint8_t)(1u << p->u.evd.type) :
+				0x80;
+		return 0;
+	case RTIT_PT_CFE:
+		if ((r = evd_check(d, p)) < 0)
+			return r;
+		d->last_off = it.offset;
+		d->ev_fup_due = p->u.cfe.ip;
+		d->ev_cfe = *p;
+		d->ev_cfe_off = it.offset;
+		return 0;
+	case RTIT_PT_FUP:
+		d->last_off = it.offset;
+		if (!d->ev_fup_due)
+			return 0;	/* a MODE.Exec's, PTW's, PSB+'s: status */
+		d->ev_fup_due = false;
+		if (it.ip_status != 0)
+			return flow_fail(d, RTIT_ERR_NOIP, it.offset,
+					 "the FUP of a CFE has no IP the decoder knows");
+		return event_record(d, it.ip);
+	case RTIT_PT_OVF:
+		d->ev_fup_due = false;
+		d->evd_pend = 0;
+		d->st.overflows++;
+		d->st.gaps++;
+		flow_note(d, RTIT_FLOW_N_OVERFLOW, it.offset, NO_IP, 0);
+		return 0;
+	case RTIT_PT_TNT8: case RTIT_PT_TNT64: case RTIT_PT_TIP:
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it.offset,
+				 "a %s in a trace without branches (BranchEn=0)",
+				 rtit_pkt_name(p->type));
+	default:
+		return 0;	/* timing, TIP.PGE/PGD, PIP, power, PTW, ... */
 	}
 }

@@ -30,8 +30,12 @@ void rtit_flow_cfg_from_sideband(struct rtit_flow_cfg *cfg, const struct rtit_si
 		    strncmp(sb->params[i].value, "off", 3))
 			cfg->errata |= 1u << (k[1] - '0');
 	}
+	/* CR0.PG at the start (D80): the sideband's param when it has one */
+	if ((v = rtit_sideband_param(sb, "cr0_pg")))
+		cfg->cr0_pg = !strcmp(v, "-1") ? -1 : is_on(v);
 	cfg->event_trace = sb->has_ia32_rtit_ctl &&
 			   (sb->ia32_rtit_ctl & RTIT_PT_CTL_EVENT_EN);	/* Table 33-6 */
+	cfg->events_only = cfg->event_trace && !(sb->ia32_rtit_ctl & RTIT_PT_CTL_BRANCH_EN);
 	cfg->mtc_freq = sb->mtc_freq;
 	if (sb->art_num && sb->art_den) {
 		cfg->art_num = sb->art_num;

@@ -42,13 +42,17 @@ static int fill(struct rtit_pktdec *d, size_t want)
 {
 	if (d->eof || d->len - d->pos >= want)
 		return 0;
-	if (d->pos) {
-		memmove(d->own, d->own + d->pos, d->len - d->pos);
-		d->base += d->pos;
-		d->len -= d->pos;
-		d->pos = 0;
+	/* The last bytes read stay buffered (rtit_pktdec_history): a resync
+	 * after a bad packet searches from its second byte (SDM 33.4.2.17). */
+	size_t keep = d->pos < rtit_pktdec_history ? d->pos : rtit_pktdec_history;
+	if (d->pos > keep) {
+		size_t from = d->pos - keep;
+		memmove(d->own, d->own + from, d->len - from);
+		d->base += from;
+		d->len -= from;
+		d->pos = keep;
 	}
-	while (!d->eof && d->len < want) {
+	while (!d->eof && d->len - d->pos < want) {
 		ssize_t n = d->cfg.read(d->cfg.opaque, d->own + d->len,
 					sizeof(d->own) - d->len);
 		if (n < 0)
@@ -426,4 +430,25 @@ int rtit_pktdec_resync(struct rtit_pktdec *d, bool at_or_after)
 			from = 0;
 		}
 	}
+}
+
+int rtit_pktdec_resync_after(struct rtit_pktdec *d, uint64_t off)
+{
+	/* From the byte after @off's, or the first byte still buffered (a
+	 * PSB that a packet before it swallowed part of starts after that,
+	 * when @off's bytes are gone: rtit_pktdec_history >= a PSB) */
+	uint64_t at = off + 1 > d->base ? off + 1 : d->base;
+	uint64_t now = rtit_pktdec_offset(d);
+
+	if (at <= now) {
+		d->pos = (size_t)(at - d->base);
+		int r = rtit_pktdec_resync(d, true);
+		uint64_t moved = rtit_pktdec_offset(d) - at;
+		/* only what lies past where decoding stood was skipped */
+		d->skipped -= moved;
+		if (rtit_pktdec_offset(d) > now)
+			d->skipped += rtit_pktdec_offset(d) - now;
+		return r;
+	}
+	return rtit_pktdec_resync(d, false);
 }

@@ -94,7 +94,11 @@ enum rtit_flow_note_kind {
 	RTIT_FLOW_N_UNCERTAIN,	/* instructions walked past the last packet
 				 * were dropped (count): the stream ended or
 				 * tracing restarted without a FUP.PGD */
-	RTIT_FLOW_N_END		/* the end of the stream */
+	RTIT_FLOW_N_END,	/* the end of the stream */
+	RTIT_FLOW_N_EVENTS_ONLY	/* Intel PT event trace without branches
+				 * (cfg.events_only): the flow up to the
+				 * event at ip (its CFE at offset) is not
+				 * known */
 };
 
 struct rtit_flow_note {
@@ -136,7 +140,17 @@ struct rtit_flow_cfg {
 	 * MODE.Exec's IF bit is RFLAGS.IF, and records say so
 	 * (RTIT_FLOW_A_IF_KNOWN) */
 	bool event_trace;
+	/* Intel PT: EventEn=1 and BranchEn=0 (the sideband's IA32_RTIT_CTL,
+	 * Table 33-6): no branch packets; the decoder reports the CFEs and
+	 * their FUPs (Table 33-50) as records, each after an
+	 * RTIT_FLOW_N_EVENTS_ONLY note, and claims no instruction between */
+	bool events_only;
 	unsigned errata;	/* RTIT_FLOW_E* */
+	/* RTIT: CR0.PG where the trace starts (a MOV CR0 sends a PIP only
+	 * when it changes PG, 4.2.10): 1 (rtit_flow_cfg_default: rtitsim's
+	 * simulator starts with CR0.PE|PG), 0, or -1 when not known, until
+	 * the first PIP says (docs/decisions.md D80) */
+	int cr0_pg;
 	/* Where the run stopped, if known: at the end of the stream the walk
 	 * goes on to end_ip (and includes the instruction there when
 	 * end_after, a HLT); otherwise instructions past the last packet

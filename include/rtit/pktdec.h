@@ -54,6 +54,9 @@ struct rtit_pktdec_error {
 };
 
 enum { rtit_pktdec_bufsize = 1 << 16 };
+/* Bytes before the position kept buffered across a refill (for
+ * rtit_pktdec_resync_after): more than the longest packet and a PSB. */
+enum { rtit_pktdec_history = 64 };
 
 /*
  * One row of the fast path's first-byte table (packet/pktdec_fast.c
@@ -157,6 +160,17 @@ int rtit_pktdec_next_batch(struct rtit_pktdec *d, struct rtit_pktdec_item *items
  * The skipped byte count accumulates in d->skipped.
  */
 int rtit_pktdec_resync(struct rtit_pktdec *d, bool at_or_after);
+
+/*
+ * After a bad packet that starts at @off (an offset already decoded):
+ * skips to the first PSB that starts after @off's first byte, so that a
+ * PSB whose first bytes the bad packet swallowed is found (SDM 33.4.2.17:
+ * the PSB is the pattern a decoder searches for).  When @off is no longer
+ * buffered, from the first buffered byte (at least rtit_pktdec_history
+ * bytes before the position, more than a PSB).  When @off is at or after
+ * the position, as rtit_pktdec_resync(d, false).  Returns as it.
+ */
+int rtit_pktdec_resync_after(struct rtit_pktdec *d, uint64_t off);
 
 /* Stream offset of the next byte to decode. */
 static inline uint64_t rtit_pktdec_offset(const struct rtit_pktdec *d)

@@ -1,0 +1,529 @@
+/* flow_corpus_rows.h - the rows of tests/flow/test_flow_corpus.c (see
+ * there for the packet bytes).  Offsets in "@N" are decimal. */
+
+/* ---- the image (D74, issue 17 point 1) ---- */
+{
+	.name = "image: a flow that leaves a 7-byte image",
+	.cite = "SDM 33.4.2.1, 33.4.2.7; D74",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x04),
+	.img = { REG(0x1000, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"# error @18 no memory mapped at the address\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "image: an image that ends mid-instruction",
+	.cite = "SDM 33.4.2.1; D74",
+	.dialect = RTIT_DIALECT_PT,
+	/* six NOPs, then 48 8B of MOV RAX,[RAX] (48 8B 00) */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x04),
+	.img = { REG(0x1000, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x48, 0x8b) },
+	.want = "# enable 1000\n"
+		"# error @18 no memory mapped at the address\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "image: a gap between two regions",
+	.cite = "SDM 33.4.2.1; D74",
+	.dialect = RTIT_DIALECT_PT,
+	/* 0x1000: JZ +0x10 (74 10) not taken, NOP: into the gap at 0x1003;
+	 * taken it would reach 0x1012, in the second region */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x04, 0x04),
+	.img = { REG(0x1000, 0x74, 0x10, 0x90), REG(0x1012, 0x74, 0x00, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 cond     len=2 -> 0000000000001002\n"
+		"# error @25 no memory mapped at the address\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "image: the same gap, the branch taken into the second region",
+	.cite = "SDM 33.4.2.1",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x06, 0x04),
+	.img = { REG(0x1000, 0x74, 0x10, 0x90), REG(0x1012, 0x74, 0x00, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 cond     len=2 T -> 0000000000001012\n"
+		"I 0000000000001012 cond     len=2 -> 0000000000001014\n"
+		"# end\n",
+},
+{
+	.name = "image: code at a kernel-half address",
+	.cite = "SDM 33.4.2.7, Table 33-18 (IPBytes 011b sign-extends bit 47)",
+	.dialect = RTIT_DIALECT_PT,
+	/* JMP RAX (FF E0) at K, TIP to K + 0x10: JMP RAX again */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(K), PT_TIP6(K + 0x10)),
+	.img = { REG(K, 0xff, 0xe0), REG(K + 0x10, 0xff, 0xe0) },
+	.want = "# enable ffffffff81000000\n"
+		"I ffffffff81000000 jmp-ind  len=2 T -> ffffffff81000010\n"
+		"# end\n",
+},
+
+/* ---- resynchronisation (issue 17 point 2) ---- */
+{
+	.name = "resync: a PSB whose first bytes a truncated TIP swallowed",
+	.cite = "SDM 33.4.2.17 (the PSB is the pattern to search for)",
+	.dialect = RTIT_DIALECT_PT,
+	/* JMP RAX at 0x1000 takes the TIP at @25, cut after 2 bytes of its
+	 * IP: its last 4 are the PSB's first (02 82 02 82 at @28), so its
+	 * target is 0xffff820282022000, which the image lacks.  The search
+	 * from @26 finds the PSB at @28; after PSBEND @44 the TIP.PGE @46
+	 * and the TIP @53. */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x6d, 0x00, 0x20,
+	       PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x3000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x3000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> ffff820282022000\n"
+		"# error @25 no memory mapped at the address\n"
+		"# resync 1000 @46\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000003000\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "resync: an RTIT PSB right after a bad packet",
+	.cite = "RTIT 4.2.1 (PSB: eight 00 after C0), SDM 33.4.2.17",
+	.dialect = RTIT_DIALECT_RTIT,
+	/* a TIP @16 cut after 2 of its 6 IP bytes: the rest are the PSB's
+	 * C0 00 00 00 (@19), so JMP RAX at 0x1000 goes to 0xc02000 and the
+	 * PSB's last five 00 bytes (@23) are a reserved opcode (RTIT 4.2,
+	 * Figure 2).  The search from the byte after the TIP's first (@17),
+	 * the last packet consumed, finds the PSB at @19 */
+	STREAM(R_PSB, R_PGE(0x1000), 0xb2, 0x00, 0x20, R_PSB, R_PGE(0x1000), R_TIP(0x3000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x3000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000c02000\n"
+		"# error @23 reserved or unknown opcode\n"
+		"# resync 1000 @28\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000003000\n"
+		"# end\n",
+	.want_errors = 1,
+},
+
+/* ---- RTIT CR0.PG (issue 16 point 9) ---- */
+{
+	.name = "rtit: MOV CR0 clearing PG in 32-bit mode takes its PIP",
+	.cite = "RTIT 4.2.10 (PIP on MOV CR0 changing PG), D80",
+	.dialect = RTIT_DIALECT_RTIT,
+	.mode = 32,
+	/* MOV CR0,EAX (0F 22 C0), JMP EAX (FF E0): PIP(PG=0) C2 + CR3,
+	 * then the JMP's TIP */
+	STREAM(R_PSB, R_PGE(0x1000), 0xc2, 0, 0x10, 0, 0, 0, R_TIP(0x2000)),
+	.img = { REG(0x1000, 0x0f, 0x22, 0xc0, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 mov-cr0  len=3 -> 0000000000001003\n"
+		"I 0000000000001003 jmp-ind  len=2 T -> 0000000000002000\n"
+		"# end\n",
+},
+{
+	.name = "rtit: MOV CR0 meets a PIP with CR0.PG not known",
+	.cite = "RTIT 4.2.10, D80",
+	.dialect = RTIT_DIALECT_RTIT,
+	.mode = 32,
+	.pg_set = true,
+	.pg = -1,
+	STREAM(R_PSB, R_PGE(0x1000), 0xc2, 0, 0x10, 0, 0, 0, R_TIP(0x2000)),
+	.img = { REG(0x1000, 0x0f, 0x22, 0xc0, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# error @16 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+
+/* ---- PSB+ status against the decoded state (issue 17 point 7, D82) ---- */
+{
+	.name = "psb+: a FUP the walk cannot reach is a bad status update",
+	.cite = "SDM 33.3.7 (PSB+ FUP: the current IP), D82",
+	.dialect = RTIT_DIALECT_PT,
+	/* JMP RAX at 0x1000 and 0x2000: the TIP @25 goes to 0x2000, where
+	 * the PSB+ @32 says 0x5000 (FUP @48): the JMP RAX at 0x2000 would
+	 * need the TIP first.  The search for the next PSB starts after the
+	 * PSB @32: none. */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x2000),
+	       PT_PSB, PT_FUP6(0x5000), PT_PSBEND, PT_TIP6(0x3000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0), REG(0x3000, 0xff, 0xe0),
+		 REG(0x5000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000002000\n"
+		"# error @48 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "psb+: a FUP at the walk's IP agrees",
+	.cite = "SDM 33.3.7",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x2000),
+	       PT_PSB, PT_FUP6(0x2000), PT_PSBEND, PT_TIP6(0x3000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0), REG(0x3000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000002000\n"
+		"I 0000000000002000 jmp-ind  len=2 T -> 0000000000003000\n"
+		"# end\n",
+},
+{
+	.name = "psb+: a FUP a few straight instructions ahead agrees",
+	.cite = "SDM 33.3.7",
+	.dialect = RTIT_DIALECT_PT,
+	/* 0x2000: NOP, JMP +1 (EB 01), INT3 (skipped), JMP RAX at 0x2004 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x2000),
+	       PT_PSB, PT_FUP6(0x2004), PT_PSBEND, PT_TIP6(0x3000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0x90, 0xeb, 0x01, 0xcc, 0xff, 0xe0),
+		 REG(0x3000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000002000\n"
+		"I 0000000000002000 other    len=1 -> 0000000000002001\n"
+		"I 0000000000002001 jmp      len=2 T -> 0000000000002004\n"
+		"I 0000000000002004 jmp-ind  len=2 T -> 0000000000003000\n"
+		"# end\n",
+},
+{
+	.name = "psb+: a MODE.Exec that contradicts the mode is a bad status update",
+	.cite = "SDM 33.3.7, 33.4.2.8 (MODE.Exec CS.D=1: 32-bit), D82",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x2000),
+	       PT_PSB, PT_MODE32, PT_FUP6(0x2000), PT_PSBEND, PT_TIP6(0x3000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0), REG(0x3000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000002000\n"
+		"# error @48 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+
+/* ---- the end of the trace (issue 17 point 8, D83) ---- */
+{
+	.name = "end: a last PSB+ whose FUP is outside the image",
+	.cite = "SDM 33.3.7 (the FUP names the next IP), D83",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_FUP6(0x9000), PT_PSBEND),
+	.img = { REG(0x1000, 0xff, 0xe0) },
+	.want = "# enable 9000\n"
+		"# end\n",
+},
+{
+	.name = "end: the same FUP outside the image with a packet after it",
+	.cite = "SDM 33.3.7; D74",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_FUP6(0x9000), PT_PSBEND, 0x04),
+	.img = { REG(0x1000, 0xff, 0xe0) },
+	.want = "# enable 9000\n"
+		"# error @16 no memory mapped at the address\n"
+		"# end\n",
+	.want_errors = 1,
+},
+
+/* ---- TIP.PGD with an IP at a conditional branch (issue 17 point 3, D84) ---- */
+{
+	.name = "pgd: TIP.PGD(target) binds to the conditional branch: taken",
+	.cite = "SDM 33.4.2.5 Application; libipt pt_insn_at_disabled_event (ptic_cond_jump)",
+	.dialect = RTIT_DIALECT_PT,
+	/* JZ +0x0e (74 0E) at 0x1000: target 0x1010, NLIP 0x1002 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_PGD6(0x1010)),
+	.img = { REG(0x1000, 0x74, 0x0e) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 cond     len=2 T -> 0000000000001010\n"
+		"# disable 1010\n"
+		"# end\n",
+},
+{
+	.name = "pgd: TIP.PGD(NLIP) binds to the conditional branch: not taken",
+	.cite = "SDM 33.4.2.5 Application",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_PGD6(0x1002)),
+	.img = { REG(0x1000, 0x74, 0x0e) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 cond     len=2 -> 0000000000001002\n"
+		"# disable 1002\n"
+		"# end\n",
+},
+{
+	.name = "pgd: TIP.PGD with an IP that is neither way of the branch",
+	.cite = "SDM 33.4.2.5",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_PGD6(0x5000)),
+	.img = { REG(0x1000, 0x74, 0x0e) },
+	.want = "# enable 1000\n"
+		"# error @25 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+
+/* ---- HLE (issue 17 point 4) ---- */
+{
+	.name = "hle: MODE.TSX + FUP at XACQUIRE LOCK, then at XRELEASE LOCK",
+	.cite = "SDM 33.2.9.1, Table 33-10 (begin: XACQUIRE lock, commit: XRELEASE lock), Table 33-55 cases 19/20",
+	.dialect = RTIT_DIALECT_PT,
+	/* 0x1000 XACQUIRE LOCK ADD [RAX],EAX (F2 F0 01 00), 0x1004 XRELEASE
+	 * LOCK ADD [RAX],EAX (F3 F0 01 00), 0x1008 JMP RAX; MODE.TSX 99 21
+	 * (InTX=1) + FUP(0x1000), MODE.TSX 99 20 + FUP(0x1004) */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x99, 0x21, PT_FUP6(0x1000),
+	       0x99, 0x20, PT_FUP6(0x1004)),
+	.img = { REG(0x1000, 0xf2, 0xf0, 0x01, 0x00, 0xf3, 0xf0, 0x01, 0x00, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=4 TX -> 0000000000001004\n"
+		"I 0000000000001004 other    len=4 TX -> 0000000000001008\n"
+		"# end\n",
+},
+{
+	.name = "hle: MODE.TSX(InTX=1) + FUP at a plain LOCK ADD is an error",
+	.cite = "SDM Table 33-10",
+	.dialect = RTIT_DIALECT_PT,
+	/* LOCK ADD [RAX],EAX (F0 01 00): no XACQUIRE */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x99, 0x21, PT_FUP6(0x1000)),
+	.img = { REG(0x1000, 0xf0, 0x01, 0x00, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# error @27 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+
+/* ---- VM entry under BranchEn (issue 17 point 5, D84) ---- */
+{
+	.name = "vmx: VMLAUNCH with PIP(NR=1) + TIP(guest) is a far transfer",
+	.cite = "SDM Table 33-53 (VM entry: PIP(NR=1), TIP(guest IP)), 33.4.2.6",
+	.dialect = RTIT_DIALECT_PT,
+	/* VMLAUNCH (0F 01 C2) at 0x1000, JMP RAX at 0x1003; the guest at
+	 * 0x5000 (JMP RAX).  PIP 02 43, payload 01 (NR=1) 10 00 00 00 00 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0x43, 0x01, 0x10, 0, 0, 0, 0,
+	       PT_TIP6(0x5000)),
+	.img = { REG(0x1000, 0x0f, 0x01, 0xc2, 0xff, 0xe0), REG(0x5000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=3 T -> 0000000000005000\n"
+		"# end\n",
+},
+{
+	.name = "vmx: VMRESUME that fails (no PIP, no TIP) goes on at its NLIP",
+	.cite = "SDM Table 33-53; VMfail transfers nothing",
+	.dialect = RTIT_DIALECT_PT,
+	/* VMRESUME (0F 01 C3) at 0x1000, JZ +0 at 0x1003 takes the TNT */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x06),
+	.img = { REG(0x1000, 0x0f, 0x01, 0xc3, 0x74, 0x00, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=3 -> 0000000000001003\n"
+		"I 0000000000001003 cond     len=2 T -> 0000000000001005\n"
+		"# end\n",
+},
+
+/* ---- EVD and the CFE it binds to (issue 17 point 9, D84) ---- */
+#define PT_EVD(t, v) 0x02, 0x53, (t), IP8(v)
+{
+	.name = "evd: an EVD.VMXQ before a CFE.IRET is an error",
+	.cite = "SDM 33.4.2.30 (EVD binds to the following CFE), Tables 33-50, 33-51",
+	.dialect = RTIT_DIALECT_PT,
+	.event_trace = true,
+	/* EVD type 1 (VMX exit qualification) @25, CFE.IRET with IP (02 13
+	 * 82 00), FUP(CLIP); IRETQ (48 CF) at 0x1000 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_EVD(1, 0x1234), 0x02, 0x13, 0x82, 0x00,
+	       PT_FUP6(0x1000), PT_TIP6(0x5000)),
+	.img = { REG(0x1000, 0x48, 0xcf), REG(0x5000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# error @25 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "evd: an EVD.PFA before a CFE.INTR of vector 14 (#PF) belongs",
+	.cite = "SDM Table 33-59 case 6 (EVD.PFA, CFE.INTR(14)), 33.4.2.29 (IP=0 under BranchEn), Table 33-55",
+	.dialect = RTIT_DIALECT_PT,
+	.event_trace = true,
+	/* MOV RAX,[RAX] (48 8B 00) at 0x1000 faults: EVD.PFA, CFE.INTR
+	 * with IP=0 (BranchEn=1: the exception sends its own FUP, 33.4.2.29)
+	 * 02 13 01 0E, FUP(0x1000), TIP(0x5000) */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_EVD(0, 0x7fff0000), 0x02, 0x13, 0x01, 0x0e,
+	       PT_FUP6(0x1000), PT_TIP6(0x5000)),
+	.img = { REG(0x1000, 0x48, 0x8b, 0x00), REG(0x5000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"E 0000000000001000 event    -> 0000000000005000\n"
+		"# end\n",
+},
+{
+	.name = "evd: an EVD.PFA before a CFE.INTR of another vector is an error",
+	.cite = "SDM Tables 33-50, 33-51, 33-59",
+	.dialect = RTIT_DIALECT_PT,
+	.event_trace = true,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_EVD(0, 0x7fff0000), 0x02, 0x13, 0x01, 0x0d,
+	       PT_FUP6(0x1000), PT_TIP6(0x5000)),
+	.img = { REG(0x1000, 0x48, 0x8b, 0x00), REG(0x5000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# error @25 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "evd: an EVD of a reserved type",
+	.cite = "SDM Table 33-51 (types 0-2 defined)",
+	.dialect = RTIT_DIALECT_PT,
+	.event_trace = true,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_EVD(5, 0), 0x02, 0x13, 0x01, 0x0e,
+	       PT_FUP6(0x1000), PT_TIP6(0x5000)),
+	.img = { REG(0x1000, 0x48, 0x8b, 0x00), REG(0x5000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# error @25 reserved encoding inside packet\n"
+		"# end\n",
+	.want_errors = 1,
+},
+
+/* ---- a deferred TIP with no TNT bits pending (issue 17 point 11, D84) ---- */
+{
+	.name = "deferred: TNT, then the TIP of the indirect CALL before it",
+	.cite = "SDM 33.4.2.3 (deferred TIPs); libipt pt_qry_indirect_branch (one TNT before the TIP)",
+	.dialect = RTIT_DIALECT_PT,
+	/* CALL RAX (FF D0) at 0x1000 with no bits pending; its TIP comes
+	 * after the TNT (06: one taken bit) of JZ +0 (74 00) at the target
+	 * 0x5000; JMP RAX at 0x5002 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x06, PT_TIP6(0x5000)),
+	.img = { REG(0x1000, 0xff, 0xd0), REG(0x5000, 0x74, 0x00, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 call-ind len=2 T -> 0000000000005000\n"
+		"I 0000000000005000 cond     len=2 T -> 0000000000005002\n"
+		"# end\n",
+},
+{
+	.name = "deferred: two TNTs before the TIP are an error",
+	.cite = "SDM 33.4.2.3",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x06, 0x06, PT_TIP6(0x5000)),
+	.img = { REG(0x1000, 0xff, 0xd0), REG(0x5000, 0x74, 0x00, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# error @26 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+
+/* ---- event trace without branches (issue 17 point 6, D84) ---- */
+{
+	.name = "events-only: CFE.INTR and CFE.IRET with their FUPs, nothing between",
+	.cite = "SDM 33.4.2.29, Table 33-50 (INTR: FUP varies; IRET: CLIP), Table 33-6 (BranchEn=0)",
+	.dialect = RTIT_DIALECT_PT,
+	.events_only = true,
+	/* CFE.INTR(IP=1, 0x20) 02 13 81 20 @18, FUP(0x1000); CFE.IRET(IP=1)
+	 * 02 13 82 00 @29, FUP(0x2000) at IRETQ (48 CF) */
+	STREAM(PT_PSB, PT_PSBEND, 0x02, 0x13, 0x81, 0x20, PT_FUP6(0x1000),
+	       0x02, 0x13, 0x82, 0x00, PT_FUP6(0x2000)),
+	.img = { REG(0x1000, 0x90), REG(0x2000, 0x48, 0xcf) },
+	.want = "# events-only 1000 @18\n"
+		"E 0000000000001000 event    -> ?\n"
+		"# events-only 2000 @29\n"
+		"I 0000000000002000 iret     len=2 T -> ?\n"
+		"# end\n",
+},
+{
+	.name = "events-only: a CFE.IRET whose FUP is not at an IRET",
+	.cite = "SDM Table 33-50 (IRET: CLIP)",
+	.dialect = RTIT_DIALECT_PT,
+	.events_only = true,
+	STREAM(PT_PSB, PT_PSBEND, 0x02, 0x13, 0x82, 0x00, PT_FUP6(0x1000)),
+	.img = { REG(0x1000, 0x90) },
+	.want = "# events-only 1000 @18\n"
+		"# error @18 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "events-only: a TIP cannot be in a trace without branches",
+	.cite = "SDM Table 33-6 (BranchEn=0: no COFI packets)",
+	.dialect = RTIT_DIALECT_PT,
+	.events_only = true,
+	STREAM(PT_PSB, PT_PSBEND, PT_TIP6(0x1000)),
+	.img = { REG(0x1000, 0x90) },
+	.want = "# error @18 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+
+/* ---- one row per error class a stream or an image can cause ----
+ * (include/rtit/error.h; INTERNAL, INVALID as an argument, NOMEM, IO,
+ * BAD_CONFIG and NOSPACE come from the caller or the machine, NOSYNC from
+ * the packet layer's own search: a stream with no PSB decodes to nothing) */
+{
+	.name = "class EOS: the stream ends inside a TIP.PGE",
+	.cite = "SDM 33.4.2.7 (IPBytes 011b: 6 bytes)",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, 0x71, 0x00, 0x10),
+	.img = { REG(0x1000, 0x90) },
+	.want = "# error @18 truncated packet (stream ends inside it)\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "class BAD_OPC: a reserved extended opcode (02 FF)",
+	.cite = "SDM Table 33-17 (opcode map)",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0xff, PT_PSB, PT_PSBEND, PT_PGE6(0x2000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# error @25 reserved or unknown opcode\n"
+		"# resync 2000 @45\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "class BAD_PACKET: a TIP.PGE with the reserved IPBytes 101b",
+	.cite = "SDM Table 33-18 (IPBytes 101b reserved)",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, 0xb1, IP6(0x1000)),
+	.img = { REG(0x1000, 0x90) },
+	.want = "# error @18 reserved encoding inside packet\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "class BAD_CONTEXT: a conditional branch meets a TIP",
+	.cite = "SDM 33.4.2.1 (a conditional branch takes a TNT bit)",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x2000)),
+	.img = { REG(0x1000, 0x74, 0x00) },
+	.want = "# enable 1000\n"
+		"# error @25 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "class NOIP: an RTIT FUP.PGE with 16 IP bits right after the PSB",
+	.cite = "RTIT 4.2.3.1 (CNT 00b: LIP[15:0], the rest from LAST_LIP), 3.3.7 (PSB clears it)",
+	.dialect = RTIT_DIALECT_RTIT,
+	STREAM(R_PSB, 0x80, 0x00, 0x10),
+	.img = { REG(0x1000, 0x90) },
+	.want = "# error @9 IP compressed against an unknown last IP\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "class NOMAP: an RTIT TIP into a gap of the image",
+	.cite = "RTIT 4.2.3; D74",
+	.dialect = RTIT_DIALECT_RTIT,
+	STREAM(R_PSB, R_PGE(0x1000), R_TIP(0x1800), R_TIP(0x2000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000001800\n"
+		"# error @16 no memory mapped at the address\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "class INVALID: bytes that are no 64-bit instruction (06: PUSH ES)",
+	.cite = "SDM Vol. 2 (06 is invalid in 64-bit mode); D74",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x04),
+	/* 06 and 14 NOPs: all 15 bytes an instruction may have are there */
+	.img = { REG(0x1000, 0x06, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+		     0x90, 0x90, 0x90, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"# error @18 invalid argument\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "kernel half: RTIT FUP.PGE and TIP at 0xffffffff81000000",
+	.cite = "RTIT 4.2.3.1 (CNT 10b: LIP[47:0], bit 47 sign-extended)",
+	.dialect = RTIT_DIALECT_RTIT,
+	STREAM(R_PSB, R_PGE(K), R_TIP(K + 0x10)),
+	.img = { REG(K, 0xff, 0xe0), REG(K + 0x10, 0xff, 0xe0) },
+	.want = "# enable ffffffff81000000\n"
+		"I ffffffff81000000 jmp-ind  len=2 T -> ffffffff81000010\n"
+		"# end\n",
+},

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# test_events_only.sh RTITSIM GOLDEN - Intel PT event trace without branches
+# (issue 17 point 6, D84): golden/pt_event_trace.scn with IA32_RTIT_CTL
+# EventEn=1 and BranchEn=0 (SDM Table 33-6: bit 13 clear, 0x80000005).
+# `rtitsim run --verify` must pass (the decoded CFE records are found in
+# the truth, each in a segment of its own), and `rtitsim decode` must say
+# that the flow between events is unknown and print no instruction but
+# the IRETs its CFE.IRET FUPs name (Table 33-50: CLIP).
+set -u
+R=$(realpath "$1")
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+sed -e 's/^msr IA32_RTIT_CTL = 0x80002005.*/msr IA32_RTIT_CTL = 0x80000005/' -e '/^expect/,$d' \
+	"$2/pt_event_trace.scn" > "$T/s.scn"
+grep -q '0x80000005' "$T/s.scn" || { echo "FAIL: the scenario's RTIT_CTL line changed"; exit 1; }
+cp "$2"/*.inc "$T/" 2>/dev/null
+if out=$(cd "$T" && "$R" run s.scn --out "$T/s" --verify 2>&1); then
+	echo "ok   run --verify"
+else
+	echo "FAIL run --verify: $out"; fails=$((fails + 1))
+fi
+out=$("$R" decode "$T/s.trace" --image "$T/s.scn" 2>&1)
+if grep -q 'flow up to here unknown' <<<"$out" && ! grep '^I ' <<<"$out" | grep -qv ' iret '; then
+	echo "ok   decode: events only, the flow between them unknown"
+else
+	echo "FAIL decode: $out"; fails=$((fails + 1))
+fi
+n=$(grep -c '^E ' <<<"$out")
+[ "$n" -eq 3 ] && echo "ok   3 events (an interrupt, #UD, #PF)" || { echo "FAIL: $n events: $out"; fails=$((fails + 1)); }
+[ $fails -eq 0 ]
