@@ -104,10 +104,13 @@ struct rtit_r_model {
 	bool psb_due_after_next;	/* E3 */
 	bool pending_stop;		/* TraceStop held during overflow */
 	bool tip_during_ovf;		/* E5 */
-	bool wrmsr_done;		/* an RTIT WRMSR already handled */
 	bool deferred_enable;		/* a write with no record: apply at the next */
 	bool deferred_trig0, deferred_pe0;
-	uint64_t wrmsr_ip;
+	/* a guest WRMSR's write, applied when its record retires (D76) */
+	bool wr_pending;
+	uint8_t wr_len;
+	uint32_t wr_msr;
+	uint64_t wr_value, wr_ip;
 	uint64_t errata_count[RTIT_NERRATA], rng;
 	const struct rtit_sim_rec *cur;
 	int err;			/* first sink error */
