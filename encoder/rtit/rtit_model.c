@@ -951,6 +951,12 @@ static void fast_refresh(struct rtit_r_model *m)
 	unsigned sid = (unsigned)((m->events >> RTIT_R_EVENTS_STOP_SHIFT) & 7);
 	bool stop_ranges = sid <= RTIT_R_EVID_RANGE01;
 
+	/* enables change only here (records the slow way, MSR writes) */
+	if (ctl(m, RTIT_R_CTL_TRACE_EN)) {
+		bool trig = rtit_r_trigger_en(m), cx = trig && rtit_r_context_en(m);
+		m->seen |= RTIT_R_SEEN_TRACE_EN | (trig ? RTIT_R_SEEN_TRIGGER : 0) |
+			   (cx ? RTIT_R_SEEN_CONTEXT : 0) | (cx && m->filter_en ? RTIT_R_SEEN_PACKET : 0);
+	}
 	m->fp_ok = !m->p.slow_path_only && !m->buff_ovf && !m->asleep && !m->deferred_enable && !m->pending_stop &&
 		   !m->psb_due_after_next && !m->psb_clear_countdown && !m->wr_pending &&
 		   sid != RTIT_R_EVID_ALWAYS_ON && m->have_time;

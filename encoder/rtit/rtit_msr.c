@@ -209,6 +209,12 @@ int rtit_r_model_msr_write(void *opaque, uint32_t msr, uint64_t v,
 {
 	struct rtit_r_model *m = opaque;
 
+	if (msr == RTIT_SIM_MSR_PERF_STATUS && (!ctx || !ctx->kind)) {
+		/* the platform's core:bus ratio, for STS (4.2.13, D79): the
+		 * actual and the effective ratio (no clock modulation) */
+		m->p.acbr = m->p.ecbr = (uint8_t)(v >> 8);
+		return 0;
+	}
 	if (msr_check(m, msr, v) < 0)
 		return GP;
 	if (ctx && ctx->kind == RTIT_SIM_INSN) {
