@@ -505,6 +505,10 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	}
 	const struct rtit_sim_status *stp = &res_->st;
 	bool ca = res_->cycle_acc;
+	/* a run that never traced exits 0, with a warning naming why */
+	const char *nt = rtit_encoder_not_traced_why(res_->stats.not_traced);
+	if (nt)
+		fprintf(stderr, "%s: warning: no packet was ever enabled: %s\n", r.sc.path, nt);
 	if (sideband)
 		rtit_sideband_write(sideband, &res_->sb);
 	if (!quiet)

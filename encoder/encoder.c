@@ -74,7 +74,32 @@ static int r_finish(struct rtit_encoder *e)
 
 static void r_stats(const struct rtit_encoder *e, struct rtit_enc_stats *st)
 {
+	unsigned s = e->m.r.seen;
+
 	*st = e->m.r.stats;
+	st->not_traced = s & RTIT_R_SEEN_PACKET ? RTIT_ENC_TRACED :
+			 !(s & RTIT_R_SEEN_TRACE_EN) ? RTIT_ENC_NO_TRACE_EN :
+			 !(s & RTIT_R_SEEN_TRIGGER) ? RTIT_ENC_NO_TRACE_ACTIVE :
+			 !(s & RTIT_R_SEEN_CONTEXT) ? RTIT_ENC_NO_CONTEXT : RTIT_ENC_NO_FILTER;
+}
+
+const char *rtit_encoder_not_traced_why(unsigned why)
+{
+	switch (why) {
+	case RTIT_ENC_NO_TRACE_EN:
+		return "RTIT_CTL.Trace_En (bit 0) was never set (RTIT 3.3.2)";
+	case RTIT_ENC_NO_TRACE_ACTIVE:
+		return "RTIT_CTL.TraceActive (bit 13) was never set with Trace_En, so TriggerEn stayed 0 (RTIT 2.1.1)";
+	case RTIT_ENC_NO_CONTEXT:
+		return "ContextEn was never 1 with TriggerEn: RTIT_CTL.OS/USER (bits 2/3) or CR3En with "
+		       "RTIT_CR3_MATCH exclude the code that ran (RTIT 2.1.2)";
+	case RTIT_ENC_NO_FILTER:
+		return "FilterEn was never 1 with TriggerEn and ContextEn: RTIT_EVENTS.Filter_Event_ID "
+		       "(bits 2:0; RANGE0 with RTIT_LIP0/LIP2 by default, empty at reset) let no "
+		       "instruction through (RTIT 3.3.5; 0x7 is always on)";
+	default:
+		return NULL;
+	}
 }
 
 static void r_sideband(const struct rtit_encoder *e, uint64_t ctl, struct rtit_sideband *sb)
@@ -245,7 +270,11 @@ void rtit_encoder_on_batch(struct rtit_encoder *e, const struct rtit_sim_rec *re
 int rtit_encoder_msr_write(struct rtit_encoder *e, uint32_t msr, uint64_t value,
 			   const struct rtit_sim_rec *ctx)
 {
-	return e->ops->msr_write(&e->m, msr, value, ctx);
+	int ret = e->ops->msr_write(&e->m, msr, value, ctx);
+	/* the clock's ratio at the start is the sideband's cbr (D79) */
+	if (ret >= 0 && msr == RTIT_SIM_MSR_PERF_STATUS && e->dialect == RTIT_DIALECT_PT)
+		e->p.pt.cbr = (uint8_t)(value >> 8);
+	return ret;
 }
 
 int rtit_encoder_msr_read(struct rtit_encoder *e, uint32_t msr, uint64_t *value,

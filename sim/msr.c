@@ -94,6 +94,20 @@ int rtit_sim_msr_preset(struct rtit_sim *sim, uint32_t msr, uint64_t value)
 	return 0;
 }
 
+int rtit_sim_report_clock(struct rtit_sim *sim)
+{
+	if (!sim)
+		return -RTIT_ERR_INVALID;
+	const struct rtit_sim_consumer *c = &sim->cfg.consumer;
+	if (!c->msr_write)
+		return 0;
+	struct rtit_sim_rec ctx = sim->tmpl;
+	ctx.msr = RTIT_SIM_MSR_PERF_STATUS;
+	ctx.value = (uint64_t)(sim->core_ratio & 0xff) << 8;
+	(void)c->msr_write(c->opaque, ctx.msr, ctx.value, &ctx);
+	return 0;
+}
+
 /* -------------------------------------------------------- instructions */
 
 /* WRMSR, RDMSR: CPL 0 only; the MSR routed by sim_msr_access. */

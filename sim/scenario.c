@@ -1439,6 +1439,8 @@ int rtit_scenario_setup(const struct rtit_scenario *sc, struct rtit_sim *sim,
 			return serr(err, sc, sc->events[i].line, r,
 				    "event: %s", rtit_errstr(r));
 	}
+	/* the clock's core:bus ratio first: the trace block's STS/CBR (D79) */
+	(void)rtit_sim_report_clock(sim);
 	for (size_t i = 0; i < sc->nmsrs; i++) {
 		r = rtit_sim_msr_preset(sim, sc->msrs[i].msr, sc->msrs[i].value);
 		if (r < 0)

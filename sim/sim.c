@@ -93,8 +93,10 @@ void rtit_sim_config_default(struct rtit_sim_config *cfg)
 	cfg->precise_faults = true;
 	for (int i = 0; i < RTIT_SIM_NUM_CLASSES; i++)
 		cfg->clock.cpi[i] = 1;
-	cfg->clock.tsc_ratio = 1;
-	cfg->clock.core_ratio = 1;
+	/* core:bus 16 (the RTIT STS / Intel PT CBR of a run that names
+	 * none, D79); the TSC at the core clock */
+	cfg->clock.tsc_ratio = 16;
+	cfg->clock.core_ratio = 16;
 	cfg->clock.art_num = 1;
 	cfg->clock.art_den = 1;
 }

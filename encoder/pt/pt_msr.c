@@ -178,6 +178,11 @@ int rtit_pt_model_msr_write(void *opaque, uint32_t msr, uint64_t v,
 	 * record of kind 0: a debugger's write, no instruction. */
 	if (ctx && !ctx->kind)
 		ctx = NULL;
+	if (msr == RTIT_SIM_MSR_PERF_STATUS && !ctx) {
+		/* the platform's core:bus ratio, for CBR (33.4.2.13, D79) */
+		m->p.cbr = (uint8_t)(v >> 8);
+		return 0;
+	}
 	int ret = msr_write(m, msr, v, ctx);
 	rtit_pt_fast_refresh(m);
 	rtit_pt_out_flush(m);

@@ -66,9 +66,9 @@ int rtit_pt_param_set(struct rtit_pt_params *p, const char *key, const char *val
 		p->art_num = (uint32_t)v;
 		p->art_den = (uint32_t)w;
 	} else if (!strcmp(key, "cbr")) {
-		if (rtit_param_u64(value, &v) || v > 255)
-			return rtit_param_bad(err, errlen, key, value, "a core:bus ratio 0-255");
-		p->cbr = (uint8_t)v;
+		snprintf(err, errlen, "parameter 'cbr' is gone: the CBR core:bus ratio is the clock's "
+			 "(clock core_ratio=N, event freq ratio=N; D79)");
+		return -RTIT_ERR_BAD_CONFIG;
 	} else if (!strcmp(key, "vmcs")) {
 		if (rtit_param_u64(value, &v) || (v & 0xfff) || v >> 52)
 			return rtit_param_bad(err, errlen, key, value, "a 4K-aligned VMCS pointer below 2^52");

@@ -14,6 +14,7 @@
 #include "rtit/opcodes_rtit.h"
 #include "rtit/bits.h"
 #include "rtit/rtit_state.h"
+#include "rtit_internal.h"
 
 /* ---------------------------------------------------------------- enables */
 
@@ -741,10 +742,43 @@ static void overflow_clear(struct rtit_r_model *m, uint64_t ip)
 	}
 }
 
+/* What a guest WRMSR's write did when it took effect, at the WRMSR's end
+ * (D76). */
+struct wr_effect {
+	bool applied;		/* this record was the pending WRMSR */
+	uint32_t msr;
+	bool trig_rise, trig_fall;
+	bool e2_3b;		/* E2 condition 3b: set Trace_En and TraceActive */
+};
+
+/* A WRMSR retires: its write takes effect now, after its cycles were
+ * counted and its start state was used (4.2.5, 4.2.6), before the range
+ * check at its NLIP (4.2.7/4.2.8: the instruction that "ends" in or out
+ * decides).  A PSB when TriggerEn rose (4.2.1, D69). */
+static void wrmsr_retire(struct rtit_r_model *m, struct wr_effect *w, bool trig0)
+{
+	const uint64_t both = RTIT_R_CTL_TRACE_EN | RTIT_R_CTL_TRACE_ACTIVE;
+	uint64_t ctl0 = m->ctl;
+
+	m->wr_pending = false;
+	w->applied = true;
+	w->msr = m->wr_msr;
+	(void)rtit_r_model_apply_write(m, m->wr_msr, m->wr_value);
+	w->trig_rise = !trig0 && rtit_r_trigger_en(m);
+	w->trig_fall = trig0 && !rtit_r_trigger_en(m);
+	w->e2_3b = w->msr == RTIT_R_MSR_CTL && (m->ctl & both) == both && (ctl0 & both) != both;
+	if (w->trig_rise) {
+		emit_psb(m, false, "PSB: TriggerEn 0->1 by WRMSR RTIT_CTL (3.3.2, 4.2.1)");
+		m->mtc_first = true;
+		m->mtc_bits = mtc_bits(m, m->last_tsc);
+	}
+}
+
 static void on_op(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 {
 	struct op o;
-	bool clear_ovf = false, pcc_due = false, wrmsr_done = false;
+	struct wr_effect w = { 0 };
+	bool clear_ovf = false, pcc_due = false;
 
 	classify(m, r, &o);
 	on_time(m, r);
@@ -761,15 +795,7 @@ static void on_op(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 		/* 4.2.6: FUP.PCC decided at the start of the instruction. */
 		pcc_due = ctl(m, RTIT_R_CTL_CYCLE_ACC) && rtit_r_cntp_msb(&m->cntp) &&
 			  gate_pcc(m) && !m->buff_ovf;
-		/* A WRMSR to an RTIT register was applied before its record
-		 * (the simulator calls msr_write as it executes): its start
-		 * state is gone, so it is not a FUP.PCC boundary. */
-		if (r->cls == RTIT_IC_WRMSR && r->msr >= RTIT_R_MSR_FIRST && r->msr <= RTIT_R_MSR_LAST)
-			pcc_due = false;
-		if (r->cls == RTIT_IC_WRMSR && m->wrmsr_done && m->wrmsr_ip == r->ip)
-			wrmsr_done = true;
 	}
-	m->wrmsr_done = false;
 
 	bool trig0 = rtit_r_trigger_en(m), ctx0 = rtit_r_context_en(m);
 	bool filt0 = m->filter_en;
@@ -786,16 +812,16 @@ static void on_op(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 		(r->cls == RTIT_EV_RSM ? (m->in_smm = false) :
 		 r->cls == RTIT_EV_SIPI ? (m->in_wfs = false) : (m->in_vmx_root = false));
 
+	if (o.insn && r->cls == RTIT_IC_WRMSR && m->wr_pending && r->ip == m->wr_ip)
+		wrmsr_retire(m, &w, trig0);
+
 	filter_on_retire(m, o.taken, o.next);
 	bool stop = stop_on_retire(m, o.taken, o.next);
 	bool ctx1 = rtit_r_context_en(m);
 	bool pe1 = rtit_r_trigger_en(m) && ctx1 && m->filter_en && !stop;
-	bool trig_cleared = stop && !m->buff_ovf;
-
-	if (wrmsr_done) {
-		/* The WRMSR's enable changes were handled when it wrote. */
-		pe0 = pe1;
-	}
+	/* 4.2.8, D69: no FUP.PGD when TriggerEn clears (a TraceStop, or a
+	 * WRMSR clearing Trace_En or TraceActive) unless configured. */
+	bool trig_cleared = (stop && !m->buff_ovf) || w.trig_fall;
 
 	/* ---- Table 19, in the order of its rows' packet lists ---- */
 	if (pe0 && o.cond)
@@ -859,22 +885,31 @@ static void on_op(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 				  "FUP.PGE with NLIP: PacketEn set (Table 19 rows 5, 42)");
 
 	/* E2: an extra FUP.PGD while PacketEn stays 0, when FilterEn fell
-	 * or a TraceStop hit, and ContextEn rose. */
-	if (!pe0 && !pe1 && ((filt0 && !m->filter_en) || stop) && !ctx0 && ctx1 &&
+	 * or a TraceStop hit, and ContextEn rose (3a) or the instruction is
+	 * a WRMSR setting Trace_En and TraceActive (3b, D17). */
+	if (!pe0 && !pe1 && ((filt0 && !m->filter_en) || stop) && ((!ctx0 && ctx1) || w.e2_3b) &&
 	    erratum(m, RTIT_E2))
 		emit_ip(m, RTIT_R_FUP_PGD, o.nlip, "extra FUP.PGD (erratum E2)");
 
 	if (stop)
 		trace_stop(m);
 
-	/* 4.2.6: FUP.PCC unless another CCP went out in this instruction. */
-	if (pcc_due && !m->ccps_this_insn)
+	/* 3.3.9: Pkt_Cnt "evaluated on writes to this MSR" (D77). */
+	if (w.applied && w.msr == RTIT_R_MSR_PKT_CNT)
+		rtit_r_model_pktcnt_written(m, true);
+
+	/* 4.2.6: FUP.PCC unless another CCP went out in this instruction; a
+	 * WRMSR's write may have rewritten CNTP or closed the gate. */
+	if (pcc_due && !m->ccps_this_insn &&
+	    (!w.applied || (w.msr != RTIT_R_MSR_CNTP && gate_pcc(m))))
 		emit_ip(m, RTIT_R_FUP_PCC, o.nlip, "FUP.PCC: CNTP bit 21 set at the start of the instruction (4.2.6)");
 
-	if (clear_ovf)
+	/* The overflow cleared as the instruction started (D14), unless its
+	 * write cleared Buffer_Overflow (not natural, 4.2.5) or TriggerEn or
+	 * ContextEn (Table 17: FUP.BuffOvf needs both). */
+	if (clear_ovf && m->buff_ovf &&
+	    (!w.applied || (rtit_r_trigger_en(m) && rtit_r_context_en(m))))
 		overflow_clear(m, o.next);
-
-	(void)trig0;
 }
 
 static void on_event_other(struct rtit_r_model *m, const struct rtit_sim_rec *r)
@@ -903,9 +938,6 @@ static void on_event_other(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 	}
 }
 
-void rtit_r_model_on_enable_change(struct rtit_r_model *m, bool trig0, bool pe0,
-				   uint64_t nlip);
-
 /*
  * The fast path's conditions, recomputed after every record handled the
  * slow way and after every MSR write.  While fp_ok holds, an instruction
@@ -919,8 +951,14 @@ static void fast_refresh(struct rtit_r_model *m)
 	unsigned sid = (unsigned)((m->events >> RTIT_R_EVENTS_STOP_SHIFT) & 7);
 	bool stop_ranges = sid <= RTIT_R_EVID_RANGE01;
 
+	/* enables change only here (records the slow way, MSR writes) */
+	if (ctl(m, RTIT_R_CTL_TRACE_EN)) {
+		bool trig = rtit_r_trigger_en(m), cx = trig && rtit_r_context_en(m);
+		m->seen |= RTIT_R_SEEN_TRACE_EN | (trig ? RTIT_R_SEEN_TRIGGER : 0) |
+			   (cx ? RTIT_R_SEEN_CONTEXT : 0) | (cx && m->filter_en ? RTIT_R_SEEN_PACKET : 0);
+	}
 	m->fp_ok = !m->p.slow_path_only && !m->buff_ovf && !m->asleep && !m->deferred_enable && !m->pending_stop &&
-		   !m->psb_due_after_next && !m->psb_clear_countdown && !m->wrmsr_done &&
+		   !m->psb_due_after_next && !m->psb_clear_countdown && !m->wr_pending &&
 		   sid != RTIT_R_EVID_ALWAYS_ON && m->have_time;
 	m->fp_ranges = fid <= RTIT_R_EVID_RANGE01 || stop_ranges;
 	m->fp_pe = rtit_r_packet_en(m);
@@ -960,6 +998,13 @@ static void halt_wake(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 static void rec_slow(struct rtit_r_model *m, const struct rtit_sim_rec *r)
 {
 	m->cur = r;
+	if (m->wr_pending && !(r->kind == RTIT_SIM_INSN && r->cls == RTIT_IC_WRMSR &&
+			       r->ip == m->wr_ip)) {
+		/* the WRMSR's record did not come: the write goes in now */
+		struct rtit_sim_rec at = { .kind = RTIT_SIM_INSN, .ip = m->wr_ip, .len = m->wr_len };
+		m->wr_pending = false;
+		rtit_r_model_write_now(m, m->wr_msr, m->wr_value, &at);
+	}
 	if (m->halted && (r->kind == RTIT_SIM_INSN ||
 			  (r->cls != RTIT_EV_SLEEP && r->cls != RTIT_EV_WAKE)))
 		halt_wake(m, r);
@@ -1190,7 +1235,6 @@ int rtit_r_model_finish(struct rtit_r_model *m)
 }
 
 /* After an MSR access: the fast path's cached view may be stale. */
-void rtit_r_model_after_msr(struct rtit_r_model *m);
 void rtit_r_model_after_msr(struct rtit_r_model *m)
 {
 	fast_refresh(m);
@@ -1199,9 +1243,10 @@ void rtit_r_model_after_msr(struct rtit_r_model *m)
 
 /* ------------------------------------------------ MSR side effects, init */
 
-/* A WRMSR changed the enables (3.3.2): PSB when TriggerEn rises, then
- * FUP.PGE (D69); FUP.PGD when PacketEn falls, not when TriggerEn fell
- * (4.2.8, D69).  The IP is the NLIP of the WRMSR (Table 1). */
+/* A write with no WRMSR record changed the enables (3.3.2, D13): PSB
+ * when TriggerEn rises, then FUP.PGE (D69); FUP.PGD when PacketEn falls,
+ * not when TriggerEn fell (4.2.8, D69).  A guest WRMSR's write is applied
+ * by its record instead (wrmsr_retire, D76). */
 void rtit_r_model_on_enable_change(struct rtit_r_model *m, bool trig0, bool pe0,
 				   uint64_t nlip)
 {
@@ -1227,6 +1272,16 @@ void rtit_r_model_on_enable_change(struct rtit_r_model *m, bool trig0, bool pe0,
 		emit_ip(m, RTIT_R_FUP_PGD, nlip, "FUP.PGD: a WRMSR cleared PacketEn (3.3.2, 4.2.8)");
 	if (!pe0 && pe1)
 		emit_ip(m, RTIT_R_FUP_PGE, nlip, "FUP.PGE with the WRMSR's NLIP (3.3.2, 4.2.7)");
+}
+
+void rtit_r_model_pktcnt_written(struct rtit_r_model *m, bool may_psb)
+{
+	/* Pkt_Mask 3 watches bit 14, which the 14-bit field cannot hold. */
+	if (m->pktcnt.mask == 3 || !(m->pktcnt.cnt & (1u << (11 + m->pktcnt.mask))))
+		return;
+	m->pktcnt.cnt = 0;
+	if (may_psb && rtit_r_trigger_en(m) && !m->deferred_enable)
+		emit_psb(m, true, "PSB: a write set the Pkt_Cnt bit Pkt_Mask selects (3.3.9)");
 }
 
 int rtit_r_model_init(struct rtit_r_model *m, const struct rtit_r_params *p,

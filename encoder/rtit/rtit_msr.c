@@ -9,12 +9,10 @@
 
 #include "rtit/rtit_encoder.h"
 #include "rtit/msr_rtit.h"
+#include "rtit/opcodes_rtit.h"
 #include "rtit/bits.h"
 #include "rtit/rtit_state.h"
-
-/* Shared with rtit_model.c. */
-void rtit_r_model_on_enable_change(struct rtit_r_model *m, bool trig0, bool pe0,
-				   uint64_t nlip);
+#include "rtit_internal.h"
 
 enum { GP = -1 };
 
@@ -84,122 +82,158 @@ int rtit_r_model_msr_read(void *opaque, uint32_t msr, uint64_t *value,
 	return 0;
 }
 
-static int msr_write(struct rtit_r_model *m, uint32_t msr, uint64_t v,
-		     const struct rtit_sim_rec *ctx);
-
-void rtit_r_model_after_msr(struct rtit_r_model *m);
-
-int rtit_r_model_msr_write(void *opaque, uint32_t msr, uint64_t v,
-			   const struct rtit_sim_rec *ctx)
+/* 3.3.1 (RTIT_CTL read first) and each register's reserved bits: 0, or
+ * GP.  Checked when the WRMSR executes: a #GP replaces the instruction. */
+static int msr_check(const struct rtit_r_model *m, uint32_t msr, uint64_t v)
 {
-	struct rtit_r_model *m = opaque;
-	int ret = msr_write(m, msr, v, ctx);
-	rtit_r_model_after_msr(m);
-	return ret;
+	if (!is_rtit_msr(msr) || !m->ctl_read)
+		return GP;
+	switch (msr) {
+	case RTIT_R_MSR_CTL: return v & RTIT_R_CTL_RSVD ? GP : 0;
+	case RTIT_R_MSR_STATUS: return v & RTIT_R_STATUS_RSVD ? GP : 0;
+	case RTIT_R_MSR_CNTP: return v & RTIT_R_CNTP_RSVD ? GP : 0;
+	case RTIT_R_MSR_EVENTS: return v & RTIT_R_EVENTS_RSVD ? GP : 0;
+	case RTIT_R_MSR_LAST_LIP: return v & RTIT_R_LAST_LIP_RSVD ? GP : 0;
+	case RTIT_R_MSR_LAST_CALL_NLIP: return v & RTIT_R_LAST_CALL_RSVD ? GP : 0;
+	case RTIT_R_MSR_BASE_ADDR: return v & RTIT_R_BASE_RSVD ? GP : 0;
+	case RTIT_R_MSR_LIMIT_MASK: return v & RTIT_R_LIMIT_RSVD ? GP : 0;
+	case RTIT_R_MSR_OFFSET: return v & RTIT_R_OFFSET_RSVD ? GP : 0;
+	case RTIT_R_MSR_CR3_MATCH: return v & RTIT_R_CR3_MATCH_RSVD ? GP : 0;
+	case RTIT_R_MSR_PKT_CNT: return v & RTIT_R_PKT_CNT_RSVD ? GP : 0;
+	/* 3.3.13: writing all zeros is #GP. */
+	case RTIT_R_MSR_TNT_BUFF: return (v & RTIT_R_TNT_BUFF_RSVD) || !v ? GP : 0;
+	default: return 0;	/* RTIT_LIPn: [63:48] ignored (Table 8) */
+	}
 }
 
-static int msr_write(struct rtit_r_model *m, uint32_t msr, uint64_t v,
-		     const struct rtit_sim_rec *ctx)
+/*
+ * A checked write reaches the registers (shared with rtit_model.c, which
+ * applies a guest WRMSR's write when that WRMSR retires, D76).  Returns
+ * true when the write may change an enable (RTIT_CTL, RTIT_STATUS,
+ * RTIT_EVENTS, RTIT_CR3_MATCH).  No packet is sent here.
+ */
+bool rtit_r_model_apply_write(struct rtit_r_model *m, uint32_t msr, uint64_t v)
 {
-	bool trig0 = rtit_r_trigger_en(m), pe0 = rtit_r_packet_en(m);
-	uint64_t nlip = ctx && ctx->kind ? ctx->ip + ctx->len : 0;
-
-	if (!is_rtit_msr(msr) || !m->ctl_read)	/* 3.3.1 */
-		return GP;
-
 	switch (msr) {
 	case RTIT_R_MSR_LIP0: case RTIT_R_MSR_LIP1: case RTIT_R_MSR_LIP2: case RTIT_R_MSR_LIP3:
 		/* Table 8: writes to [63:48] have no effect. */
 		m->lip[msr - RTIT_R_MSR_LIP0] = v & RTIT_R_LIP_MASK;
-		return 0;
+		return false;
 	case RTIT_R_MSR_CTL:
-		if (v & RTIT_R_CTL_RSVD)
-			return GP;
+		if ((m->ctl ^ v) & RTIT_R_CTL_MTC_RANGE_MASK) {
+			/* 4.2.12: an MTC goes out when the watched TSC bits
+			 * change, i.e. when TSC[s] next toggles in the new
+			 * range; the write itself sends none (D78). */
+			unsigned rng = (unsigned)((v & RTIT_R_CTL_MTC_RANGE_MASK) >>
+						  RTIT_R_CTL_MTC_RANGE_SHIFT);
+			m->mtc_bits = (uint8_t)(m->last_tsc >> RTIT_R_MTC_SHIFT(rng));
+		}
 		m->ctl = v;
 		/* 3.3.2: a write to RTIT_CTL drains the buffer. */
 		rtit_r_model_drain(m);
-		break;
+		return true;
 	case RTIT_R_MSR_STATUS:
-		if (v & RTIT_R_STATUS_RSVD)
-			return GP;
 		/* 3.3.3: ContextEn/TriggerEn writes are ignored; FilterEn is
 		 * writable (D71); setting Buffer_Overflow acts as an
-		 * overflow, clearing it sends no FUP.BuffOvf. */
+		 * overflow, clearing it sends no FUP.BuffOvf (4.2.5). */
 		m->filter_en = v & RTIT_R_STATUS_FILTER_EN;
 		m->in_range[0] = m->in_range[1] = m->filter_en;
 		m->buff_ovf = v & RTIT_R_STATUS_BUFF_OVF;
-		break;
+		return true;
 	case RTIT_R_MSR_CNTP:
-		if (v & RTIT_R_CNTP_RSVD)
-			return GP;
 		m->cntp.v = (uint32_t)v;
-		return 0;
+		return false;
 	case RTIT_R_MSR_EVENTS:
-		if (v & RTIT_R_EVENTS_RSVD)
-			return GP;
 		m->events = v;
-		break;
+		return true;
 	case RTIT_R_MSR_LAST_LIP:
-		if (v & RTIT_R_LAST_LIP_RSVD)
-			return GP;
 		m->lastlip.ip = ((v & 0xffff) << 16) | (((v >> 16) & 0xffff) << 32);
 		m->lastlip.valid = v & RTIT_R_LAST_LIP_VALID;
-		return 0;
+		return false;
 	case RTIT_R_MSR_LAST_CALL_NLIP:
-		if (v & RTIT_R_LAST_CALL_RSVD)
-			return GP;
 		m->retc.nlip = v & RTIT_R_LIP_MASK;
 		m->retc.valid = v & RTIT_R_LAST_CALL_VALID;
-		return 0;
+		return false;
 	case RTIT_R_MSR_BASE_ADDR:
-		if (v & RTIT_R_BASE_RSVD)
-			return GP;
 		m->base = v;
-		return 0;
+		return false;
 	case RTIT_R_MSR_LIMIT_MASK:
-		if (v & RTIT_R_LIMIT_RSVD)
-			return GP;
 		m->limit = v | RTIT_R_LIMIT_LOW;
-		return 0;
+		return false;
 	case RTIT_R_MSR_OFFSET:
-		if (v & RTIT_R_OFFSET_RSVD)
-			return GP;
 		m->offset = v;
-		return 0;
+		return false;
 	case RTIT_R_MSR_CR3_MATCH:
-		if (v & RTIT_R_CR3_MATCH_RSVD)
-			return GP;
 		m->cr3_match = v;
-		break;
+		return true;
 	case RTIT_R_MSR_PKT_CNT:
-		if (v & RTIT_R_PKT_CNT_RSVD)
-			return GP;
 		m->pktcnt.cnt = (uint16_t)(v & RTIT_R_PKT_CNT_MASK);
 		m->pktcnt.mask = (uint8_t)((v >> RTIT_R_PKT_MASK_SHIFT) & 3);
-		return 0;
+		return false;
 	case RTIT_R_MSR_TNT_BUFF:
-		/* 3.3.13: writing all zeros is #GP. */
-		if ((v & RTIT_R_TNT_BUFF_RSVD) || !v)
-			return GP;
 		m->tnt.v = (uint8_t)v;
-		return 0;
+		return false;
 	default:
-		return GP;
+		return false;
+	}
+}
+
+/* A write with no WRMSR record of its own (a debugger's preset before the
+ * run, ctx NULL or kind 0; an external write, ctx the event's record, D13):
+ * it takes effect now. */
+void rtit_r_model_write_now(struct rtit_r_model *m, uint32_t msr, uint64_t v,
+			    const struct rtit_sim_rec *ctx)
+{
+	bool trig0 = rtit_r_trigger_en(m), pe0 = rtit_r_packet_en(m);
+
+	if (!rtit_r_model_apply_write(m, msr, v)) {
+		if (msr == RTIT_R_MSR_PKT_CNT)
+			rtit_r_model_pktcnt_written(m, ctx && ctx->kind);
+		return;
 	}
 	if (!ctx || !ctx->kind) {
-		/* A debugger's write before the run: the packets it causes
-		 * carry the IP of the first instruction (rtit_model.c). */
+		/* The packets it causes carry the IP of the first
+		 * instruction (rtit_model.c). */
 		if (!m->deferred_enable) {
 			m->deferred_enable = true;
 			m->deferred_trig0 = trig0;
 			m->deferred_pe0 = pe0;
 		}
+		return;
+	}
+	rtit_r_model_on_enable_change(m, trig0, pe0, ctx->ip + ctx->len);
+}
+
+int rtit_r_model_msr_write(void *opaque, uint32_t msr, uint64_t v,
+			   const struct rtit_sim_rec *ctx)
+{
+	struct rtit_r_model *m = opaque;
+
+	if (msr == RTIT_SIM_MSR_PERF_STATUS && (!ctx || !ctx->kind)) {
+		/* the platform's core:bus ratio, for STS (4.2.13, D79): the
+		 * actual and the effective ratio (no clock modulation) */
+		m->p.acbr = m->p.ecbr = (uint8_t)(v >> 8);
 		return 0;
 	}
-	rtit_r_model_on_enable_change(m, trig0, pe0, nlip);
-	{
-		m->wrmsr_done = true;
-		m->wrmsr_ip = ctx->ip;
+	if (msr_check(m, msr, v) < 0)
+		return GP;
+	if (ctx && ctx->kind == RTIT_SIM_INSN) {
+		/* A guest WRMSR: the write takes effect when the WRMSR
+		 * retires, so its record applies it (D76, rtit_model.c). */
+		if (m->wr_pending) {	/* a record that never came */
+			struct rtit_sim_rec at = { .kind = RTIT_SIM_INSN, .ip = m->wr_ip,
+						   .len = m->wr_len };
+			m->wr_pending = false;
+			rtit_r_model_write_now(m, m->wr_msr, m->wr_value, &at);
+		}
+		m->wr_pending = true;
+		m->wr_msr = msr;
+		m->wr_value = v;
+		m->wr_ip = ctx->ip;
+		m->wr_len = ctx->len;
+	} else {
+		rtit_r_model_write_now(m, msr, v, ctx);
 	}
+	rtit_r_model_after_msr(m);
 	return 0;
 }

@@ -81,12 +81,9 @@ int rtit_r_param_set(struct rtit_r_params *p, const char *key, const char *value
 		if (rtit_param_bool(value, &p->cntp_gate_as_printed))
 			return rtit_param_bad(err, errlen, key, value, "a boolean");
 	} else if (!strcmp(key, "ratio")) {
-		unsigned a, b;
-		int n = sscanf(value, "%u/%u", &a, &b);
-		if (n < 1 || a > 63 || (n == 2 && b > 63))
-			return rtit_param_bad(err, errlen, key, value, "a core:bus ratio 0-63 (or ACBR/ECBR)");
-		p->acbr = (uint8_t)a;
-		p->ecbr = (uint8_t)(n == 2 ? b : a);
+		snprintf(err, errlen, "parameter 'ratio' is gone: the STS core:bus ratio is the clock's "
+			 "(clock core_ratio=N, event freq ratio=N; D79)");
+		return -RTIT_ERR_BAD_CONFIG;
 	} else if (key[0] == 'e' && key[1] >= '1' && key[1] <= '8' && !key[2]) {
 		if (parse_erratum(value, &p->errata[key[1] - '0']))
 			return rtit_param_bad(err, errlen, key, value, "off, always, every:N or seed:N:SEED [,arg=K]");

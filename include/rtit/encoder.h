@@ -51,7 +51,24 @@ struct rtit_enc_sink {
 struct rtit_enc_stats {
 	uint64_t bytes, packets, psbs, overflows, dropped_packets;
 	uint64_t errata_fired[RTIT_ENC_NERRATA];	/* RTIT: E1..E8 by number */
+	/* RTIT: 0 when PacketEn was ever 1, else the first enable that never
+	 * was (enum rtit_enc_not_traced); Intel PT: 0 */
+	uint8_t not_traced;
 };
+
+/* Why a run never traced (RTIT: PacketEn = TriggerEn && ContextEn &&
+ * FilterEn was never 1, 2.1). */
+enum rtit_enc_not_traced {
+	RTIT_ENC_TRACED = 0,
+	RTIT_ENC_NO_TRACE_EN,		/* RTIT_CTL.Trace_En never set */
+	RTIT_ENC_NO_TRACE_ACTIVE,	/* ... TraceActive never set with it */
+	RTIT_ENC_NO_CONTEXT,		/* ContextEn never 1 with TriggerEn */
+	RTIT_ENC_NO_FILTER		/* FilterEn never 1 with both */
+};
+
+/* One line naming what was missing (for a warning), or NULL for
+ * RTIT_ENC_TRACED. */
+const char *rtit_encoder_not_traced_why(unsigned why);
 
 struct rtit_encoder;	/* opaque */
 

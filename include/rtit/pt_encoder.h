@@ -32,7 +32,7 @@ struct rtit_pt_params {
 	uint64_t buffer_bytes;		/* internal buffer; 0 = unlimited */
 	uint64_t drain_num, drain_den;	/* drain rate, bytes per core cycle */
 	uint32_t art_num, art_den;	/* TSC = ART * num / den (CPUID.15H) */
-	uint8_t cbr;			/* core:bus ratio at start (CBR) */
+	uint8_t cbr;			/* core:bus ratio (CBR): the clock's, D79 */
 	uint64_t vmcs;			/* current VMCS pointer; 0 = none */
 	bool long_tnt;			/* Long TNT (47 bits) instead of TNT-8 (D21) */
 	bool pgd_stop_suppressed;	/* TraceStop's TIP.PGD without IP (D21) */
@@ -74,7 +74,7 @@ void rtit_pt_params_default(struct rtit_pt_params *p);
 /*
  * Sets one parameter by name ("param KEY = VALUE").  Keys: profile
  * (full|basic|client), buffer_bytes, drain (N or N/D), art (NUM/DEN: TSC =
- * ART * NUM / DEN), cbr, vmcs, long_tnt, pgd_stop_suppressed,
+ * ART * NUM / DEN), vmcs, long_tnt, pgd_stop_suppressed,
  * filter_sequential, psb_mode_tsx, pad_align (PADs aligning each PSB),
  * mnt (an MNT with this payload after each PSBEND), deferred_tips (0-16),
  * cyc_standalone (cycles, 0 = off), ip_compression (shortest|update48|full), vmx_nonroot, vmx_conceal_nonroot, vmx_conceal_exit, vmx_conceal_entry,

@@ -240,10 +240,19 @@ enum rtit_sim_deliver {
  * msr_write/msr_read: an access to a trace MSR (RTIT 0x760-0x77D or Intel
  * PT 0x560-0x561, 0x570-0x572, 0x580-0x587) by the guest (ctx = the WRMSR or
  * RDMSR record being built) or from outside (ctx = the event record), or
- * a preset before the run (ctx->kind == 0).  Every record before ctx has
+ * a preset before the run (ctx->kind == 0); and, as a preset before the
+ * others, the clock's core:bus ratio (RTIT_SIM_MSR_PERF_STATUS below).
+ * Every record before ctx has
  * been delivered.  Return >= 0 to accept, < 0 for #GP.
  */
 struct rtit_sim_pebs;
+
+/* IA32_PERF_STATUS: bits 15:8 the current core:bus ratio.  The simulator
+ * reports its clock's ratio (`clock core_ratio`) to the consumer as a
+ * preset write of it before the trace MSR presets, so that the trace
+ * block's ratio (RTIT STS ACBR/ECBR, 4.2.13; Intel PT CBR, SDM 33.4.2.13)
+ * has one source; later changes are RTIT_EV_FREQ_CHANGE records (D79). */
+#define RTIT_SIM_MSR_PERF_STATUS 0x198u
 
 struct rtit_sim_consumer {
 	void (*on_batch)(const struct rtit_sim_rec *recs, size_t n, void *opaque);

@@ -48,7 +48,7 @@ struct rtit_r_params {
 	bool pgd_on_trigger_clear;	/* FUP.PGD when TriggerEn clears (D69) */
 	bool buffovf_loads_lip;		/* FUP.BuffOvf loads LAST_LIP (D4) */
 	bool cntp_gate_as_printed;	/* Table 17 cycle-counter rows (D67) */
-	uint8_t acbr, ecbr;		/* core:bus ratios at start (STS) */
+	uint8_t acbr, ecbr;		/* core:bus ratios (STS): the clock's, D79 */
 	bool slow_path_only;		/* testing: never take the fast path */
 	struct rtit_erratum errata[RTIT_NERRATA];
 };
@@ -60,7 +60,7 @@ void rtit_r_params_default(struct rtit_r_params *p);
  * Sets one parameter by name, as a scenario's "param KEY = VALUE" line
  * does.  Keys: buffer_bytes, drain (e.g. "1/4" bytes per cycle),
  * psb_clear_delay, pgd_on_trigger_clear, buffovf_loads_lip,
- * cntp_gate_as_printed, ratio (acbr[/ecbr]), and e1..e8 = off | always |
+ * cntp_gate_as_printed, and e1..e8 = off | always |
  * every:N | seed:N:SEED (with ",arg=K").  Returns 0, or -RTIT_ERR_BAD_CONFIG
  * with a message in @err.
  */
@@ -104,10 +104,13 @@ struct rtit_r_model {
 	bool psb_due_after_next;	/* E3 */
 	bool pending_stop;		/* TraceStop held during overflow */
 	bool tip_during_ovf;		/* E5 */
-	bool wrmsr_done;		/* an RTIT WRMSR already handled */
 	bool deferred_enable;		/* a write with no record: apply at the next */
 	bool deferred_trig0, deferred_pe0;
-	uint64_t wrmsr_ip;
+	/* a guest WRMSR's write, applied when its record retires (D76) */
+	bool wr_pending;
+	uint8_t wr_len;
+	uint32_t wr_msr;
+	uint64_t wr_value, wr_ip;
 	uint64_t errata_count[RTIT_NERRATA], rng;
 	const struct rtit_sim_rec *cur;
 	int err;			/* first sink error */
@@ -118,6 +121,7 @@ struct rtit_r_model {
 	size_t e8len;
 	int e8_window;
 	bool e8_stop_held;		/* a TraceStop byte is in e8buf */
+	uint8_t seen;			/* enables ever 1: RTIT_R_SEEN_* (stats) */
 	/* the fast path's view of the enables, valid while fp_ok (see
 	 * fast_refresh in rtit_model.c) */
 	bool fp_ok, fp_pe, fp_count, fp_pcc, fp_mtc, fp_cmprs, fp_ranges;
@@ -126,6 +130,12 @@ struct rtit_r_model {
 	uint8_t obuf[4096];
 	size_t olen;
 	struct rtit_outq outq;		/* last: large */
+};
+
+/* Which enables were ever 1 (struct rtit_r_model.seen). */
+enum {
+	RTIT_R_SEEN_TRACE_EN = 1, RTIT_R_SEEN_TRIGGER = 2, RTIT_R_SEEN_CONTEXT = 4,
+	RTIT_R_SEEN_PACKET = 8
 };
 
 /* Initialises @m at reset (RTIT 3.3 reset values).  Returns 0 or

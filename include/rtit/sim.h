@@ -254,6 +254,12 @@ int rtit_sim_inject(struct rtit_sim *sim, const struct rtit_sim_inject *ev);
 /* Writes an MSR as a debugger would before the run (no record). */
 int rtit_sim_msr_preset(struct rtit_sim *sim, uint32_t msr, uint64_t value);
 
+/* Reports the clock's core:bus ratio to the consumer (a preset write of
+ * RTIT_SIM_MSR_PERF_STATUS, rtit/record.h; D79).  Before the trace MSR
+ * presets (rtit_scenario_setup does it).  A consumer that refuses it keeps
+ * its own ratio.  Returns 0 or -RTIT_ERR_INVALID. */
+int rtit_sim_report_clock(struct rtit_sim *sim);
+
 /*
  * Runs from the entry until a stop (see enum rtit_sim_stop) and fills st.
  * Returns 0 when the run ended normally (HALTED, END) and -RTIT_ERR_x

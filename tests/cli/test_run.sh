@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# test_run.sh RTITSIM - `rtitsim run`: the demo, a program, the outputs,
-# and every kind of bad input with its exit status and one-line message.
+# test_run.sh RTITSIM SRCDIR - `rtitsim run`: the demo, a program, the
+# outputs, docs/scenario.md's complete example as written, the warning of a
+# run that never traced, and every kind of bad input with its exit status
+# and one-line message.
 set -u
 R=$(realpath "$1")
+SRC=$(realpath "${2:-.}")
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cd "$T"
@@ -142,6 +145,32 @@ check "too few bytes: named" grep -q 'has 9 bytes, the expect line 2' e.txt
 mk_expect ' PSB bytes c0 zz'
 "$R" run e.scn --out e -q >/dev/null 2>e.txt; rc=$?
 check "bad hex: exit 5" test $rc -eq 5
+
+# The complete example of docs/scenario.md runs as written, its expect
+# block included (tests/sim/test_scenario.c checks the doc shows this file).
+"$R" run "$SRC/tests/sim/scenarios/example.scn" --out ex -q >/dev/null 2>ex.txt; rc=$?
+check "docs/scenario.md's example runs: exit 0 ($(head -1 ex.txt))" test $rc -eq 0
+check "docs/scenario.md's example: no warning" test ! -s ex.txt
+
+# An RTIT scenario that never enables packets exits 0 with one warning
+# naming what was missing (issue 16).
+mk_quiet() {	# MSR lines -> q.scn
+	printf 'name q\ndialect rtit\ncode asm load=0x401000\n nop\n hlt\nend\n%b' "$1" > q.scn
+}
+mk_quiet 'msr RTIT_CTL = 0x200d\n'
+"$R" run q.scn --out q -q >/dev/null 2>q.txt; rc=$?
+check "never traced (filter): exit 0" test $rc -eq 0
+check "never traced (filter): named" grep -q '^q.scn: warning: no packet was ever enabled: FilterEn was never 1 .*Filter_Event_ID' q.txt
+for c in 'msr RTIT_EVENTS = 0x37\nmsr RTIT_CTL = 0x0d\n|TraceActive (bit 13) was never set' \
+	 'msr RTIT_EVENTS = 0x37\nmsr RTIT_CTL = 0x2009\n|ContextEn was never 1' \
+	 'msr RTIT_EVENTS = 0x37\n|Trace_En (bit 0) was never set'; do
+	mk_quiet "${c%%|*}"
+	"$R" run q.scn --out q -q >/dev/null 2>q.txt
+	check "never traced: ${c#*|}" grep -q "${c#*|}" q.txt
+done
+mk_quiet 'msr RTIT_EVENTS = 0x37\nmsr RTIT_CTL = 0x200d\n'
+"$R" run q.scn --out q -q >/dev/null 2>q.txt
+check "traced: no warning" test ! -s q.txt
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -51,6 +51,20 @@ sgx_debug = ernd.random() < 0.5
 # perf 6.1 cannot bind an opt-out enclave entry's TIP.PGD() (D62)
 sgx = sgx and not (perf and not sgx_debug)
 sgx_calls = 0
+# Where the 64-bit program lives (issue 16): low (0x401000, or across
+# 0x10000 where IP[47:16] = 0), the top of the user half (just below
+# 2^47), across 4 GiB, or the kernel half (bit 47 set, sign-extended: at
+# its start and at the usual kernel text), most of them across a 64 KiB
+# boundary, so that every RTIT Table 18 row and Intel PT IPBytes form
+# occurs; a generator of its own, so the rest of a seed is unchanged.  The libipt and perf forms stay at 0x401000 (their
+# checks map the image as before; perf decodes kernel addresses as a
+# guest's, D62).  Far pointers are m16:32, so above 4 GiB the far CALL
+# and JMP become NOPs.
+grnd = random.Random(seed * 1000003 + 17)
+BASES = [0x401000, 0x401000, 0xf800, 0x7ffffffef800, 0xfffff800, 0xffff80000000f800,
+         0xffffffff8100f800]
+base = 0x401000 if libipt or perf else grnd.choice(BASES)
+far_ok = base + 0x100000 < 1 << 32   # the whole program below 4 GiB
 
 
 def pt_ctl(user_os):
@@ -274,8 +288,12 @@ def block(depth, fidx):
         w("    div ecx")                 # #DE: F7 F1, the handler skips 2
         w("    pop rcx")
         w("    pop rdx")
+    elif kind == "far" and not far_ok:
+        w("    nop")
     elif kind == "far":
         w("    call fword ptr [rip + fp_call]")   # far CALL, far RET back
+    elif kind == "farjmp" and not far_ok:
+        w("    nop")
     elif kind == "farjmp":
         l1 = newlab()
         w("    lea rax, [rip + %s]" % l1)
@@ -454,7 +472,7 @@ w("    add edx, 5")
 w("    retf")
 w("    .p2align 3")
 w("fp_call:")
-w("    .long far_fn")
+w("    .long far_fn" if far_ok else "    .long 0")
 w("    .word 0x33")                  # the user code segment: CPL stays 3
 w("    .p2align 3")
 w("fp_jmp:")
@@ -501,11 +519,11 @@ cfg.append("cr3 0x1000")
 cfg.append("rsp0 0x7fff8000")
 cfg.append("clock cpi.default=%d cpi.cond=%d" % (rnd.randint(1, 3), rnd.randint(1, 4)))
 if filt:
-    cfg.append("msr RTIT_LIP0 = 0x401800")
-    cfg.append("msr RTIT_LIP2 = 0x401c00")
+    cfg.append("msr RTIT_LIP0 = 0x%x" % (base + 0x800))
+    cfg.append("msr RTIT_LIP2 = 0x%x" % (base + 0xc00))
 if events >> 3 == 1:
-    cfg.append("msr RTIT_LIP1 = 0x401c00")
-    cfg.append("msr RTIT_LIP3 = 0x401d00")
+    cfg.append("msr RTIT_LIP1 = 0x%x" % (base + 0xc00))
+    cfg.append("msr RTIT_LIP3 = 0x%x" % (base + 0xd00))
 if cr3en:
     cfg.append("msr RTIT_CR3_MATCH = 0x1000")
 if rnd.random() < 0.1:
@@ -534,12 +552,12 @@ if pt:
         cfg.append("msr IA32_RTIT_CR3_MATCH = 0x1000")
     if filt:
         ctl |= 1 << 32                             # ADDR0_CFG = 1: filter
-        cfg.append("msr IA32_RTIT_ADDR0_A = 0x401800")
-        cfg.append("msr IA32_RTIT_ADDR0_B = 0x401bff")
+        cfg.append("msr IA32_RTIT_ADDR0_A = 0x%x" % (base + 0x800))
+        cfg.append("msr IA32_RTIT_ADDR0_B = 0x%x" % (base + 0xbff))
     if events >> 3 == 1:
         ctl |= 2 << 36                             # ADDR1_CFG = 2: TraceStop
-        cfg.append("msr IA32_RTIT_ADDR1_A = 0x401c00")
-        cfg.append("msr IA32_RTIT_ADDR1_B = 0x401cff")
+        cfg.append("msr IA32_RTIT_ADDR1_A = 0x%x" % (base + 0xc00))
+        cfg.append("msr IA32_RTIT_ADDR1_B = 0x%x" % (base + 0xcff))
     pt_tail(ctl, cfg)
     cfg.append("msr IA32_RTIT_CTL = 0x%x" % ctl)
 else:
@@ -607,7 +625,7 @@ print('describe "random program and trace configuration, seed %d"' % seed)
 print("dialect  %s" % ("pt" if pt else "rtit"))
 print("cpu      %s" % ("default" if pt else "silvermont"))
 print("mode     64")
-print("code asm load=0x401000 entry=start")
+print("code asm load=0x%x entry=start" % base)
 print("\n".join(out))
 print("end")
 print("\n".join(cfg))

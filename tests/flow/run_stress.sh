@@ -2,7 +2,8 @@
 # run_stress.sh RTITSIM GEN FIRST LAST [rtit|pt] - random scenarios
 # (gen_stress.py, seeds FIRST..LAST, in the dialect given, default RTIT) through `rtitsim run` and `rtitsim decode --check`:
 # the decoded flow must match the simulator's outside reported gaps, with
-# no decode error.
+# no decode error.  Ends with the packet forms the streams reached
+# (stress_coverage.py).
 set -u
 . "$(dirname "$0")/../common/python.sh"
 R=$(realpath "$1")
@@ -17,6 +18,9 @@ for ((s = $3; s <= $4; s++)); do
 	fi
 	if "$R" decode "$T/s.trace" --check "$T/s.flow" --stats -q 2>"$T/dec.err"; then
 		pass=$((pass + 1))
+		# the forms reached, for the coverage lines at the end
+		ca=$(grep -q '^cycle_accurate 1' "$T/s.sideband" && echo --cycle-accurate)
+		"$R" dump --dialect "${5:-rtit}" $ca "$T/s.trace" >>"$T/cov.txt" 2>/dev/null
 		n=$(grep -oE 'matches .*: [0-9]+ records' "$T/dec.err" | grep -oE '[0-9]+ records' | cut -d' ' -f1)
 		total=$((total + ${n:-0}))
 	else
@@ -35,5 +39,6 @@ if [ $total -lt $((($4 - $3 + 1) * 100)) ]; then
 	fail=$((fail + 1)); echo "FAIL: only $total records decoded over all seeds"
 fi
 echo "$total records decoded and matched"
+"$PY" "$(dirname "$0")/stress_coverage.py" "${5:-rtit}" <"$T/cov.txt"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -63,8 +63,8 @@ Test(sim_events, every_kind)
 	cr_expect_eq(r.st.stop, RTIT_SIM_STOP_HALTED);
 	cr_expect_eq(r.st.events, 10);
 	/* clock: 1 cycle per insn; SMI 100 and VM exit 50 cycles; after the
-	 * frequency change to 4 the TSC (ratio 1) runs 1/4 per cycle; sleep
-	 * adds 1000 TSC ticks */
+	 * frequency change to 4 the TSC (ratio 16, the default, D79) runs 4
+	 * ticks per cycle; sleep adds 1000 TSC ticks */
 	const struct rtit_sim_rec *last = &r.recs[r.n - 1];
 	cr_expect_eq(last->cycles, 9 + 150, "cycles %" PRIu64, last->cycles);
 	cr_expect_eq(r.recs[r.n - 2].value, 0x2001);
@@ -76,8 +76,8 @@ Test(sim_events, every_kind)
 	cr_expect_eq(x->msr, 0);
 	cr_expect_eq(x->value, 0x7fff0000);
 	cr_expect_eq(x->vector, 14);
-	/* tsc before the change: 158; HLT adds 1 cycle = 1/4 tick */
-	cr_expect_eq(last->tsc, 158 + 1000, "tsc %" PRIu64, last->tsc);
+	/* tsc before the change: 158; HLT adds 1 cycle = 4 ticks */
+	cr_expect_eq(last->tsc, 158 + 4 + 1000, "tsc %" PRIu64, last->tsc);
 	st_free(&r);
 }
 

@@ -38,8 +38,8 @@ Test(sim_scenario, example_parses)
 	cr_expect_eq(sc.msrs[0].value, 0x2005);
 	cr_expect_eq(sc.msrs[0].line, 36);
 	cr_assert_eq(sc.nparams, 2);
-	cr_expect_str_eq(sc.params[1].key, "psb_freq");
-	cr_expect_str_eq(sc.params[1].value, "2K");
+	cr_expect_str_eq(sc.params[1].key, "drain");
+	cr_expect_str_eq(sc.params[1].value, "1/4");
 	cr_expect_eq(sc.clock.cpi[RTIT_IC_COND], 2);
 	cr_expect_eq(sc.clock.cpi[RTIT_IC_RET], 1);
 	cr_assert_eq(sc.nevents, 2);
@@ -51,7 +51,7 @@ Test(sim_scenario, example_parses)
 	cr_expect_eq(sc.budget, 100000);
 	cr_expect_eq(sc.cr3, 0x1000);
 	cr_assert_eq(sc.nhandlers, 2);
-	cr_assert_eq(sc.nexpect, 2);
+	cr_assert_eq(sc.nexpect, 16);
 	cr_expect_str_eq(sc.expect[1].text, "FUP.PGE 0x401000");
 	cr_expect_eq(sc.expect[1].line, 47);
 	rtit_scenario_fini(&sc);

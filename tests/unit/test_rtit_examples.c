@@ -138,11 +138,11 @@ Test(examples, rtit_fup_pcc)
 	rtit_r_model_on_rec(&h.m, &wr);
 	n = h.n;
 	hx_op(&h, 0x1004, 3);
-	/* The write takes effect when the WRMSR retires; the next
-	 * instruction starts with CNTP bit 21 set.  CNTP = 2^21 + 2 cycles
-	 * (the WRMSR's and this one's): FUP.PCC 0x1007 (Zext), CCP 3 bytes:
-	 * (2 << 2) | 11b, 0x00, 0x80. */
-	hx_expect(&h, n, 0x98 | 0x04, 0x07, 0x10, 0x0b, 0x00, 0x80);
+	/* The write takes effect when the WRMSR retires, after its own
+	 * cycle was counted (D76); the next instruction starts with CNTP
+	 * bit 21 set.  CNTP = 2^21 + 1 cycle (this one's): FUP.PCC 0x1007
+	 * (Zext), CCP 3 bytes: (1 << 2) | 11b, 0x00, 0x80. */
+	hx_expect(&h, n, 0x98 | 0x04, 0x07, 0x10, 0x07, 0x00, 0x80);
 	n = h.n;
 	hx_op(&h, 0x1007, 3);
 	hx_expect(&h, n);
