@@ -12,11 +12,14 @@
 
 #include "cli.h"
 #include "dump.h"
+#include "rtit/flow.h"
 #include "rtit/print.h"
+#include "rtit/sideband.h"
 
 static void dump_usage(FILE *out)
 {
-	fputs("usage: rtitsim dump [--dialect rtit|pt] [--cycle-accurate] [--json] [--sync] FILE|-\n"
+	fputs("usage: rtitsim dump [--dialect rtit|pt] [--cycle-accurate] [--json] [--sync]\n"
+	      "                    [--sideband FILE | --no-sideband] FILE|-\n"
 	      "\n"
 	      "Prints one line per packet: offset, raw bytes, name, decoded fields, and for\n"
 	      "IP packets the full IP with which bits were sent and which came from the last IP.\n"
@@ -26,10 +29,15 @@ static void dump_usage(FILE *out)
 	      "                     follow TIP, FUP, full TNT, PIP, MTC, STS; see RTIT 4.2.15)\n"
 	      "  --json             one JSON object per line instead of text\n"
 	      "  --sync             skip to the first PSB before decoding\n"
+	      "  --sideband FILE    take the dialect, cycle_accurate and buffovf_loads_lip\n"
+	      "                     from FILE (default: FILE.trace's FILE.sideband, when\n"
+	      "                     there is one; named on stderr); --dialect and\n"
+	      "                     --cycle-accurate override it\n"
+	      "  --no-sideband      do not read one\n"
 	      "\n"
 	      "Bad bytes are reported with their offset and the rule they break; decoding\n"
 	      "resumes at the next PSB.  Exit status: 0 clean, 3 if anything was skipped,\n"
-	      "2 on I/O errors, 1 on usage errors.\n", out);
+	      "2 on I/O errors, 1 on usage errors, 4 on a bad sideband.\n", out);
 }
 
 static ssize_t read_fd(void *opaque, uint8_t *buf, size_t cap)
@@ -97,48 +105,115 @@ int rtit_dump_stream(FILE *out, const struct rtit_dump_opts *o,
 	return status;
 }
 
-int rtit_cmd_dump(int argc, char **argv)
-{
-	struct rtit_dump_opts o = { 0 };
-	struct rtit_pktdec_cfg cfg = { .dialect = RTIT_DIALECT_RTIT, .read = read_fd };
-	const char *path = NULL;
-	int fd, ret;
+/* The command line.  Returns -1 to go on, or the exit status. */
+struct dump_args {
+	const char *path, *sb_path;
+	bool no_sb, dialect_set, ca_set;
+};
 
+static int dump_parse(int argc, char **argv, struct dump_args *a, struct rtit_dump_opts *o,
+		      struct rtit_pktdec_cfg *cfg)
+{
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+		const char *s = argv[i];
+		if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
 			dump_usage(stdout);
 			return RTIT_EXIT_OK;
-		} else if (!strcmp(a, "--dialect") || !strncmp(a, "--dialect=", 10)) {
-			const char *v = a[9] == '=' ? a + 10 : (i + 1 < argc ? argv[++i] : "");
+		} else if (!strcmp(s, "--dialect") || !strncmp(s, "--dialect=", 10)) {
+			const char *v = s[9] == '=' ? s + 10 : (i + 1 < argc ? argv[++i] : "");
 			if (!strcmp(v, "rtit"))
-				cfg.dialect = RTIT_DIALECT_RTIT;
+				cfg->dialect = RTIT_DIALECT_RTIT;
 			else if (!strcmp(v, "pt"))
-				cfg.dialect = RTIT_DIALECT_PT;
+				cfg->dialect = RTIT_DIALECT_PT;
 			else {
 				fprintf(stderr, "rtitsim dump: --dialect takes rtit or pt, not '%s'\n", v);
 				return RTIT_EXIT_USAGE;
 			}
-		} else if (!strcmp(a, "--cycle-accurate")) {
-			cfg.cycle_acc = true;
-		} else if (!strcmp(a, "--json")) {
-			o.json = true;
-		} else if (!strcmp(a, "--sync")) {
-			o.sync = true;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "rtitsim dump: unknown option '%s' (try --help)\n", a);
+			a->dialect_set = true;
+		} else if (!strcmp(s, "--cycle-accurate")) {
+			cfg->cycle_acc = true;
+			a->ca_set = true;
+		} else if (!strcmp(s, "--json")) {
+			o->json = true;
+		} else if (!strcmp(s, "--sync")) {
+			o->sync = true;
+		} else if (!strcmp(s, "--sideband") && i + 1 < argc) {
+			a->sb_path = argv[++i];
+		} else if (!strcmp(s, "--no-sideband")) {
+			a->no_sb = true;
+		} else if (s[0] == '-' && s[1]) {
+			fprintf(stderr, "rtitsim dump: unknown or incomplete option '%s' (try --help)\n", s);
 			return RTIT_EXIT_USAGE;
-		} else if (path) {
-			fprintf(stderr, "rtitsim dump: one input only ('%s' and '%s')\n", path, a);
+		} else if (a->path) {
+			fprintf(stderr, "rtitsim dump: one input only ('%s' and '%s')\n", a->path, s);
 			return RTIT_EXIT_USAGE;
 		} else {
-			path = a;
+			a->path = s;
 		}
 	}
-	if (!path) {
+	if (!a->path) {
 		dump_usage(stderr);
 		return RTIT_EXIT_USAGE;
 	}
+	return -1;
+}
+
+/* What the trace does not say, from the sideband given or the one next to
+ * PREFIX.trace (issue 16): the dialect, Cycle_Acc (RTIT 4.2.15) and
+ * whether a FUP.BuffOvf loads LAST_LIP (RTIT 4.2.3.1, D4), read as
+ * `rtitsim decode` reads them (rtit_flow_cfg_from_sideband); the options
+ * given override it.  Says on stderr which file it used.  Returns -1 to
+ * go on, or the exit status. */
+static int dump_sideband(const struct dump_args *a, struct rtit_pktdec_cfg *cfg)
+{
+	static struct rtit_sideband sb;	/* large */
+	static char path[1024];
+	const char *sp = a->sb_path;
+	size_t n = strlen(a->path);
+	char err[512];
+	int ret;
+
+	if (a->no_sb)
+		return -1;
+	if (!sp && n > 6 && !strcmp(a->path + n - 6, ".trace")) {
+		snprintf(path, sizeof(path), "%.*s.sideband", (int)(n - 6), a->path);
+		if (access(path, R_OK) == 0)
+			sp = path;
+	}
+	if (!sp)
+		return -1;
+	rtit_sideband_init(&sb);
+	if ((ret = rtit_sideband_read(sp, &sb, err, sizeof(err))) < 0) {
+		fprintf(stderr, "rtitsim dump: %s\n", err);
+		return ret == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;
+	}
+	struct rtit_flow_cfg fc;
+	rtit_flow_cfg_default(&fc);
+	rtit_flow_cfg_from_sideband(&fc, &sb);
+	if (!a->dialect_set && sb.dialect >= 0)
+		cfg->dialect = (enum rtit_dialect)sb.dialect;
+	if (!a->ca_set)
+		cfg->cycle_acc = fc.cycle_acc && cfg->dialect == RTIT_DIALECT_RTIT;
+	cfg->buffovf_loads_lip = fc.buffovf_loads_lip;
+	fprintf(stderr, "rtitsim dump: sideband %s: dialect %s, cycle_accurate %d,"
+		" buffovf_loads_lip %d%s\n", sp, cfg->dialect == RTIT_DIALECT_PT ? "pt" : "rtit",
+		cfg->cycle_acc, cfg->buffovf_loads_lip,
+		a->dialect_set || a->ca_set ? " (options override it)" : "");
+	return -1;
+}
+
+int rtit_cmd_dump(int argc, char **argv)
+{
+	struct rtit_dump_opts o = { 0 };
+	struct rtit_pktdec_cfg cfg = { .dialect = RTIT_DIALECT_RTIT, .read = read_fd };
+	struct dump_args a = { 0 };
+	int fd, ret;
+
+	if ((ret = dump_parse(argc, argv, &a, &o, &cfg)) >= 0)
+		return ret;
+	if ((ret = dump_sideband(&a, &cfg)) >= 0)
+		return ret;
+	const char *path = a.path;
 	if (cfg.cycle_acc && cfg.dialect != RTIT_DIALECT_RTIT) {
 		fputs("rtitsim dump: --cycle-accurate applies to --dialect rtit only (Intel PT CYC has a header)\n", stderr);
 		return RTIT_EXIT_USAGE;

@@ -169,7 +169,12 @@ void rtit_print_line(FILE *out, enum rtit_dialect dialect,
 	fputc('\n', out);
 }
 
-/* The decoded fields of a non-IP packet as JSON members (",\"k\":v"). */
+/* The decoded fields of a non-IP packet as JSON members (",\"k\":v"):
+ * one key per field, each key with one JSON type in every packet type
+ * (docs/formats.md "rtitsim dump --json", D85): the IP bit of PTW,
+ * EXSTOP, BEP and CFE is "ip_bit" (0/1), never "ip" (an IP packet's
+ * address string); PTW's payload size is "payload_bytes", never "bytes"
+ * (every line's raw bytes). */
 static void json_fields(FILE *out, const struct rtit_packet *p)
 {
 	const __typeof__(p->u) *u = &p->u;
@@ -223,11 +228,11 @@ static void json_fields(FILE *out, const struct rtit_packet *p)
 		fprintf(out, ",\"payload\":\"0x%" PRIx64 "\"", u->mnt);
 		break;
 	case RTIT_PT_PTW:
-		fprintf(out, ",\"payload\":\"0x%" PRIx64 "\",\"bytes\":%u,\"ip\":%u", u->ptw.payload,
-			u->ptw.plsz ? 8 : 4, u->ptw.ip);
+		fprintf(out, ",\"payload\":\"0x%" PRIx64 "\",\"payload_bytes\":%u,\"ip_bit\":%u",
+			u->ptw.payload, u->ptw.plsz ? 8 : 4, u->ptw.ip);
 		break;
 	case RTIT_PT_EXSTOP: case RTIT_PT_BEP:
-		fprintf(out, ",\"ip\":%u", u->ip_bit);
+		fprintf(out, ",\"ip_bit\":%u", u->ip_bit);
 		break;
 	case RTIT_PT_MWAIT:
 		fprintf(out, ",\"hints\":%u,\"ext\":%u", u->mwait.hints & rtit_pt_mwait_hints_mask,
@@ -253,7 +258,7 @@ static void json_fields(FILE *out, const struct rtit_packet *p)
 		}
 		break;
 	case RTIT_PT_CFE:
-		fprintf(out, ",\"event_type\":%u,\"vector\":%u,\"ip\":%u", u->cfe.type,
+		fprintf(out, ",\"event_type\":%u,\"vector\":%u,\"ip_bit\":%u", u->cfe.type,
 			u->cfe.vector, u->cfe.ip);
 		break;
 	case RTIT_PT_EVD:

@@ -51,6 +51,43 @@ printf '\xb4\x83\x09\x15' > "$T/ca.bin"
 out=$("$R" dump --cycle-accurate "$T/ca.bin"); rc=$?
 check "cycle-accurate CCP" grep -q '^00000003  15 .*CCP .*cycles=5' <<<"$out"
 
+# The sideband next to PREFIX.trace (issue 16): RTIT 4.2.3.1 and D4, a
+# FUP.BuffOvf loads LAST_LIP when the run said so: PSB, FUP.PGE 0x401000,
+# FUP.BuffOvf 0x401012 (CNT=01b Zext=1), TIP CNT=00b Zext=0 LIP[15:0]=0x1040:
+# LIP[47:16] from 0x401012, so 0x401040.
+printf '\xc0\x00\x00\x00\x00\x00\x00\x00\x00\x85\x00\x10\x40\x00\x95\x12\x10\x40\x00\xb0\x40\x10' > "$T/ovf.trace"
+printf '# rtitsim sideband: what a decoder needs besides the trace\ndialect rtit\nparam buffovf_loads_lip = 1\n' > "$T/ovf.sideband"
+out=$("$R" dump "$T/ovf.trace" 2>"$T/err"); rc=$?
+check "sideband: exit 0" test $rc -eq 0
+check "sideband: TIP from the FUP.BuffOvf's IP" grep -q '^00000013  b0 40 10 .*TIP .*ip=0x0000000000401040 .*from last IP 0x0000000000401012' <<<"$out"
+check "sideband: no ip=?" test "$(grep -c 'ip=?' <<<"$out")" -eq 0
+check "sideband: named on stderr" grep -q "sideband $T/ovf.sideband: dialect rtit, cycle_accurate 0, buffovf_loads_lip 1" "$T/err"
+out=$("$R" dump --no-sideband "$T/ovf.trace" 2>/dev/null)
+check "--no-sideband: the TIP's upper bits unknown" grep -q '^00000013  b0 40 10 .*TIP .*ip=?' <<<"$out"
+# dialect and Cycle_Acc from the sideband; the options override it.
+printf '\xb4\x83\x09\x15' > "$T/ca2.trace"
+printf '# rtitsim sideband: what a decoder needs besides the trace\ndialect rtit\ncycle_accurate 1\n' > "$T/ca2.sideband"
+out=$("$R" dump "$T/ca2.trace" 2>/dev/null); rc=$?
+check "sideband: cycle-accurate without the option" grep -q '^00000003  15 .*CCP .*cycles=5' <<<"$out"
+check "sideband: cycle-accurate exit 0" test $rc -eq 0
+printf '# rtitsim sideband: what a decoder needs besides the trace\ndialect pt\n' > "$T/pt3.sideband"
+cp "$T/pt.bin" "$T/pt3.trace"
+out=$("$R" dump "$T/pt3.trace" 2>/dev/null); rc=$?
+check "sideband: dialect pt" test $rc -eq 0
+"$R" dump --dialect rtit "$T/pt3.trace" >/dev/null 2>"$T/err"; rc=$?
+check "--dialect overrides the sideband" test $rc -eq 3
+check "the override said" grep -q "(options override it)" "$T/err"
+printf 'not a sideband\n' > "$T/bad.sideband"
+cp "$T/t3.bin" "$T/bad.trace"
+"$R" dump "$T/bad.trace" >/dev/null 2>"$T/err"; rc=$?
+check "bad sideband exit 4" test $rc -eq 4
+check "bad sideband named" grep -q "bad.sideband" "$T/err"
+# A cycle-accurate run dumps without --cycle-accurate (issue 16).
+if "$R" run "$(dirname "$0")/../../golden/rtit_cycle_accurate.scn" --out "$T/car" >/dev/null 2>&1; then
+	"$R" dump "$T/car.trace" >/dev/null 2>&1
+	check "cycle-accurate run dumps clean" test $? -eq 0
+fi
+
 # Usage and I/O errors.
 "$R" dump "$T/missing.bin" 2>"$T/err"; rc=$?
 check "missing file exit 2" test $rc -eq 2
