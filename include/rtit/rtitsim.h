@@ -1,11 +1,13 @@
 /*
  * rtitsim.h - the umbrella header of the decoding library (pkg-config
  * rtitsim-decode): packets of both dialects (encode, decode, print), the
- * record format and the ground-truth flow files, the program image, the
- * instruction-flow decoder and its comparator.  No simulator needed.
+ * record format and the ground-truth flow files, the sideband, the program
+ * image, the instruction-flow decoder and its comparator.  No simulator
+ * needed.
  *
  * The simulator and the encoder models (pkg-config rtitsim) add
- * rtit/sim.h, rtit/scenario.h, rtit/rtit_encoder.h and rtit/pt_encoder.h.
+ * rtit/sim.h, rtit/scenario.h, rtit/encoder.h (rtit_encoder.h,
+ * pt_encoder.h), rtit/session.h and rtit/perfdata.h.
  */
 #ifndef RTIT_RTITSIM_H
 #define RTIT_RTITSIM_H
@@ -23,6 +25,7 @@
 #include "rtit/print.h"
 #include "rtit/pebs.h"
 #include "rtit/record.h"
+#include "rtit/sideband.h"
 #include "rtit/image.h"
 #include "rtit/flow.h"
 
