@@ -85,10 +85,14 @@ int rtit_dump_stream(FILE *out, const struct rtit_dump_opts *o,
 			fprintf(stderr, "rtitsim dump: %s: read failed\n", name);
 			return RTIT_EXIT_IO;
 		}
-		uint64_t skipped = d.skipped - before;
+		uint64_t skipped = d.skipped - before, psb = rtit_pktdec_offset(&d);
 		if (o->json)
 			fprintf(out, "{\"offset\":%" PRIu64 ",\"error\":\"%s\",\"why\":\"%s\",\"skipped\":%" PRIu64 "}\n",
 				at, rtit_errstr(d.err.code), d.err.why ? d.err.why : "", skipped);
+		else if (psb < at)	/* D86: a PSB the packet before swallowed */
+			fprintf(out, "%08" PRIx64 "  error at byte 0x%02x: %s: %s; the next PSB begins"
+				" at %08" PRIx64 ", inside the packet before\n", at, b,
+				rtit_errstr(d.err.code), d.err.why ? d.err.why : "", psb);
 		else
 			fprintf(out, "%08" PRIx64 "  error at byte 0x%02x: %s: %s; skipped %" PRIu64
 				" bytes to the next PSB\n", at, b, rtit_errstr(d.err.code),

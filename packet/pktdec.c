@@ -352,9 +352,13 @@ int rtit_pktdec_next(struct rtit_pktdec *d, struct rtit_pktdec_item *it)
 
 	if (d->cfg.read && fill(d, max_packet) < 0)
 		return fail(d, -RTIT_ERR_IO, "read failed");
-	if (fast(d, it, 1))
+	if (fast(d, it, 1)) {
+		d->last_start = it->offset + 1;
 		return 1;
+	}
 	ret = general(d, it, &why);
+	if (ret > 0)
+		d->last_start = it->offset + 1;
 	return ret < 0 ? fail(d, ret, why) : ret;
 }
 
@@ -393,6 +397,8 @@ int rtit_pktdec_next_batch(struct rtit_pktdec *d, struct rtit_pktdec_item *items
 		}
 		n++;
 	}
+	if (n)
+		d->last_start = items[n - 1].offset + 1;
 	return (int)n;
 }
 
@@ -400,6 +406,28 @@ int rtit_pktdec_resync(struct rtit_pktdec *d, bool at_or_after)
 {
 	size_t psb = rtit_psb_size(d->cfg.dialect);
 	size_t from = at_or_after ? 0 : 1;
+
+	/* After an error, from the byte after the first byte of the last
+	 * packet decoded (the bad one, or the one before the bad bytes),
+	 * while it is buffered: a PSB whose first bytes that packet swallowed
+	 * is found (SDM 33.4.2.17: the PSB is a pattern to search for; D86). */
+	if (!at_or_after && d->last_start && fill(d, psb + 1) < 0)
+		return fail(d, -RTIT_ERR_IO, "read failed");
+	if (!at_or_after && d->last_start > d->base &&
+	    d->last_start < rtit_pktdec_offset(d)) {
+		/* the bytes after the packet's first byte, up to pos */
+		size_t in = (size_t)(rtit_pktdec_offset(d) - d->last_start);
+		long at = rtit_sync_forward(d->cfg.dialect, d->buf + d->pos - in,
+					    d->len - d->pos + in, 0);
+		if (at >= 0 && (size_t)at < in) {
+			d->pos = d->pos - in + (size_t)at;
+			d->last_start = 0;
+			rtit_pkt_ctx_on_sync(&d->ctx);
+			rtit_last_ip_invalidate(&d->lip);
+			return 1;
+		}
+	}
+	d->last_start = 0;
 
 	for (;;) {
 		long at;

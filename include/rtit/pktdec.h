@@ -114,6 +114,9 @@ struct rtit_pktdec {
 	bool eof;
 	struct rtit_pktdec_error err;
 	uint64_t skipped;	/* bytes skipped by resynchronisation */
+	/* 1 + the stream offset of the last packet decoded; 0 after a resync
+	 * (where rtit_pktdec_resync starts its search, D86) */
+	uint64_t last_start;
 	uint64_t nerrors;
 	/* Tests: every packet by the general decoder, the reference the
 	 * fast path is compared with (set after rtit_pktdec_init). */
@@ -155,7 +158,10 @@ int rtit_pktdec_next_batch(struct rtit_pktdec *d, struct rtit_pktdec_item *items
 
 /*
  * Skips to the next PSB after the current position (or at it, when
- * @at_or_after is true).  Returns 1 when positioned at a PSB, 0 when the
+ * @at_or_after is true).  After an error (@at_or_after false) the search
+ * starts at the byte after the first byte of the last packet decoded
+ * (SDM 33.4.2.17, D86), so the PSB found may begin before the current
+ * position, inside that packet: the stream offset then goes back.  Returns 1 when positioned at a PSB, 0 when the
  * stream ended first (everything was skipped), or -RTIT_ERR_IO.
  * The skipped byte count accumulates in d->skipped.
  */

@@ -34,6 +34,24 @@ check "decoding resumes at the PSB" grep -q '^00000005  c0 00' <<<"$out"
 check "truncated last packet reported" grep -q '^00000011  error at byte 0xb5: truncated packet' <<<"$out"
 check "stderr summary" grep -q 'bad.bin: 2 decode error(s), 4 byte(s) skipped' "$T/err"
 
+# Resync after an error starts at the byte after the first byte of the
+# packet before (SDM 33.4.2.17, D86): PSB, PSBEND, a TIP (IPBytes=011b,
+# Table 33-18) whose six IP bytes are the first six of the next PSB, the
+# PSB's other ten bytes, PSBEND, TNT: the bytes at 0x19 (02 82 x5, 02 23)
+# are a broken PSB; the PSB at 0x13 is found and decoded.
+P='\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82'
+printf "$P"'\x02\x23\x6d\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x23\x1a' > "$T/swallow.bin"
+out=$("$R" dump --dialect pt "$T/swallow.bin" 2>/dev/null); rc=$?
+check "swallowed PSB: exit 3" test $rc -eq 3
+check "swallowed PSB: the TIP" grep -q '^00000012  6d 02 82 02 82 02 82 .*TIP' <<<"$out"
+check "swallowed PSB: the error" grep -q '^00000019  error at byte 0x02: .*the next PSB begins at 00000013, inside the packet before' <<<"$out"
+check "swallowed PSB: found" grep -q '^00000013  02 82 02 82 02 82 02 82 02 82 02 82 02 82 02 82 .*PSB' <<<"$out"
+check "swallowed PSB: PSBEND" grep -q '^00000023  02 23 .*PSBEND' <<<"$out"
+check "swallowed PSB: the TNT after it" grep -q '^00000025  1a .*TNT' <<<"$out"
+# The same through a pipe in 1-byte reads.
+out2=$(cat "$T/swallow.bin" | "$R" dump --dialect pt - 2>/dev/null)
+check "swallowed PSB: the same from a pipe" test "$out" = "$out2"
+
 # Intel PT dialect.
 printf '\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x23\x6d\x00\x00\x00\x81\xff\xff\x2d\x10\x00' > "$T/pt.bin"
 out=$("$R" dump --dialect pt "$T/pt.bin"); rc=$?

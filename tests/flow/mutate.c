@@ -1,0 +1,488 @@
+/*
+ * mutate.c - the mutation test of the flow decoder (issue 17, "How to be
+ * sure"): every golden vector's trace with single-byte mutations, decoded
+ * against the vector's program image and compared with its ground truth.
+ *
+ *   mutate [-k N] [-v] [--max-silent N] GOLDEN_DIR
+ *
+ * For each GOLDEN_DIR/NAME.scn: the session runs it in memory (the trace
+ * and the ground-truth flow, as `rtitsim run` writes them; `rtitsim golden
+ * verify` checks that these are the expected vectors), the image comes
+ * from the scenario as `rtitsim decode` loads it, and the decoder's
+ * configuration from the sideband as `rtitsim decode` takes it.  The
+ * unmutated trace must decode to the truth (a vector whose trace does
+ * not, E4 and E8, is left out and counted).  Then for every byte of the
+ * trace, K other values (deterministic: a fixed xorshift seed; -k N, or
+ * RTITSIM_MUTATE_K; -k 255 is every value), each decoded whole.  A mutant
+ * is judged by the first decoded record that the truth does not have (the
+ * library's comparator, rtit/flow.h):
+ *
+ *   reproduced        no error and no difference (a byte the flow does
+ *                     not depend on, or one that means the same);
+ *   error first       the decoder reported an error (RTIT_FLOW_N_ERROR) at
+ *                     or before that record, or reported one and nothing
+ *                     differs;
+ *   value changed     no error before it, and the mutated packet decodes
+ *                     to the same type and size at the same offset with
+ *                     another value in a field (a TNT bit, an IP with the
+ *                     same compression, a CR3, ...), the record being the
+ *                     one that consumed that packet or a later one: a
+ *                     well-formed trace, often of another flow the
+ *                     program could have run; no decoder can tell (D87);
+ *   silently wrong    any other: the decoder printed a record not in the
+ *                     truth with no error before it.  Its records up to
+ *                     the next error are counted.  The target is 0; the
+ *                     exit status is 1 when there are more than
+ *                     --max-silent N of them (default 0).
+ *
+ * Prints the counts, and the first silently wrong mutants (vector,
+ * offset, old and new byte, the difference).
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <malloc.h>
+#include <time.h>
+
+#include "rtit/flow.h"
+#include "rtit/image.h"
+#include "rtit/msr_rtit.h"
+#include "rtit/pktdec.h"
+#include "rtit/record.h"
+#include "rtit/scenario.h"
+#include "rtit/session.h"
+
+enum { max_handlers = 64, max_show = 10 };
+
+struct vec {
+	char name[256];
+	uint8_t *trace;
+	size_t tlen;
+	struct rtit_sim_rec *truth;
+	size_t ntruth;
+	struct rtit_image *img;
+	uint64_t hip[max_handlers];
+	int hvec[max_handlers], nh;
+	struct rtit_flow_cfg cfg;
+	/* the packets of the unmutated trace: start offset of the packet
+	 * holding each byte, and whether it is a TNT or an IP packet */
+	uint32_t *pkt_start;
+	uint8_t *pkt_kind;	/* 0 other, 1 TNT, 2 IP */
+};
+
+/* One decode's verdict. */
+struct judge {
+	struct rtit_flow_dec *fd;
+	struct rtit_flow_cmp *cmp;
+	bool error_seen, diverged, silent;
+	uint64_t wrong_recs;		/* records after a silent divergence */
+	uint64_t div_off;		/* trace offset behind the first difference */
+	char what[256];
+};
+
+static int vector_of(void *opaque, uint64_t ip)
+{
+	const struct vec *v = opaque;
+	int r = -1;
+	for (int i = 0; i < v->nh; i++)
+		if (v->hip[i] == ip) {
+			if (r >= 0 && r != v->hvec[i])
+				return -1;
+			r = v->hvec[i];
+		}
+	return r;
+}
+
+static uint64_t handler_of(void *opaque, unsigned vector)
+{
+	const struct vec *v = opaque;
+	for (int i = 0; i < v->nh; i++)
+		if (v->hvec[i] == (int)vector)
+			return v->hip[i];
+	return UINT64_MAX;
+}
+
+static int read_mem(void *opaque, uint64_t addr, uint8_t *buf, size_t n)
+{
+	const struct vec *v = opaque;
+	return rtit_image_read(v->img, addr, buf, n);
+}
+
+static void feed(struct judge *j, const struct rtit_sim_rec *recs, const uint64_t *offs,
+		 size_t n);
+
+static void on_rec(void *opaque, const struct rtit_sim_rec *recs, size_t n)
+{
+	struct judge *j = opaque;
+	if (j->silent) {
+		j->wrong_recs += n;
+		return;
+	}
+	if (j->diverged)
+		return;
+	/* the flow only: instructions and events (ip, len, class, taken,
+	 * next), not the times or RFLAGS.IF or VM-exit details the records
+	 * carry (a mutated TSC or MODE.Exec.IF is another valid trace) */
+	struct rtit_sim_rec b[64];
+	const uint64_t *offs = rtit_flow_dec_batch_offsets(j->fd);
+	for (size_t i = 0; i < n && !j->diverged; i += 64) {
+		size_t m = n - i < 64 ? n - i : 64;
+		for (size_t x = 0; x < m; x++) {
+			b[x] = recs[i + x];
+			b[x].cycles = b[x].tsc = 0;
+			b[x].pad0 &= (uint8_t)~(RTIT_FLOW_A_CYC_EXACT | RTIT_FLOW_A_IF_KNOWN |
+						RTIT_FLOW_A_VMX_INFO);
+		}
+		feed(j, b, offs + i, m);
+	}
+}
+
+static void feed(struct judge *j, const struct rtit_sim_rec *recs, const uint64_t *offs, size_t n)
+{
+	if (!rtit_flow_cmp_feed(j->cmp, recs, offs, n)) {
+		struct rtit_flow_cmp_result res;
+		rtit_flow_cmp_finish(j->cmp, &res);
+		j->diverged = true;
+		j->div_off = res.mm.offset;
+		snprintf(j->what, sizeof(j->what), "%s", res.mm.what);
+		if (!j->error_seen) {
+			j->silent = true;	/* the first wrong record; later batches add theirs */
+			j->wrong_recs = 1;
+		}
+	}
+}
+
+static void on_note(void *opaque, const struct rtit_flow_note *nt)
+{
+	struct judge *j = opaque;
+	if (nt->kind == RTIT_FLOW_N_ERROR) {
+		j->error_seen = true;
+		j->silent = false;	/* wrong records from here on follow an error */
+	}
+	if (!j->diverged)
+		rtit_flow_cmp_note(j->cmp, nt);
+}
+
+/* Decodes @t (@len bytes) of @v; fills @j. */
+static int judge_run(struct vec *v, const uint8_t *t, size_t len, struct judge *j)
+{
+	struct rtit_flow_cfg cfg = v->cfg;
+	bool silent_was;
+	int r;
+
+	memset(j, 0, sizeof(*j));
+	cfg.mem = t;
+	cfg.mem_len = len;
+	cfg.opaque = j;
+	if (rtit_flow_cmp_new(&j->cmp, v->truth, v->ntruth) < 0 ||
+	    rtit_flow_dec_new(&j->fd, &cfg) < 0)
+		return -1;
+	r = rtit_flow_dec_run(j->fd);
+	silent_was = j->silent;
+	if (!j->diverged) {
+		struct rtit_flow_cmp_result res;
+		if (!rtit_flow_cmp_finish(j->cmp, &res)) {
+			j->diverged = true;
+			j->div_off = res.mm.offset;
+			snprintf(j->what, sizeof(j->what), "%s", res.mm.what);
+			if (!j->error_seen)
+				silent_was = true, j->wrong_recs = 1;
+		}
+	}
+	j->silent = silent_was || j->silent;
+	rtit_flow_dec_free(j->fd);
+	rtit_flow_cmp_free(j->cmp);
+	return r < 0 ? -1 : 0;
+}
+
+/* The packets of the unmutated trace (their start and kind per byte). */
+static int map_packets(struct vec *v)
+{
+	static struct rtit_pktdec pd;
+	struct rtit_pktdec_cfg c = { .dialect = (enum rtit_dialect)v->cfg.dialect,
+				     .cycle_acc = v->cfg.cycle_acc,
+				     .buffovf_loads_lip = v->cfg.buffovf_loads_lip,
+				     .mem = v->trace, .mem_len = v->tlen };
+	struct rtit_pktdec_item it;
+
+	v->pkt_start = calloc(v->tlen + 1, sizeof(*v->pkt_start));
+	v->pkt_kind = calloc(v->tlen + 1, 1);
+	if (!v->pkt_start || !v->pkt_kind || rtit_pktdec_init(&pd, &c) < 0)
+		return -1;
+	for (size_t i = 0; i < v->tlen; i++)
+		v->pkt_start[i] = UINT32_MAX;
+	for (;;) {
+		int r = rtit_pktdec_next(&pd, &it);
+		if (r == 0)
+			break;
+		if (r < 0) {
+			if (rtit_pktdec_resync(&pd, false) <= 0)
+				break;
+			continue;
+		}
+		enum rtit_pkt_type ty = it.pkt.type;
+		uint8_t kind = (ty == RTIT_R_TNT || ty == RTIT_PT_TNT8 || ty == RTIT_PT_TNT64) ? 1 :
+			       rtit_pkt_has_ip(ty) ? 2 : 0;
+		for (size_t k = 0; k < it.pkt.size && it.offset + k < v->tlen; k++) {
+			v->pkt_start[it.offset + k] = (uint32_t)it.offset;
+			v->pkt_kind[it.offset + k] = kind;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Whether the mutant at @pos (new byte @nb) only changes the value of a TNT
+ * bit or of an IP: the same packet, of the same type and size, decodes at
+ * the same offset from the mutated bytes, and the bytes changed are its
+ * payload (RTIT 4.2.2/4.2.3, SDM Tables 33-16 to 33-22).
+ */
+/* The packet that decodes at offset @s of @t (the vector's length), in
+ * its context (a BIP's size comes from its BBP, an RTIT CCP from the
+ * packet before it).  Returns false when none starts there. */
+static bool pkt_at(const struct vec *v, const uint8_t *t, uint32_t s, struct rtit_packet *out)
+{
+	static struct rtit_pktdec pd;
+	struct rtit_pktdec_cfg c = { .dialect = (enum rtit_dialect)v->cfg.dialect,
+				     .cycle_acc = v->cfg.cycle_acc, .no_ip = true,
+				     .mem = t, .mem_len = v->tlen };
+	struct rtit_pktdec_item it;
+
+	if (rtit_pktdec_init(&pd, &c) < 0)
+		return false;
+	for (;;) {
+		int r = rtit_pktdec_next(&pd, &it);
+		if (r <= 0 || it.offset > s)
+			return false;
+		if (it.offset == s) {
+			*out = it.pkt;
+			return true;
+		}
+	}
+}
+
+/*
+ * Whether the mutant @t at @pos only changes a field's value (D87): the
+ * packet holding @pos decodes to the same type and size at the same
+ * offset, a TNT with as many bits, an IP packet with the same compression
+ * (RTIT 4.2.2/4.2.3, SDM Tables 33-16 to 33-22).
+ */
+static bool value_mutant(const struct vec *v, const uint8_t *t, size_t pos)
+{
+	uint32_t s = v->pkt_start[pos];
+	struct rtit_packet a, b;
+
+	if (s == UINT32_MAX || !pkt_at(v, v->trace, s, &a) || !pkt_at(v, t, s, &b))
+		return false;
+	if (a.type != b.type || a.size != b.size)
+		return false;
+	if (v->pkt_kind[pos] == 1)
+		return a.u.tnt.nbits == b.u.tnt.nbits;
+	if (v->pkt_kind[pos] == 2)
+		return a.u.ip.ipc == b.u.ip.ipc && a.u.ip.zext == b.u.ip.zext;
+	return true;
+}
+
+static int load_vector(const char *dir, const char *name, struct vec *v)
+{
+	char path[1024], *tb = NULL, *fb = NULL;
+	size_t tl = 0, fl = 0;
+	struct rtit_scenario sc;
+	struct rtit_scn_error err;
+	struct rtit_session_result *res = calloc(1, sizeof(*res));
+	bool external_ctl = false;
+	int ret = -1;
+
+	memset(&sc, 0, sizeof(sc));
+	snprintf(v->name, sizeof(v->name), "%s", name);
+	snprintf(path, sizeof(path), "%s/%s.scn", dir, name);
+	if (!res || rtit_scenario_parse_file(path, &sc, &err) < 0) {
+		fprintf(stderr, "mutate: %s\n", res ? err.text : "out of memory");
+		goto out;
+	}
+	FILE *tf = open_memstream(&tb, &tl), *ff = open_memstream(&fb, &fl);
+	struct rtit_session_cfg scfg = { .sc = &sc, .trace = tf, .flow_bin = ff };
+	int ss = rtit_session_run(&scfg, res);
+	fclose(tf);
+	fclose(ff);
+	if (ss != RTIT_SESSION_OK) {
+		fprintf(stderr, "mutate: %s: %s\n", name, res->msg[0] ? res->msg : res->io_msg);
+		goto out;
+	}
+	FILE *f = fmemopen(fb, fl, "rb");
+	if (!f || rtit_flow_read(f, &v->truth, &v->ntruth) < 0) {
+		fprintf(stderr, "mutate: %s: cannot read the flow back\n", name);
+		if (f)
+			fclose(f);
+		goto out;
+	}
+	fclose(f);
+	v->trace = (uint8_t *)tb;
+	v->tlen = tl;
+	tb = NULL;
+	if (rtit_image_new(&v->img) < 0 || rtit_scenario_image(&sc, v->img, &err) < 0) {
+		fprintf(stderr, "mutate: %s: %s\n", name, err.text);
+		goto out;
+	}
+	/* as rtitsim decode's load_image */
+	for (size_t i = 0; i < sc.nhandlers && v->nh < max_handlers; i++) {
+		uint64_t a = sc.handlers[i].ip.value;
+		if (sc.handlers[i].ip.label[0] && rtit_image_symbol(v->img, sc.handlers[i].ip.label, &a) < 0)
+			continue;
+		v->hip[v->nh] = a;
+		v->hvec[v->nh++] = (int)sc.handlers[i].vector;
+	}
+	for (size_t i = 0; i < sc.nevents; i++)
+		if (sc.events[i].ev.kind == RTIT_EV_MSR_WRITE_EXTERNAL &&
+		    sc.events[i].ev.msr == RTIT_R_MSR_CTL)
+			external_ctl = true;
+	rtit_flow_cfg_default(&v->cfg);
+	rtit_flow_cfg_from_sideband(&v->cfg, &res->sb);
+	v->cfg.end_traced = res->sb.has_end && !external_ctl;
+	v->cfg.read_mem = read_mem;
+	v->cfg.vector_of = vector_of;
+	v->cfg.handler_of = handler_of;
+	v->cfg.mem_opaque = v;
+	v->cfg.on_rec = on_rec;
+	v->cfg.on_note = on_note;
+	ret = map_packets(v);
+out:
+	free(tb);
+	free(fb);
+	free(res);
+	rtit_scenario_fini(&sc);
+	return ret;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = NULL, *ke = getenv("RTITSIM_MUTATE_K");
+	unsigned k = ke ? (unsigned)atoi(ke) : 18;
+	bool verbose = false;
+	uint64_t max_silent = 0;
+	uint64_t n = 0, repro = 0, errfirst = 0, other = 0, silent = 0, silent_recs = 0;
+	unsigned shown = 0, nvec = 0, left_out = 0;
+	uint64_t rng = 0x9e3779b97f4a7c15ull;	/* fixed seed: deterministic */
+	char *names[512];
+	int nn = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-k") && i + 1 < argc)
+			k = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--max-silent") && i + 1 < argc)
+			max_silent = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "-v"))
+			verbose = true;
+		else
+			dir = argv[i];
+	}
+	if (!dir || k < 1 || k > 255) {
+		fputs("usage: mutate [-k 1..255] [-v] [--max-silent N] GOLDEN_DIR\n", stderr);
+		return 2;
+	}
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	if (!d) {
+		fprintf(stderr, "mutate: %s: cannot open\n", dir);
+		return 2;
+	}
+	while ((e = readdir(d)) && nn < 512) {
+		size_t l = strlen(e->d_name);
+		if (l > 4 && !strcmp(e->d_name + l - 4, ".scn"))
+			names[nn++] = strndup(e->d_name, l - 4);
+	}
+	closedir(d);
+	qsort(names, (size_t)nn, sizeof(*names), cmp_str);
+
+	/* the decoder's and the comparator's tables are allocated per
+	 * mutant: keep them on the heap instead of mmap/munmap each time */
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int vi = 0; vi < nn; vi++) {
+		static struct vec v;
+		struct judge j;
+
+		memset(&v, 0, sizeof(v));
+		if (load_vector(dir, names[vi], &v) < 0)
+			return 2;
+		if (judge_run(&v, v.trace, v.tlen, &j) < 0)
+			return 2;
+		if (j.diverged || j.error_seen) {
+			/* E4/E8: the unmutated trace does not decode back */
+			if (verbose)
+				printf("%s: left out: the trace itself does not decode to the truth (%s)\n",
+				       v.name, j.diverged ? j.what : "a decode error");
+			left_out++;
+			goto next;
+		}
+		nvec++;
+		uint8_t *t = malloc(v.tlen);
+		memcpy(t, v.trace, v.tlen);
+		for (size_t pos = 0; pos < v.tlen; pos++) {
+			uint8_t seen[256] = { 0 };
+			for (unsigned m = 0; m < k; m++) {
+				unsigned x;
+				if (k == 255) {
+					x = m + 1;
+				} else {
+					do {
+						rng ^= rng << 13;
+						rng ^= rng >> 7;
+						rng ^= rng << 17;
+						x = (unsigned)(rng % 255) + 1;
+					} while (seen[x]);
+					seen[x] = 1;
+				}
+				uint8_t nb = (uint8_t)(v.trace[pos] ^ x);
+				t[pos] = nb;
+				if (judge_run(&v, t, v.tlen, &j) < 0)
+					return 2;
+				n++;
+				if (!j.diverged && !j.error_seen)
+					repro++;
+				else if (!j.silent)
+					errfirst++;
+				else if (value_mutant(&v, t, pos) && j.div_off >= v.pkt_start[pos])
+					other++;
+				else {
+					silent++;
+					silent_recs += j.wrong_recs;
+					if (shown++ < max_show)
+						printf("silently wrong: %s offset 0x%zx %02x -> %02x: %s"
+						       " (trace offset 0x%" PRIx64 ")\n", v.name, pos,
+						       v.trace[pos], nb, j.what, j.div_off);
+				}
+				t[pos] = v.trace[pos];
+			}
+		}
+		free(t);
+next:
+		free(v.trace);
+		free(v.truth);
+		free(v.pkt_start);
+		free(v.pkt_kind);
+		rtit_image_free(v.img);
+		free(names[vi]);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	printf("vectors %u (left out %u: their traces do not decode to the truth)\n", nvec, left_out);
+	printf("mutants %" PRIu64 ", reproduced %" PRIu64 ", error before divergence %" PRIu64
+	       ", a field's value changed (D87) %" PRIu64 ", silently wrong %"
+	       PRIu64 " (%" PRIu64 " records) in %.1f s\n", n, repro, errfirst, other, silent,
+	       silent_recs, s);
+	if (silent > max_silent)
+		printf("FAIL: %" PRIu64 " silently wrong mutants, more than the %" PRIu64
+		       " allowed (the target is 0)\n", silent, max_silent);
+	return silent > max_silent ? 1 : 0;
+}
