@@ -44,11 +44,15 @@ def medians(outputs):
     """{line key: (line of the first run, [median of each number])}"""
     table = {}
     for out in outputs:
+        seen = {}
         for line in out:
             nums = [float(x) for x in NUM.findall(line)]
             if not nums:
                 continue
             k = key(line)
+            # the n-th line of the same words is its own entry
+            seen[k] = seen.get(k, 0) + 1
+            k = (k, seen[k])
             table.setdefault(k, (line, []))[1].append(nums)
     res = {}
     for k, (line, runs) in table.items():
