@@ -1074,7 +1074,7 @@ static int walk(struct rtit_flow_dec *d)
 
 		r = W_INSN;
 		switch (e->cls) {
-		case RTIT_IC_MOV_CR3: case RTIT_IC_MOV_CR0:
+		case RTIT_IC_MOV_CR3: case RTIT_IC_MOV_CR0: {
 			/* its PIP, if one is in view (none with CR3 filtering,
 			 * none for a MOV CR0 that keeps PG) */
 			bool pip = !d->tnt_n && d->have_la && d->la.pkt.type == RTIT_R_PIP;
@@ -1089,6 +1089,7 @@ static int walk(struct rtit_flow_dec *d)
 				used = true;
 			}
 			break;
+		}
 		case RTIT_IC_OTHER: case RTIT_IC_WRMSR: case RTIT_IC_RDMSR: case RTIT_IC_HLT:
 		case RTIT_IC_PTWRITE: case RTIT_IC_MWAIT:
 			break;
