@@ -231,6 +231,20 @@ static bool is_scenario(const char *path)
 	return n > 4 && !strcmp(path + n - 4, ".scn");
 }
 
+/* The index of @v among @names (an option's choices), or -1 after a line
+ * naming the option and its choices. */
+static int choice(const char *opt, const char *v, const char *const *names, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (!strcmp(v, names[k]))
+			return k;
+	fprintf(stderr, "rtitsim run: %s takes", opt);
+	for (int k = 0; k < n; k++)
+		fprintf(stderr, "%s %s", k ? (k == n - 1 ? " or" : ",") : "", names[k]);
+	fprintf(stderr, ", not '%s'\n", v);
+	return -1;
+}
+
 int rtit_cmd_run(int argc, char **argv)
 {
 	const char *input = NULL, *out = NULL;
@@ -250,26 +264,17 @@ int rtit_cmd_run(int argc, char **argv)
 		} else if (!strcmp(a, "--dump")) {
 			dump = true;
 		} else if (!strcmp(a, "--deliver") && i + 1 < argc) {
-			const char *d = argv[++i];
-			if (!strcmp(d, "insn"))
-				deliver = RTIT_SIM_PER_INSN;
-			else if (!strcmp(d, "block"))
-				deliver = RTIT_SIM_PER_BLOCK;
-			else if (!strcmp(d, "batch"))
-				deliver = RTIT_SIM_PER_BATCH;
-			else {
-				fprintf(stderr, "rtitsim run: --deliver takes insn, block or batch, not '%s'\n", d);
+			static const char *const names[] = { "insn", "block", "batch" };
+			static const int modes[] = { RTIT_SIM_PER_INSN, RTIT_SIM_PER_BLOCK, RTIT_SIM_PER_BATCH };
+			int k = choice(a, argv[++i], names, 3);
+			if (k < 0)
 				return RTIT_EXIT_USAGE;
-			}
+			deliver = modes[k];
 		} else if (!strcmp(a, "--flow") && i + 1 < argc) {
+			/* in the order of RTIT_RUN_FLOW_* */
 			static const char *const names[] = { "both", "bin", "txt", "none" };
-			const char *v = argv[++i];
-			for (flow = 0; flow < 4 && strcmp(v, names[flow]); flow++)
-				;
-			if (flow == 4) {
-				fprintf(stderr, "rtitsim run: --flow takes both, bin, txt or none, not '%s'\n", v);
+			if ((flow = choice(a, argv[++i], names, 4)) < 0)
 				return RTIT_EXIT_USAGE;
-			}
 		} else if (!strcmp(a, "--verify")) {
 			verify = true;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {

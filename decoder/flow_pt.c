@@ -920,6 +920,20 @@ static bool pt_vmentry_due(const struct rtit_flow_dec *d)
 			      (d->la.pkt.type == RTIT_PT_TIP && d->in_vmm));
 }
 
+/* The TIP of the instruction @e was lost in an overflow (33.3.8), or the
+ * trace ended (take_tip's @r): its record with the next IP unknown, then
+ * the overflow's own packets.  Returns 2 at the end, W_AGAIN, or < 0. */
+static int tip_lost(struct rtit_flow_dec *d, const struct ic_ent *e, uint8_t fl, int r)
+{
+	flow_insn_rec(d, e, 0, fl, RTIT_FLOW_A_NEXT_UNKNOWN);
+	commit(d);
+	if (r == TIP_EOS)
+		return 2;
+	if ((r = overflow(d)) < 0)
+		return r;
+	return W_AGAIN;
+}
+
 /* A VMLAUNCH/VMRESUME whose VM entry is in view: under BranchEn a far
  * transfer, [PIP(NR=1)], [VMCS], TIP(guest IP), no FUP (Table 33-53; D84).
  * Its record is made here.  Returns W_AGAIN or as flow_pt_walk. */
@@ -931,15 +945,8 @@ static int pt_walk_vmentry(struct rtit_flow_dec *d, const struct ic_ent *e)
 
 	if (r < 0)
 		return r;
-	if (r != TIP_OK) {	/* lost in an overflow, or the end */
-		flow_insn_rec(d, e, 0, RTIT_SIM_F_TAKEN, RTIT_FLOW_A_NEXT_UNKNOWN);
-		commit(d);
-		if (r == TIP_EOS)
-			return 2;
-		if ((r = overflow(d)) < 0)
-			return r;
-		return W_AGAIN;
-	}
+	if (r != TIP_OK)	/* lost in an overflow, or the end */
+		return tip_lost(d, e, RTIT_SIM_F_TAKEN, r);
 	d->in_vmm = false;
 	d->nonroot = d->vmx_known = true;
 	if (pgd)
@@ -1257,13 +1264,7 @@ static int pt_walk_far(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t
 		return r;
 	if (r != TIP_OK) {	/* lost in an overflow, or the end */
 		leave_if(d);	/* RFLAGS.IF after it: only from a MODE.Exec */
-		flow_insn_rec(d, e, 0, fl, RTIT_FLOW_A_NEXT_UNKNOWN);
-		commit(d);
-		if (r == TIP_EOS)
-			return 2;
-		if ((r = overflow(d)) < 0)
-			return r;
-		return W_AGAIN;
+		return tip_lost(d, e, fl, r);
 	}
 	if (pgd && fup_here && next == NO_IP) {
 		/* FUP(IP) + TIP.PGD(): the INT n into code not
