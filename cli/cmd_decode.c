@@ -30,6 +30,7 @@ struct handler_map {
 
 struct dec {
 	struct rtit_image *img;
+	const struct rtit_sideband *sb;	/* the run's, for its map lines */
 	struct handler_map hm;
 	bool external_ctl;	/* the scenario writes RTIT_CTL from outside */
 	bool pt;		/* an Intel PT trace */
@@ -398,6 +399,11 @@ static int load_image(struct dec *x, const char *image)
 			    sc.events[i].ev.msr == RTIT_R_MSR_CTL)
 				x->external_ctl = true;
 		rtit_scenario_fini(&sc);
+	} else if (!strcmp(image, "<maps>")) {
+		r = rtit_image_add_maps(x->img, x->sb);
+		if (r < 0)
+			fprintf(stderr, "rtitsim decode: the sideband's maps: %s\n",
+				rtit_image_errmsg(x->img));
 	} else if (flat) {
 		/* FILE@ADDR: a flat binary loaded at ADDR */
 		char path[1024];
@@ -579,6 +585,8 @@ static int decode_inputs(struct decode_opts *o, struct rtit_sideband *sb)
 	}
 	if (!o->dialect_set && sb->dialect >= 0)
 		o->dialect = sb->dialect;
+	if (!o->image && sb->nmaps)
+		o->image = "<maps>";	/* a process run: the code is in the map lines */
 	if (!o->image && sb->image[0])
 		o->image = sb->image;
 	if (!o->image && sb->scenario[0] && strcmp(sb->scenario, "<program>")) {
@@ -626,6 +634,7 @@ int rtit_cmd_decode(int argc, char **argv)
 		return ret;
 	const char *image = o.image;
 	int dialect = o.dialect;
+	x.sb = &sb;
 
 	size_t tlen = 0;
 	uint8_t *trace = slurp(trace_path, &tlen);

@@ -245,9 +245,114 @@ static int choice(const char *opt, const char *v, const char *const *names, int 
 	return -1;
 }
 
+/* A program run's options (docs/linux.md). */
+struct prog {
+	const char *dialect;		/* "rtit" (default) or "pt" */
+	bool bare;			/* the old bare-metal mode: CPL 0, ends at HLT */
+	const char *env[64];
+	int nenv;
+	const char *seed, *writable, *stdin_path, *cycles, *budget;
+	char **args;			/* after PROGRAM */
+	int nargs;
+};
+
+/* A program run's option at argv[*i]: 1 taken, 0 not one, -1 bad. */
+static int prog_option(struct prog *pg, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+	static const char *const valued[] = { "--dialect", "--env", "--seed", "--writable",
+					      "--stdin", "--syscall-cycles", "--budget" };
+	if (!strcmp(a, "--bare")) {
+		pg->bare = true;
+		return 1;
+	}
+	size_t k;
+	for (k = 0; k < sizeof(valued) / sizeof(valued[0]); k++)
+		if (!strcmp(a, valued[k]))
+			break;
+	if (k == sizeof(valued) / sizeof(valued[0]))
+		return 0;
+	if (!v || !*v || strchr(v, '\n')) {
+		fprintf(stderr, "rtitsim run: %s needs a value\n", a);
+		return -1;
+	}
+	++*i;
+	switch (k) {
+	case 0:
+		if (strcmp(v, "rtit") && strcmp(v, "pt")) {
+			fprintf(stderr, "rtitsim run: --dialect takes rtit or pt, not '%s'\n", v);
+			return -1;
+		}
+		pg->dialect = v;
+		break;
+	case 1:
+		if (!strchr(v, '=') || v[0] == '=' || pg->nenv == 64) {
+			fprintf(stderr, "rtitsim run: --env %s: expected NAME=VALUE (at most 64)\n", v);
+			return -1;
+		}
+		pg->env[pg->nenv++] = v;
+		break;
+	case 2: pg->seed = v; break;
+	case 3: pg->writable = v; break;
+	case 4: pg->stdin_path = v; break;
+	case 5: pg->cycles = v; break;
+	case 6: pg->budget = v; break;
+	}
+	return 1;
+}
+
+/* The default environment of a program run, which --env adds to (D89). */
+static const char *const prog_env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/",
+					"LC_ALL=C", "TERM=dumb" };
+
+/* The scenario of a program run: a Linux process traced at CPL 3 only, as
+ * `perf record -e intel_pt//u` (Intel PT: TraceEn, User, BranchEn, TSCEn,
+ * MTCEn, MTCFreq 3, PSBFreq 3, perf's defaults) or the RTIT CPL filter
+ * (RTIT: Trace_En, User); --bare: the bare-metal mode, everything traced. */
+static void prog_scenario(FILE *mem, const char *input, const struct prog *pg)
+{
+	bool pt = pg->dialect && !strcmp(pg->dialect, "pt");
+	const char *base = strrchr(input, '/');
+	fprintf(mem, "name %s\ndialect %s\n", base ? base + 1 : input, pt ? "pt" : "rtit");
+	if (pg->budget)
+		fprintf(mem, "budget %s\n", pg->budget);
+	if (pg->bare) {
+		fprintf(mem, "code elf path=%s\n", input);
+		fputs(pt ? "msr IA32_RTIT_CTL = 0x200d\n" :
+			   "msr RTIT_EVENTS = 0x37\nmsr RTIT_CTL = 0x200d\n", mem);
+		return;
+	}
+	fprintf(mem, "code process path=%s\n", input);
+	for (int i = 0; i < pg->nargs; i++)
+		fprintf(mem, "arg %s\n", pg->args[i]);
+	/* the default set, each name overridden by an --env of that name */
+	for (size_t i = 0; pg->nenv && i < sizeof(prog_env) / sizeof(prog_env[0]); i++) {
+		size_t n = strcspn(prog_env[i], "=") + 1;
+		bool over = false;
+		for (int k = 0; k < pg->nenv; k++)
+			over = over || !strncmp(pg->env[k], prog_env[i], n);
+		if (!over)
+			fprintf(mem, "env %s\n", prog_env[i]);
+	}
+	for (int i = 0; i < pg->nenv; i++)
+		fprintf(mem, "env %s\n", pg->env[i]);
+	if (pg->seed)
+		fprintf(mem, "seed %s\n", pg->seed);
+	if (pg->writable)
+		fprintf(mem, "writable %s\n", pg->writable);
+	if (pg->stdin_path)
+		fprintf(mem, "stdin %s\n", pg->stdin_path);
+	if (pg->cycles)
+		fprintf(mem, "syscall-cycles %s\n", pg->cycles);
+	fputs(pt ? "msr IA32_RTIT_CTL = 0x0300e609\n" :
+		   "msr RTIT_EVENTS = 0x37\nmsr RTIT_CTL = 0x2009\n", mem);
+}
+
 int rtit_cmd_run(int argc, char **argv)
 {
 	const char *input = NULL, *out = NULL;
+	struct prog pg = { 0 };
 	bool dump = false, quiet = false, verify = false;
 	int deliver = RTIT_SIM_PER_BATCH, flow = RTIT_RUN_FLOW_BOTH;
 	const char *extra_params[32], *extra_msrs[32];
@@ -283,15 +388,37 @@ int rtit_cmd_run(int argc, char **argv)
 			extra_params[nparams++] = argv[++i];
 		} else if (!strcmp(a, "--msr") && i + 1 < argc && nmsrs < 32) {
 			extra_msrs[nmsrs++] = argv[++i];
+		} else if ((status = prog_option(&pg, argc, argv, &i)) != 0) {
+			if (status < 0)
+				return RTIT_EXIT_USAGE;
+		} else if (!strcmp(a, "--") && i + 1 < argc) {
+			input = argv[++i];
+			pg.args = argv + i + 1;
+			pg.nargs = argc - i - 1;
+			break;
 		} else if (a[0] == '-') {
 			fprintf(stderr, "rtitsim run: unknown or incomplete option '%s' (try --help)\n", a);
 			return RTIT_EXIT_USAGE;
-		} else if (input) {
-			fprintf(stderr, "rtitsim run: one input only ('%s' and '%s')\n", input, a);
-			return RTIT_EXIT_USAGE;
 		} else {
+			/* SCENARIO, or PROGRAM and its arguments: the options
+			 * come before it */
 			input = a;
+			pg.args = argv + i + 1;
+			pg.nargs = argc - i - 1;
+			break;
 		}
+	}
+	if (input && is_scenario(input) && pg.nargs) {
+		fprintf(stderr, "rtitsim run: a scenario takes no arguments ('%s' after %s);"
+			" options come before the input\n", pg.args[0], input);
+		return RTIT_EXIT_USAGE;
+	}
+	if ((pg.dialect || pg.bare || pg.nenv || pg.seed || pg.writable || pg.stdin_path ||
+	     pg.cycles || pg.budget) && (!input || is_scenario(input))) {
+		fprintf(stderr, "rtitsim run: --dialect, --bare, --env, --seed, --writable, --stdin,"
+			" --syscall-cycles and --budget are for a PROGRAM (a scenario says them"
+			" in its own lines)\n");
+		return RTIT_EXIT_USAGE;
 	}
 
 	/* The scenario: a file, a program with tracing of everything, or the
@@ -317,8 +444,7 @@ int rtit_cmd_run(int argc, char **argv)
 		free(b);
 		name = input;
 	} else {
-		fprintf(mem, "name program\ndialect rtit\ncode elf path=%s\n"
-			"msr RTIT_EVENTS = 0x37\nmsr RTIT_CTL = 0x200d\n", input);
+		prog_scenario(mem, input, &pg);
 		name = input;
 	}
 	fputc('\n', mem);
@@ -352,6 +478,7 @@ int rtit_cmd_run(int argc, char **argv)
 		.verify = verify || !input,
 		.image = input ? input : "demo",
 		.flow = flow,
+		.program = input && !is_scenario(input),
 	};
 	if (o.verify && (flow == RTIT_RUN_FLOW_TXT || flow == RTIT_RUN_FLOW_NONE)) {
 		fprintf(stderr, "rtitsim run: --verify reads the binary flow: --flow both or bin\n");
@@ -440,6 +567,18 @@ static int run_guarded(struct rtit_sim *sim, struct rtit_sim_status *st)
 	return ret;
 }
 
+/* What a process did: its system calls and what it missed. */
+static void process_summary(const struct rtit_sim_process_info *pi, bool quiet)
+{
+	if (!quiet)
+		fprintf(stderr, "rtitsim: %" PRIu64 " system calls, %" PRIu64
+			" cycles charged to the kernel%s%s\n", pi->syscalls, pi->syscall_cycles,
+			pi->exited ? "" : "; the program did not exit", "");
+	if (pi->unsupported[0])
+		fprintf(stderr, "rtitsim: system calls answered ENOSYS (not modelled): %s\n",
+			pi->unsupported);
+}
+
 int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 {
 	static struct run r;
@@ -516,12 +655,17 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		fprintf(stderr, "%s: warning: no packet was ever enabled: %s\n", r.sc.path, nt);
 	if (sideband)
 		rtit_sideband_write(sideband, &res_->sb);
+	/* a program owns stdout: rtitsim's lines go to stderr */
+	FILE *msg = o->program ? stderr : stdout;
+	const char *mp = o->program ? "rtitsim: " : "";
 	if (!quiet)
-		printf("%s: %s; %" PRIu64 " instructions, %" PRIu64 " events -> %" PRIu64
-		       " packets, %" PRIu64 " bytes\n", r.sc.name[0] ? r.sc.name : name, stp->msg,
-		       stp->insns, stp->events, res_->stats.packets, res_->trace_bytes);
+		fprintf(msg, "%s%s: %s; %" PRIu64 " instructions, %" PRIu64 " events -> %" PRIu64
+			" packets, %" PRIu64 " bytes\n", mp, r.sc.name[0] ? r.sc.name : name, stp->msg,
+			stp->insns, stp->events, res_->stats.packets, res_->trace_bytes);
+	if (res_->process && !o->silent)
+		process_summary(&res_->proc, quiet);
 	if (!o->silent)
-		printf("trace %s  flow %s\n", res_->sb.trace_xxh3, res_->sb.flow_xxh3);
+		fprintf(msg, "%strace %s  flow %s\n", mp, res_->sb.trace_xxh3, res_->sb.flow_xxh3);
 
 	/* Each output whole, or a line naming the one that is not. */
 	FILE *fs[] = { r.trace, sideband, flow_bin, flow_txt };
@@ -563,7 +707,9 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 			snprintf(tp, sizeof(tp), "%s.trace", prefix);
 			snprintf(fp, sizeof(fp), "%s.flow", prefix);
 			char *av[] = { "decode", tp, "--image", (char *)o->image, "--check", fp, "-q", NULL };
-			int d = rtit_cmd_decode(7, av);
+			/* a process: the decoder finds the code in the sideband's maps */
+			char *avp[] = { "decode", tp, "--check", fp, "-q", NULL };
+			int d = res_->process ? rtit_cmd_decode(5, avp) : rtit_cmd_decode(7, av);
 			if (d != RTIT_EXIT_OK)
 				status = d == RTIT_EXIT_MISMATCH ? RTIT_EXIT_MISMATCH : d;
 			else if (!o->silent)

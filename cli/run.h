@@ -23,6 +23,9 @@ struct rtit_run_opts {
 	const char *image;
 	/* Which ground-truth files to write: RTIT_RUN_FLOW_* (0: both). */
 	int flow;
+	/* A program run: the guest owns stdout, rtitsim's own lines go to
+	 * stderr with an "rtitsim: " prefix, and the process's summary too. */
+	bool program;
 };
 
 enum {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "rtit/image.h"
+#include "rtit/sideband.h"
 
 struct region {
 	uint64_t addr, len;
@@ -395,4 +396,79 @@ int rtit_image_symbol(const struct rtit_image *img, const char *name, uint64_t *
 			return 0;
 		}
 	return -RTIT_ERR_INVALID;
+}
+
+/* The GNU build-id of the ELF open at @fd, in hex, or "" (none, not an
+ * ELF). */
+static void file_build_id(int fd, char out[41])
+{
+	out[0] = 0;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return;
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	Elf_Scn *scn = NULL;
+	while (e && elf_kind(e) == ELF_K_ELF && (scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff;
+		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && nh.n_descsz <= 20 &&
+			    !memcmp((const char *)d->d_buf + noff, "GNU", 4)) {
+				const uint8_t *p = (const uint8_t *)d->d_buf + doff;
+				for (size_t k = 0; k < nh.n_descsz; k++)
+					snprintf(out + 2 * k, 3, "%02x", p[k]);
+				elf_end(e);
+				return;
+			}
+		}
+	}
+	if (e)
+		elf_end(e);
+}
+
+int rtit_image_add_maps(struct rtit_image *img, const struct rtit_sideband *sb)
+{
+	if (!img || !sb)
+		return -RTIT_ERR_INVALID;
+	if (sb->maps_total > sb->nmaps)
+		return fail(img, -RTIT_ERR_INVALID, "the sideband lists %zu of the run's %" PRIu64
+			    " mappings: the image would be incomplete", sb->nmaps, sb->maps_total);
+	for (size_t i = 0; i < sb->nmaps; i++) {
+		const struct rtit_sideband_map *m = &sb->maps[i];
+		if (!(m->prot & 4))
+			continue;	/* code only */
+		struct stat st;
+		int fd = open_regular(img, m->path, &st);
+		if (fd < 0)
+			return fd;
+		char bid[41];
+		file_build_id(fd, bid);
+		if (m->build_id[0] && strcmp(bid, m->build_id)) {
+			close(fd);
+			return fail(img, -RTIT_ERR_INVALID, "%s: build-id %s, the run mapped %s:"
+				    " not the file the program ran", m->path, bid[0] ? bid : "none",
+				    m->build_id);
+		}
+		/* the bytes the file has (a mapping past its end reads zero
+		 * there, which is no code the trace may use) */
+		uint64_t len = m->size;
+		if (m->offset >= (uint64_t)st.st_size)
+			len = 0;
+		else if (len > (uint64_t)st.st_size - m->offset)
+			len = (uint64_t)st.st_size - m->offset;
+		uint8_t *b = NULL;
+		int r = len ? read_range(img, fd, m->path, m->offset, len, &b) : 0;
+		close(fd);
+		if (r < 0)
+			return r;
+		if (len && (r = add_owned(img, m->addr, b, len)) < 0) {
+			char msg[sizeof(img->err)];
+			snprintf(msg, sizeof(msg), "%s", img->err);
+			return fail(img, r, "%s: %s", m->path, msg);
+		}
+	}
+	return 0;
 }

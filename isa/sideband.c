@@ -16,6 +16,7 @@ void rtit_sideband_init(struct rtit_sideband *sb)
 	sb->cycle_acc = sb->cmprs_ret = sb->mtc_range = -1;
 	sb->ret_compression = -1;
 	sb->overflows = -1;
+	sb->exit_status = -1;
 }
 
 const char *rtit_sideband_param(const struct rtit_sideband *sb, const char *key)
@@ -56,6 +57,19 @@ int rtit_sideband_write(FILE *f, const struct rtit_sideband *sb)
 	for (int e = 1; e < RTIT_SIDEBAND_NERRATA && !pt; e++)
 		if (sb->errata_fired[e])
 			fprintf(f, "erratum_e%d_fired %" PRIu64 "\n", e, sb->errata_fired[e]);
+	for (size_t i = 0; i < sb->nmaps; i++) {
+		const struct rtit_sideband_map *m = &sb->maps[i];
+		fprintf(f, "map 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %c%c%c %" PRIu64 " %s %s\n",
+			m->addr, m->size, m->offset, (m->prot & 1) ? 'r' : '-',
+			(m->prot & 2) ? 'w' : '-', (m->prot & 4) ? 'x' : '-', m->at,
+			m->build_id[0] ? m->build_id : "-", m->path);
+	}
+	if (sb->maps_total)
+		fprintf(f, "maps_total %" PRIu64 "\n", sb->maps_total);
+	if (sb->exit_status >= 0)
+		fprintf(f, "exit_status %d\n", sb->exit_status);
+	if (sb->syscalls)
+		fprintf(f, "syscalls %" PRIu64 "\n", sb->syscalls);
 	return ferror(f) ? -RTIT_ERR_IO : 0;
 }
 
@@ -158,6 +172,28 @@ static int param(struct rd *rd, struct rtit_sideband *sb, char *v)
 	return r;
 }
 
+/* "map ADDR SIZE OFFSET PROT AT BUILDID PATH" (PATH: the rest). */
+static int map_line(struct rd *rd, struct rtit_sideband *sb, char *v)
+{
+	struct rtit_sideband_map m;
+	char prot[4], bid[48];
+	int pos = 0;
+	memset(&m, 0, sizeof(m));
+	if (sscanf(v, "%" SCNx64 " %" SCNx64 " %" SCNx64 " %3s %" SCNu64 " %47s %n", &m.addr,
+		   &m.size, &m.offset, prot, &m.at, bid, &pos) != 6 || !pos || !v[pos] ||
+	    strlen(prot) != 3)
+		return bad(rd, "map: expected ADDR SIZE OFFSET PROT AT BUILDID PATH");
+	m.prot = (prot[0] == 'r' ? 1u : 0) | (prot[1] == 'w' ? 2u : 0) | (prot[2] == 'x' ? 4u : 0);
+	if (strcmp(bid, "-"))
+		snprintf(m.build_id, sizeof(m.build_id), "%.40s", bid);
+	if (str(rd, "map", v + pos, m.path, sizeof(m.path)) < 0)
+		return -RTIT_ERR_INVALID;
+	if (sb->nmaps == RTIT_SIDEBAND_MAX_MAPS)
+		return bad(rd, "more than %d map lines", RTIT_SIDEBAND_MAX_MAPS);
+	sb->maps[sb->nmaps++] = m;
+	return 0;
+}
+
 /* One "KEY VALUE" line. */
 static int line(struct rd *rd, struct rtit_sideband *sb, char *key, char *v)
 {
@@ -196,6 +232,17 @@ static int line(struct rd *rd, struct rtit_sideband *sb, char *key, char *v)
 	}
 	if (!strcmp(key, "param"))
 		return param(rd, sb, v);
+	if (!strcmp(key, "map"))
+		return map_line(rd, sb, v);
+	if (!strcmp(key, "maps_total"))
+		return num(rd, key, v, 10, &sb->maps_total);
+	if (!strcmp(key, "syscalls"))
+		return num(rd, key, v, 10, &sb->syscalls);
+	if (!strcmp(key, "exit_status")) {
+		if ((r = num_int(rd, key, v, &sb->exit_status)) == 0 && sb->exit_status > 255)
+			return bad(rd, "exit_status: %d is not 0 to 255", sb->exit_status);
+		return r;
+	}
 	if (!strcmp(key, "trace_xxh3"))
 		return hex16(rd, key, v, sb->trace_xxh3);
 	if (!strcmp(key, "flow_xxh3"))

@@ -184,6 +184,29 @@ static void fill_sideband(const struct session *s, struct rtit_session_result *r
 	snprintf(sb->stop, sizeof(sb->stop), "%s", res->st.msg);
 }
 
+/* A process run: its mappings, exit status and system calls. */
+static void process_sideband(struct rtit_sim *sim, struct rtit_session_result *res)
+{
+	struct rtit_sideband *sb = &res->sb;
+	size_t n;
+	const struct rtit_sim_mapping *m = rtit_sim_mappings(sim, &n);
+	res->process = true;
+	rtit_sim_process_info(sim, &res->proc);
+	for (size_t i = 0; i < n && sb->nmaps < RTIT_SIDEBAND_MAX_MAPS; i++) {
+		struct rtit_sideband_map *o = &sb->maps[sb->nmaps++];
+		o->addr = m[i].addr;
+		o->size = m[i].size;
+		o->offset = m[i].offset;
+		o->prot = m[i].prot;
+		o->at = m[i].at;
+		snprintf(o->build_id, sizeof(o->build_id), "%s", m[i].build_id);
+		snprintf(o->path, sizeof(o->path), "%s", m[i].path);
+	}
+	sb->maps_total = n;
+	sb->exit_status = res->proc.exited ? res->proc.exit_status : -1;
+	sb->syscalls = res->proc.syscalls;
+}
+
 /* Runs the simulator and finishes the encoder and the writers. */
 static void run_and_finish(struct session *s, struct rtit_sim *sim,
 			   struct rtit_session_result *res)
@@ -212,6 +235,8 @@ static void run_and_finish(struct session *s, struct rtit_sim *sim,
 		res->status = RTIT_SESSION_IO;
 	}
 	fill_sideband(s, res);
+	if (s->cfg->sc->code_kind == RTIT_SCN_CODE_PROCESS)
+		process_sideband(sim, res);
 }
 
 int rtit_session_run(const struct rtit_session_cfg *cfg, struct rtit_session_result *res)

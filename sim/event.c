@@ -37,6 +37,15 @@ int sim_deliver(struct rtit_sim *sim, int vec, uint64_t ret_ip,
 			  " in real mode are not modelled (%s)", vec, ret_ip, what);
 		return -1;
 	}
+	if (!sim->m.idt_present[vec] && sim->lx) {
+		/* a Linux process: the kernel would send a signal (not
+		 * delivered: the process ends) */
+		const char *vn = vec < 32 ? vecname[vec] : "vector";
+		sim_stop_with(sim, RTIT_SIM_STOP_FAULT, ret_ip,
+			  "the program was killed by %s: %s (vector %d) at 0x%" PRIx64 ": %s",
+			  sim_linux_signal(vec), vn, vec, ret_ip, what);
+		return -1;
+	}
 	if (!sim->m.idt_present[vec]) {
 		const char *vn = vec < 32 ? vecname[vec] : "vector";
 		sim_stop_with(sim, RTIT_SIM_STOP_FAULT, ret_ip,

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 
 #include "sim_internal.h"
+#include "linux.h"
 
 /* INT n, INT3, INT1, INTO: a trap through the interrupt table (INTO only
  * with OF set). */
@@ -102,6 +103,9 @@ void sim_emu_syscall(struct rtit_sim *sim, const struct sim_insn *ins)
 	sim_special_rec(sim, ip, len, ins->si.cls, m->lstar, true);
 	sim_rec_done(sim);
 	sim_reg_set(sim, R_IP, m->lstar);
+	/* a Linux process: the kernel serves the call before its SYSRET */
+	if (sim->lx)
+		sim_linux_syscall(sim, ip);
 }
 
 /* SYSRET: back to CPL 3 at RCX, RFLAGS from R11 (SDM SYSRET). */

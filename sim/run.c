@@ -631,12 +631,15 @@ int rtit_sim_run(struct rtit_sim *sim, struct rtit_sim_status *st)
 		}
 	}
 	sim_flush(sim);
+	if (sim->lx && sim->st.stop == RTIT_SIM_STOP_BUDGET)
+		sim_linux_budget_note(sim);
 	sim->st.insns = sim->retired;
 	sim->st.events = sim->events;
 	*st = sim->st;
 	switch (st->stop) {
 	case RTIT_SIM_STOP_HALTED:
 	case RTIT_SIM_STOP_END:
+	case RTIT_SIM_STOP_EXIT:
 		return 0;
 	case RTIT_SIM_STOP_ERROR:
 		return -RTIT_ERR_INTERNAL;

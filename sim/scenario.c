@@ -553,15 +553,17 @@ static int parse_code(struct parser *p, char *rest, bool *in_asm)
 		return r;
 	char *kind = word(&rest);
 	if (!kind)
-		return perr(p, "code: expected asm, elf or flat");
+		return perr(p, "code: expected asm, elf, flat or process");
 	if (!strcmp(kind, "asm"))
 		sc->code_kind = RTIT_SCN_CODE_ASM;
 	else if (!strcmp(kind, "elf"))
 		sc->code_kind = RTIT_SCN_CODE_ELF;
 	else if (!strcmp(kind, "flat"))
 		sc->code_kind = RTIT_SCN_CODE_FLAT;
+	else if (!strcmp(kind, "process"))
+		sc->code_kind = RTIT_SCN_CODE_PROCESS;
 	else
-		return perr(p, "code: unknown kind '%s' (asm, elf, flat)", kind);
+		return perr(p, "code: unknown kind '%s' (asm, elf, flat, process)", kind);
 	bool has_load = false, has_path = false;
 	char *w;
 	while ((w = word(&rest)) != NULL) {
@@ -604,9 +606,62 @@ static int parse_code(struct parser *p, char *rest, bool *in_asm)
 		if (!has_path || !has_load)
 			return perr(p, "code flat: needs path=FILE and load=ADDRESS");
 		break;
+	case RTIT_SCN_CODE_PROCESS:
+		if (!has_path)
+			return perr(p, "code process: missing path=FILE");
+		if (has_load || sc->has_entry)
+			return perr(p, "code process: load and entry come from the ELF");
+		/* a Linux process runs at CPL 3 in 64-bit mode */
+		sc->cpl = 3;
+		break;
 	default:
 		break;
 	}
+	return 0;
+}
+
+/* A process's `arg VALUE` and `env NAME=VALUE` lines (the rest of the
+ * line, blanks inside kept), `seed N`, `writable DIR`, `stdin FILE`,
+ * `syscall-cycles N`. */
+static int dir_process(struct parser *p, const char *dir, char *rest, bool *in_asm,
+		       bool *in_expect)
+{
+	struct rtit_scenario *sc = p->sc;
+	char *v = skip_ws(rest);
+	size_t n = strlen(v);
+	while (n && (v[n - 1] == ' ' || v[n - 1] == '\t' || v[n - 1] == '\r'))
+		v[--n] = 0;
+	if (!strcmp(dir, "arg") || !strcmp(dir, "env")) {
+		bool arg = dir[0] == 'a';
+		size_t *cnt = arg ? &sc->nargs : &sc->nenvs;
+		if (*cnt == RTIT_SCN_MAX_ARGS)
+			return perr(p, "%s: more than %d lines", dir, RTIT_SCN_MAX_ARGS);
+		if (!arg && (!strchr(v, '=') || v[0] == '='))
+			return perr(p, "env: expected NAME=VALUE");
+		char *c = strdup(v);
+		if (!c)
+			return -RTIT_ERR_NOMEM;
+		(arg ? sc->args : sc->envs)[(*cnt)++] = c;
+		return 0;
+	}
+	if (!*v)
+		return perr(p, "%s: expected a value", dir);
+	if (!strcmp(dir, "writable") || !strcmp(dir, "stdin")) {
+		char *dst = dir[0] == 'w' ? sc->writable : sc->stdin_path;
+		if (n >= sizeof(sc->writable))
+			return perr(p, "%s: the path is too long", dir);
+		memcpy(dst, v, n + 1);
+		return 0;
+	}
+	uint64_t x;
+	if (parse_u64(v, &x) < 0)
+		return perr(p, "%s: expected one number", dir);
+	if (!strcmp(dir, "seed"))
+		sc->seed = x;
+	else if (!x || x > 1000000000ull)
+		return perr(p, "syscall-cycles: expected 1 to 10^9");
+	else
+		sc->syscall_cycles = (uint32_t)x;
 	return 0;
 }
 
@@ -1026,6 +1081,12 @@ static const struct directive {
 	{ "end-at", dir_end_at },
 	{ "expect", dir_expect },
 	{ "end", dir_end },
+	{ "arg", dir_process },
+	{ "env", dir_process },
+	{ "seed", dir_process },
+	{ "writable", dir_process },
+	{ "stdin", dir_process },
+	{ "syscall-cycles", dir_process },
 };
 
 static int parse_line(struct parser *p, char *s, bool *in_asm, bool *in_expect)
@@ -1210,6 +1271,10 @@ void rtit_scenario_fini(struct rtit_scenario *sc)
 	free(sc->mems);
 	free(sc->regs);
 	free(sc->enclaves);
+	for (size_t i = 0; i < sc->nargs; i++)
+		free(sc->args[i]);
+	for (size_t i = 0; i < sc->nenvs; i++)
+		free(sc->envs[i]);
 	for (size_t i = 0; i < sc->nexpect; i++)
 		free(sc->expect[i].text);
 	free(sc->expect);
@@ -1237,7 +1302,16 @@ void rtit_scenario_config(const struct rtit_scenario *sc,
 	cfg->uintr = sc->dialect == RTIT_DIALECT_PT;
 	/* SGX: as RTM, Silvermont (RTIT) has none (D50) */
 	cfg->sgx = sc->dialect == RTIT_DIALECT_PT;
+	if (sc->code_kind == RTIT_SCN_CODE_PROCESS)
+		rtit_sim_process_config(cfg);
 }
+
+/* The environment of a process with no `env` line (docs/linux.md, D89). */
+static const char *const default_env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/",
+					   "LC_ALL=C", "TERM=dumb" };
+
+static int setup_process(const struct rtit_scenario *sc, struct rtit_sim *sim,
+			 const char *path, struct rtit_scn_error *err);
 
 static int serr(struct rtit_scn_error *err, const struct rtit_scenario *sc,
 		int line, int rc, const char *fmt, ...)
@@ -1317,6 +1391,9 @@ int rtit_scenario_image(const struct rtit_scenario *sc, struct rtit_image *img,
 		rel_path(sc, path, sizeof(path));
 		r = rtit_image_add_file(img, path, sc->load);
 		break;
+	case RTIT_SCN_CODE_PROCESS:
+		return serr(err, sc, 0, 0, "a process's code is known only after it ran: "
+			    "decode with the run's sideband (its map lines)");
 	default:
 		return serr(err, sc, 0, 0, "no code");
 	}
@@ -1359,6 +1436,11 @@ int rtit_scenario_setup(const struct rtit_scenario *sc, struct rtit_sim *sim,
 			return serr(err, sc, 0, r, "%s", rtit_sim_errmsg(sim));
 		break;
 	}
+	case RTIT_SCN_CODE_PROCESS:
+		rel_path(sc, path, sizeof(path));
+		if ((r = setup_process(sc, sim, path, err)) < 0)
+			return r;
+		break;
 	default:
 		return serr(err, sc, 0, 0, "no code");
 	}
@@ -1448,5 +1530,29 @@ int rtit_scenario_setup(const struct rtit_scenario *sc, struct rtit_sim *sim,
 				    "msr %s = 0x%" PRIx64 ": refused", sc->msrs[i].name,
 				    sc->msrs[i].value);
 	}
+	return 0;
+}
+
+/* code process: argv[0] is the path as written, then the `arg` lines. */
+static int setup_process(const struct rtit_scenario *sc, struct rtit_sim *sim,
+			 const char *path, struct rtit_scn_error *err)
+{
+	const char *argv[RTIT_SCN_MAX_ARGS + 1];
+	argv[0] = sc->code_path;
+	for (size_t i = 0; i < sc->nargs; i++)
+		argv[i + 1] = sc->args[i];
+	struct rtit_sim_process p = {
+		.path = path, .argv = argv, .argc = (int)sc->nargs + 1,
+		.envp = sc->nenvs ? (const char *const *)sc->envs : default_env,
+		.envc = sc->nenvs ? (int)sc->nenvs : (int)(sizeof(default_env) / sizeof(default_env[0])),
+		.seed = sc->seed,
+		.writable = sc->writable[0] ? sc->writable : NULL,
+		.stdin_path = sc->stdin_path[0] ? sc->stdin_path : NULL,
+		.out = stdout, .err = stderr,
+		.syscall_cycles = sc->syscall_cycles,
+	};
+	int r = rtit_sim_load_process(sim, &p);
+	if (r < 0)
+		return serr(err, sc, 0, r, "%s", rtit_sim_errmsg(sim));
 	return 0;
 }

@@ -242,6 +242,7 @@ void rtit_sim_free(struct rtit_sim *sim)
 	if (sim->init_ctx)
 		uc_context_free(sim->init_ctx);
 	sim_rtm_fini(sim);
+	sim_linux_free(sim);
 	if (sim->uc)
 		uc_close(sim->uc);
 	sim_cache_fini(&sim->cache);

@@ -262,6 +262,7 @@ struct rtit_sim {
 		uint64_t rr, handler, stackadjust, misc, pd, tt;
 	} uintr;
 	struct sim_sgx sgx;
+	struct sim_linux *lx;	/* a Linux process run (linux.c), else NULL */
 };
 
 /* analyse.c */
@@ -453,6 +454,13 @@ void sim_gp_fault(struct rtit_sim *sim, uint64_t ip, const char *why);
 /* A stack access failed at @addr: #PF there (#GP(0) if not canonical). */
 void sim_stack_fault(struct rtit_sim *sim, uint64_t ip, uint64_t addr,
 		     bool write, const char *insn);
+
+/* linux.c: frees the process state (NULL allowed). */
+void sim_linux_free(struct rtit_sim *sim);
+/* linux.c: appends the last system call to a budget stop's message. */
+void sim_linux_budget_note(struct rtit_sim *sim);
+/* linux.c: the signal Linux sends for exception vector @vec. */
+const char *sim_linux_signal(int vec);
 
 /* far.c: INT, IRET, SYSCALL/SYSRET, SYSENTER/SYSEXIT, far JMP/CALL/RET */
 void sim_emu_int(struct rtit_sim *sim, const struct sim_insn *ins);

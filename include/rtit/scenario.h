@@ -19,8 +19,12 @@ enum rtit_scn_code {
 	RTIT_SCN_CODE_NONE = 0,
 	RTIT_SCN_CODE_ASM,	/* inline GNU as source */
 	RTIT_SCN_CODE_ELF,	/* static ELF executable */
-	RTIT_SCN_CODE_FLAT	/* flat binary with a load address */
+	RTIT_SCN_CODE_FLAT,	/* flat binary with a load address */
+	RTIT_SCN_CODE_PROCESS	/* a Linux executable run as a process (docs/linux.md) */
 };
+
+/* The most `arg` and `env` lines of a process scenario. */
+#define RTIT_SCN_MAX_ARGS 64
 
 /* An address written as a number or as a label of the program (resolved
  * when the program is loaded). */
@@ -143,6 +147,18 @@ struct rtit_scenario {
 	/* SGX enclaves (on for dialect pt only: Silvermont has none) */
 	struct rtit_scn_enclave *enclaves;
 	size_t nenclaves;
+
+	/* code process: its arguments after argv[0] (`arg` lines), the
+	 * environment (`env` lines; none: the default set of docs/linux.md),
+	 * `seed`, `writable`, `stdin`, `syscall-cycles` */
+	char *args[RTIT_SCN_MAX_ARGS];
+	size_t nargs;
+	char *envs[RTIT_SCN_MAX_ARGS];
+	size_t nenvs;
+	uint64_t seed;
+	char writable[512];
+	char stdin_path[512];
+	uint32_t syscall_cycles;
 };
 
 /* A parse or setup error: "file:line: message" in text. */

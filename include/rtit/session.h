@@ -55,6 +55,9 @@ struct rtit_session_result {
 	bool cycle_acc;			/* RTIT: the stream has cycle packets */
 	/* Everything the sideband says (when status is OK, RUN or IO). */
 	struct rtit_sideband sb;
+	/* A process run (code process): what it did (docs/linux.md). */
+	bool process;
+	struct rtit_sim_process_info proc;
 };
 
 /*

@@ -29,6 +29,17 @@
 #define RTIT_SIDEBAND_MAX_PARAMS 64
 #define RTIT_SIDEBAND_NERRATA 9	/* RTIT errata E1..E8 by number */
 
+/* A file mapping of a process run ("map" lines): the code a decoder
+ * needs is the file's bytes [offset, offset + size) at addr. */
+#define RTIT_SIDEBAND_MAX_MAPS 64
+struct rtit_sideband_map {
+	uint64_t addr, size, offset;
+	unsigned prot;		/* 1 read, 2 write, 4 execute */
+	uint64_t at;		/* instructions retired when it was made */
+	char build_id[41];	/* hex, "" none */
+	char path[384];		/* absolute */
+};
+
 struct rtit_sideband_param {
 	char key[64];
 	char value[192];
@@ -67,6 +78,14 @@ struct rtit_sideband {
 	uint64_t end_ip;
 	/* RTIT: how often each erratum's behaviour fired (E1..E8) */
 	uint64_t errata_fired[RTIT_SIDEBAND_NERRATA];
+	/* A process run (docs/linux.md): its file mappings in order, how
+	 * many there were in all (more than RTIT_SIDEBAND_MAX_MAPS: the
+	 * list is incomplete), the exit status (-1 none), system calls. */
+	struct rtit_sideband_map maps[RTIT_SIDEBAND_MAX_MAPS];
+	size_t nmaps;
+	uint64_t maps_total;
+	int exit_status;
+	uint64_t syscalls;
 };
 
 /* Empties @sb: nothing given (the -1s above). */

@@ -139,7 +139,8 @@ enum rtit_sim_stop {
 	RTIT_SIM_STOP_END,		/* reached end_ip */
 	RTIT_SIM_STOP_BUDGET,		/* instruction budget exhausted */
 	RTIT_SIM_STOP_FAULT,		/* fault with no handler, or double */
-	RTIT_SIM_STOP_ERROR		/* emulator or model error */
+	RTIT_SIM_STOP_ERROR,		/* emulator or model error */
+	RTIT_SIM_STOP_EXIT		/* a Linux process called exit/exit_group */
 };
 
 struct rtit_sim_status {
@@ -292,6 +293,69 @@ void rtit_sim_abort(struct rtit_sim *sim, const char *msg);
  * while the RTIT_EV_PEBS record that announced it is being delivered.
  */
 const struct rtit_sim_pebs *rtit_sim_pebs_record(const struct rtit_sim *sim);
+
+/*
+ * A Linux process (sim/linux.c, sim/syscall.c; docs/linux.md): an ordinary
+ * x86-64 ELF executable (static, static-pie or dynamic) started as the
+ * Linux kernel starts it with address-space randomisation off, at CPL 3,
+ * its SYSCALLs served by a system-call layer in the simulator.  The
+ * simulator must have been made with cfg.mode 64 and cfg.cpl 3 and
+ * rtit_sim_process_config() applied (stack, kernel entry).
+ */
+struct rtit_sim_process {
+	const char *path;		/* the executable */
+	const char *const *argv;	/* argc strings; argv[0] as the program sees it */
+	int argc;
+	const char *const *envp;	/* envc "NAME=VALUE" strings */
+	int envc;
+	uint64_t seed;			/* AT_RANDOM and getrandom's bytes */
+	const char *writable;		/* the only directory the guest may write under, or NULL */
+	const char *stdin_path;		/* the guest's standard input; NULL: empty */
+	FILE *out, *err;		/* where the guest's fd 1 and 2 go */
+	uint32_t syscall_cycles;	/* core cycles charged per system call (0: the default) */
+};
+
+/* The default kernel time per system call (D90). */
+#define RTIT_SIM_SYSCALL_CYCLES 1000u
+/* Where the process's stack ends and how much of it is mapped. */
+#define RTIT_SIM_PROCESS_STACK_TOP 0x7ffffffff000ull
+#define RTIT_SIM_PROCESS_STACK_SIZE 0x800000ull
+
+/* Sets what a process run needs in a configuration: 64-bit, CPL 3, the
+ * stack of a Linux process. */
+void rtit_sim_process_config(struct rtit_sim_config *cfg);
+
+/* Loads the process (the program, its interpreter, the initial stack).
+ * Returns 0 or -RTIT_ERR_x with one line in rtit_sim_errmsg(). */
+int rtit_sim_load_process(struct rtit_sim *sim, const struct rtit_sim_process *p);
+
+/* A file mapping of the process: what a decoder needs to find its code. */
+#define RTIT_SIM_PROT_READ 1u
+#define RTIT_SIM_PROT_WRITE 2u
+#define RTIT_SIM_PROT_EXEC 4u
+struct rtit_sim_mapping {
+	uint64_t addr, size;		/* page-aligned */
+	uint64_t offset;		/* in the file */
+	uint32_t prot;			/* RTIT_SIM_PROT_* */
+	uint64_t at;			/* instructions retired when it was made */
+	char path[512];			/* absolute */
+	char build_id[41];		/* hex, "" when the ELF has none */
+};
+
+/* The file mappings made so far, in order (*n of them). */
+const struct rtit_sim_mapping *rtit_sim_mappings(const struct rtit_sim *sim, size_t *n);
+
+/* What a process run did (after rtit_sim_run). */
+struct rtit_sim_process_info {
+	bool exited;			/* it called exit or exit_group */
+	int exit_status;
+	uint64_t syscalls;		/* system calls made */
+	uint64_t syscall_cycles;	/* the kernel time charged */
+	/* the calls answered -ENOSYS, "name x count" joined by ", " */
+	char unsupported[512];
+	char last[48];			/* the last system call, "" none */
+};
+int rtit_sim_process_info(const struct rtit_sim *sim, struct rtit_sim_process_info *info);
 
 /* The last error message (load errors), one line. */
 const char *rtit_sim_errmsg(const struct rtit_sim *sim);
