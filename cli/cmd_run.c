@@ -713,8 +713,8 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 			if (d != RTIT_EXIT_OK)
 				status = d == RTIT_EXIT_MISMATCH ? RTIT_EXIT_MISMATCH : d;
 			else if (!o->silent)
-				printf("%s: verified: decoding the trace gives the flow back\n",
-				       r.sc.name[0] ? r.sc.name : name);
+				fprintf(msg, "%s%s: verified: decoding the trace gives the flow back\n",
+					mp, r.sc.name[0] ? r.sc.name : name);
 		}
 	}
 	if (res) {

@@ -212,6 +212,8 @@ static void run_and_finish(struct session *s, struct rtit_sim *sim,
 			   struct rtit_session_result *res)
 {
 	const char *path = s->cfg->sc->path;
+	if (s->cfg->image && !strcmp(path, "<program>"))
+		path = s->cfg->image;	/* a program run: name the program */
 	int ret = s->cfg->run ? s->cfg->run(sim, &res->st) : rtit_sim_run(sim, &res->st);
 	int fin = rtit_encoder_finish(s->enc);
 

@@ -15,6 +15,7 @@
 #include "rtit/image.h"
 #include "rtit/record.h"
 #include "rtit/scenario.h"
+#include "rtit/sideband.h"
 #include "util.h"
 
 /* Reads PREFIX.flow into *recs (malloc'd, *n records).  0, or -1 after
@@ -54,6 +55,24 @@ static inline int runfiles_load_image(const char *path, struct rtit_image **img)
 	struct rtit_scn_error err;
 	struct rtit_scenario sc;
 	memset(&sc, 0, sizeof(sc));
+	size_t pl = strlen(path);
+	if (pl > 9 && !strcmp(path + pl - 9, ".sideband")) {
+		/* a process run: the code of its map lines */
+		static struct rtit_sideband sb;
+		char e[512];
+		int r = rtit_sideband_read(path, &sb, e, sizeof(e));
+		if (r < 0) {
+			fprintf(stderr, "%s\n", e);
+			return -1;
+		}
+		if (rtit_image_new(img) < 0 || rtit_image_add_maps(*img, &sb) < 0) {
+			fprintf(stderr, "%s: %s\n", path, *img ? rtit_image_errmsg(*img) : "no memory");
+			rtit_image_free(*img);
+			*img = NULL;
+			return -1;
+		}
+		return 0;
+	}
 	if (rtit_scenario_parse_file(path, &sc, &err) < 0) {
 		fprintf(stderr, "%s\n", err.text);
 		return -1;
