@@ -399,19 +399,19 @@ int rtit_cmd_run(int argc, char **argv)
 		} else if (a[0] == '-') {
 			fprintf(stderr, "rtitsim run: unknown or incomplete option '%s' (try --help)\n", a);
 			return RTIT_EXIT_USAGE;
+		} else if (is_scenario(a) && !input) {
+			input = a;	/* a scenario's options may follow it */
+		} else if (input) {
+			fprintf(stderr, "rtitsim run: a scenario takes no arguments ('%s' after %s)\n",
+				a, input);
+			return RTIT_EXIT_USAGE;
 		} else {
-			/* SCENARIO, or PROGRAM and its arguments: the options
-			 * come before it */
+			/* PROGRAM and its arguments: the options come before it */
 			input = a;
 			pg.args = argv + i + 1;
 			pg.nargs = argc - i - 1;
 			break;
 		}
-	}
-	if (input && is_scenario(input) && pg.nargs) {
-		fprintf(stderr, "rtitsim run: a scenario takes no arguments ('%s' after %s);"
-			" options come before the input\n", pg.args[0], input);
-		return RTIT_EXIT_USAGE;
 	}
 	if ((pg.dialect || pg.bare || pg.nenv || pg.seed || pg.writable || pg.stdin_path ||
 	     pg.cycles || pg.budget) && (!input || is_scenario(input))) {

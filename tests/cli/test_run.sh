@@ -31,7 +31,8 @@ check "demo --verify exits 0" test $rc -eq 0
 check "demo --verify says so" grep -q 'verified: decoding the trace gives the flow back' <<<"$out"
 check "--verify leaves no files" test -z "$(ls)"
 
-# A program: a static ELF traced from its entry.
+# A freestanding program in the bare-metal mode (--bare): a static ELF
+# traced from its entry at CPL 0 until HLT.
 cat > p.s <<'ASM'
 	.globl _start
 _start:
@@ -41,51 +42,51 @@ _start:
 	hlt
 ASM
 as --64 -o p.o p.s && ld -static -Ttext=0x401000 -o prog p.o
-"$R" run prog -q > o.txt 2>&1; rc=$?
+"$R" run --bare -q prog > o.txt 2>&1; rc=$?
 check "program exits 0" test $rc -eq 0
-check "program writes trace, sideband, flow" test -s program.trace -a -s program.sideband -a -s program.flow -a -s program.flow.txt
-check "sideband names the dialect and digests" grep -q '^trace_xxh3 [0-9a-f]\{16\}$' program.sideband
-"$R" dump program.trace > d.txt; rc=$?
+check "program writes trace, sideband, flow" test -s prog.trace -a -s prog.sideband -a -s prog.flow -a -s prog.flow.txt
+check "sideband names the dialect and digests" grep -q '^trace_xxh3 [0-9a-f]\{16\}$' prog.sideband
+"$R" dump prog.trace > d.txt; rc=$?
 check "the trace dumps cleanly" test $rc -eq 0
 check "PSB, FUP.PGE at the entry, then TNT" test "$(awk '{print $NF}' d.txt | head -0; grep -c 'PSB\|FUP.PGE' d.txt)" -ge 2
-"$R" run prog -o other -q >/dev/null 2>&1
+"$R" run --bare -o other -q prog >/dev/null 2>&1
 check "--out names the files" test -s other.trace
-"$R" run prog --verify -q >/dev/null 2>&1
+"$R" run --bare --verify -q prog >/dev/null 2>&1
 check "program --verify exits 0" test $? -eq 0
-check "the sideband names the program" grep -q "^image $T/prog\$" program.sideband
-mkdir sub && mv program.* sub/
-(cd / && "$R" decode "$T/sub/program.trace" --check "$T/sub/program.flow" -q >/dev/null 2>&1)
+check "the sideband names the program" grep -q "^image $T/prog\$" prog.sideband
+mkdir sub && mv prog.* sub/
+(cd / && "$R" decode "$T/sub/prog.trace" --check "$T/sub/prog.flow" -q >/dev/null 2>&1)
 check "decode finds the program from the sideband" test $? -eq 0
-mv sub/program.* . && rmdir sub
+mv sub/prog.* . && rmdir sub
 
 # --flow: which ground-truth files; `rtitsim flow` prints a binary one as
 # the text the run writes (docs/formats.md), and refuses a cut one.
 for f in bin txt none; do
 	rm -f fl.*
-	"$R" run prog -o fl --flow $f -q >/dev/null 2>&1
+	"$R" run --bare -o fl --flow $f -q prog >/dev/null 2>&1
 	check "--flow $f exits 0" test $? -eq 0
 done
 check "--flow none writes neither" test ! -e fl.flow -a ! -e fl.flow.txt -a -s fl.trace
-"$R" run prog -o fl --flow bin -q >/dev/null 2>&1
+"$R" run --bare -o fl --flow bin -q prog >/dev/null 2>&1
 check "--flow bin writes no text" test -s fl.flow -a ! -e fl.flow.txt
 "$R" flow fl.flow > fl.txt; rc=$?
 check "flow exits 0" test $rc -eq 0
-check "flow prints what --flow both writes" cmp -s fl.txt program.flow.txt
-head -c 200 program.flow > cut.flow
+check "flow prints what --flow both writes" cmp -s fl.txt prog.flow.txt
+head -c 200 prog.flow > cut.flow
 "$R" flow cut.flow > cut.txt 2> e.txt; rc=$?
 check "flow of a cut file exits 4" test $rc -eq 4
 check "... after the records it read" test "$(wc -l < cut.txt)" -eq 2
 check "... naming where it stopped" grep -q 'cut short or altered after record 2' e.txt
-"$R" flow program.flow.txt > /dev/null 2> e.txt; rc=$?
+"$R" flow prog.flow.txt > /dev/null 2> e.txt; rc=$?
 check "flow of a text file exits 4" test $rc -eq 4
-"$R" run prog --flow none --verify -q > /dev/null 2> e.txt; rc=$?
+"$R" run --bare --flow none --verify -q prog > /dev/null 2> e.txt; rc=$?
 check "--verify without the binary flow is a usage error" test $rc -eq 1
-"$R" run prog --flow nope -q > /dev/null 2> e.txt; rc=$?
+"$R" run --bare --flow nope -q prog > /dev/null 2> e.txt; rc=$?
 check "--flow nope is a usage error" test $rc -eq 1
 
 # A failed write to the standard output is an I/O error, named.
 if [ -w /dev/full ]; then
-	"$R" run prog -o full --dump > /dev/full 2> e.txt; rc=$?
+	"$R" run --bare -o full --dump prog > /dev/full 2> e.txt; rc=$?
 	check "run --dump > /dev/full exits 2" test $rc -eq 2
 	check "... naming the standard output" grep -q 'standard output failed' e.txt
 fi
@@ -119,7 +120,7 @@ printf 'not an elf' > junk
 "$R" run junk 2> e.txt >/dev/null; rc=$?
 check "malformed ELF: exit 4" test $rc -eq 4
 check "malformed ELF: named" grep -q 'junk' e.txt
-check "malformed ELF: no output files left" test -z "$(ls junk.* program.* 2>/dev/null)"
+check "malformed ELF: no output files left" test -z "$(ls junk.* 2>/dev/null)"
 "$R" run --bogus 2>/dev/null; check "bad option: exit 1" test $? -eq 1
 
 # The expect block: names, IPs and, after 'bytes', the packet's exact bytes
