@@ -449,6 +449,34 @@ static void put_mmaps(struct buf *d, const struct range *r, size_t nr, const cha
 	}
 }
 
+/* A process run (the sideband's map lines): one MMAP2 per executable
+ * file mapping, naming the file itself at its offset, as `perf record`
+ * sees the program, its interpreter and its libraries: perf reads their
+ * code and symbols from the files. */
+static void put_file_mmaps(struct buf *d, const struct rtit_sideband *sb)
+{
+	for (size_t i = 0; i < sb->nmaps; i++) {
+		const struct rtit_sideband_map *m = &sb->maps[i];
+		if (!(m->prot & 4))
+			continue;
+		put_header(d, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER,
+			   (uint16_t)(8 + 8 + 24 + 8 + 16 + 8 + str8_size(m->path) + SAMPLE_ID_SIZE));
+		put32(d, PID);
+		put32(d, PID);
+		put64(d, m->addr);
+		put64(d, m->size);
+		put64(d, m->offset);
+		put32(d, 0);	/* maj */
+		put32(d, 0);	/* min */
+		put64(d, 0);	/* ino */
+		put64(d, 0);	/* ino_generation */
+		put32(d, m->prot & 7);
+		put32(d, 2);	/* MAP_PRIVATE */
+		put_str8(d, m->path);
+		put_sample_id(d);
+	}
+}
+
 /* The data section: AUXTRACE_INFO, COMM, the MMAP2s, AUXTRACE with the
  * trace, FINISHED_ROUND. */
 static void put_records(struct buf *d, const struct rtit_perfdata_in *in, const struct range *r,
@@ -464,7 +492,10 @@ static void put_records(struct buf *d, const struct rtit_perfdata_in *in, const 
 	put_str8(d, comm);
 	put_sample_id(d);
 
-	put_mmaps(d, r, nr, elfpath);
+	if (in->sb->nmaps)
+		put_file_mmaps(d, in->sb);
+	else
+		put_mmaps(d, r, nr, elfpath);
 
 	/* AUXTRACE: size, offset, reference, idx, tid, cpu, reserved, then
 	 * the data, padded to 8 bytes as perf record pads it (the size

@@ -6,7 +6,8 @@
 # binaries of the base system.  Each must print what it prints natively
 # and exit with the same status; `--verify` must give the flow back; for
 # Intel PT, libipt (ptflow_check) and Linux perf (perf_check on `perf
-# script`) must decode the trace to the same instructions.
+# script`) must decode the trace to the same instructions, and perf must
+# name the program's own functions (MMAP2 records of the real files).
 set -u
 R=$(realpath "$1"); L=$(realpath "$2"); C=$(realpath "$3"); P=$4; S=$(realpath "$5")
 T=$(mktemp -d)
@@ -40,6 +41,10 @@ check() {	# NAME DIALECT PROGRAM ARGS...
 		"$R" perf-data "$o" "$o.perf" 2>&1 && (cd "$o.perf" &&
 		"$P" script -i perf.data --itrace=bi1ieo -F event,ip,addr,flags > script.txt 2> script.err) &&
 		"$C" "$o" "$o.perf/script.txt" 2>&1); then why="perf: $out"
+	elif [ "$d" = pt ] && [ $have_perf = 1 ] && [ "${name#prog-}" != "$name" ] &&
+		! (cd "$o.perf" && "$P" script -i perf.data --itrace=i0ns -F ip,sym 2>/dev/null |
+		   awk '{print $2}' | sort -u | grep -qx cmp_int); then
+		why="perf script -F sym does not name the program's function cmp_int (qsort's callback)"
 	fi
 	if [ -n "$why" ]; then
 		fail=$((fail + 1)); echo "FAIL: $name ($d): $why"
