@@ -37,14 +37,28 @@ struct run {
 
 static void run_usage(FILE *out)
 {
-	fputs("usage: rtitsim run [SCENARIO.scn | PROGRAM] [options]\n"
+	fputs("usage: rtitsim run [options] [SCENARIO.scn | PROGRAM [ARGS...]]\n"
 	      "\n"
 	      "Runs the program under the simulator and the encoder model of the scenario's\n"
-	      "dialect (RTIT, or Intel PT with `dialect pt`).  SCENARIO is\n"
-	      "a scenario file (docs/scenario.md); PROGRAM a static ELF executable, traced\n"
-	      "from its entry at all CPLs.  With neither, a built-in demo runs end to end:\n"
-	      "its packets are printed with what produced each, then the trace is decoded\n"
-	      "again and checked against the simulator's flow (the verdict ends the output).\n"
+	      "dialect (RTIT, or Intel PT with `dialect pt`).  SCENARIO is a scenario file\n"
+	      "(docs/scenario.md; its options may also follow it).  PROGRAM is a Linux\n"
+	      "x86-64 executable (static, static-pie or dynamic) run as a process with ARGS,\n"
+	      "traced at CPL 3 only as `perf record -e intel_pt//u` (docs/linux.md); its\n"
+	      "options come before it (`--` ends them), its stdout and stderr are rtitsim's\n"
+	      "and rtitsim's own lines go to stderr.  With neither, a built-in demo runs end\n"
+	      "to end: its packets are printed with what produced each, then the trace is\n"
+	      "decoded again and checked against the simulator's flow (the verdict ends the\n"
+	      "output).\n"
+	      "\n"
+	      "  PROGRAM only:\n"
+	      "  --dialect rtit|pt  the encoder (default rtit)\n"
+	      "  --env NAME=VALUE   adds to the default environment (PATH, HOME, LC_ALL, TERM)\n"
+	      "  --seed N           AT_RANDOM's and getrandom's bytes (default 0)\n"
+	      "  --writable DIR     the one directory the program may write under\n"
+	      "  --stdin FILE       the program's standard input (default empty)\n"
+	      "  --syscall-cycles N core cycles per system call (default 1000)\n"
+	      "  --budget N         the instruction budget (default 100000000)\n"
+	      "  --bare             a freestanding ELF: CPL 0 from its entry, all traced, ends at HLT\n"
 	      "\n"
 	      "  -o, --out PREFIX   write PREFIX.trace, PREFIX.sideband, PREFIX.flow and\n"
 	      "                     PREFIX.flow.txt (default: the scenario's name; the demo\n"
@@ -64,9 +78,10 @@ static void run_usage(FILE *out)
 	      "                     the bytes must not depend on it)\n"
 	      "\n"
 	      "A scenario's expect block is compared with the packets produced.  Exit\n"
-	      "status: 0 ok, 1 usage, 2 I/O, 4 bad scenario or program, 5 the packets differ\n"
+	      "status: 0 ok (a program exited, whatever its status: the sideband's\n"
+	      "exit_status), 1 usage, 2 I/O, 4 bad scenario or program, 5 the packets differ\n"
 	      "from the expect block, 6 the guest did not end normally (fault with no\n"
-	      "handler, instruction budget exhausted).\n", out);
+	      "handler, a signal, fork/exec, instruction budget exhausted).\n", out);
 }
 
 /* The readable account: each packet, its bytes and why it was sent. */
