@@ -587,8 +587,9 @@ static void process_summary(const struct rtit_sim_process_info *pi, bool quiet)
 {
 	if (!quiet)
 		fprintf(stderr, "rtitsim: %" PRIu64 " system calls, %" PRIu64
-			" cycles charged to the kernel%s%s\n", pi->syscalls, pi->syscall_cycles,
-			pi->exited ? "" : "; the program did not exit", "");
+			" cycles charged to the kernel, %.3f ms in the system-call layer%s\n",
+			pi->syscalls, pi->syscall_cycles, (double)pi->syscall_ns / 1e6,
+			pi->exited ? "" : "; the program did not exit");
 	if (pi->unsupported[0])
 		fprintf(stderr, "rtitsim: system calls answered ENOSYS (not modelled): %s\n",
 			pi->unsupported);

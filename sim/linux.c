@@ -701,6 +701,7 @@ int rtit_sim_process_info(const struct rtit_sim *sim, struct rtit_sim_process_in
 	info->exit_status = lx->exit_status;
 	info->syscalls = lx->syscalls;
 	info->syscall_cycles = lx->sys_cycles;
+	info->syscall_ns = lx->sys_ns;
 	size_t o = 0;
 	for (int i = 0; i < lx->nenosys && o < sizeof(info->unsupported); i++) {
 		const char *nm = lx_syscall_name(lx->enosys[i].nr);

@@ -44,7 +44,7 @@ struct sim_linux {
 	/* what the process did */
 	struct rtit_sim_mapping *maps;
 	size_t nmaps, maps_cap;
-	uint64_t syscalls, sys_cycles;
+	uint64_t syscalls, sys_cycles, sys_ns;
 	int last_nr;
 	uint64_t last_at;
 	struct { int nr; uint64_t n; } enosys[LX_MAX_ENOSYS];

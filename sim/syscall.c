@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 #include "linux.h"
 
@@ -1069,7 +1070,24 @@ static int64_t dispatch_process(struct rtit_sim *sim, int nr, const uint64_t *a,
 	}
 }
 
+static uint64_t host_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static bool serve(struct rtit_sim *sim, uint64_t ip);
+
 bool sim_linux_syscall(struct rtit_sim *sim, uint64_t ip)
+{
+	uint64_t t0 = host_ns();
+	bool r = serve(sim, ip);
+	sim->lx->sys_ns += host_ns() - t0;
+	return r;
+}
+
+static bool serve(struct rtit_sim *sim, uint64_t ip)
 {
 	struct sim_linux *lx = sim->lx;
 	int nr = (int)sim_reg_get(sim, R_AX);

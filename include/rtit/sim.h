@@ -351,6 +351,8 @@ struct rtit_sim_process_info {
 	int exit_status;
 	uint64_t syscalls;		/* system calls made */
 	uint64_t syscall_cycles;	/* the kernel time charged */
+	uint64_t syscall_ns;		/* host time spent serving them (not
+					 * deterministic: for benchmarks) */
 	/* the calls answered -ENOSYS, "name x count" joined by ", " */
 	char unsupported[512];
 	char last[48];			/* the last system call, "" none */
