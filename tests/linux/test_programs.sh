@@ -4,7 +4,7 @@
 # dialects: a C program built here with plain `gcc -O2` (dynamic PIE) and
 # `gcc -static`, busybox applets (Debian's busybox-static) and dynamic
 # binaries of the base system.  Each must print what it prints natively
-# and exit with the same status; `--verify` must give the flow back; for
+# (stdout and stderr) and exit with the same status; `--verify` must give the flow back; for
 # Intel PT, libipt (ptflow_check) and Linux perf (perf_check on `perf
 # script`) must decode the trace to the same instructions, and perf must
 # name the program's own functions (MMAP2 records of the real files).
@@ -30,11 +30,12 @@ pass=0 fail=0
 check() {	# NAME DIALECT PROGRAM ARGS...
 	local name=$1 d=$2; shift 2
 	local o="$T/$name-$d" nrc src out
-	(cd "$T/in" && "$@") > "$o.native" 2>/dev/null; nrc=$?
+	(cd "$T/in" && "$@") > "$o.native" 2> "$o.native-err"; nrc=$?
 	(cd "$T/in" && "$R" run -q --dialect "$d" --verify --out "$o" "$@") > "$o.out" 2> "$o.err"; src=$?
 	local why=""
 	if [ $src -ne 0 ]; then why="rtitsim exited $src: $(grep -v '^rtitsim: trace' "$o.err" | head -3)"
 	elif ! cmp -s "$o.native" "$o.out"; then why="stdout differs from the native run: $(diff "$o.native" "$o.out" | head -4)"
+	elif ! diff -q "$o.native-err" <(grep -v '^rtitsim: ' "$o.err") >/dev/null; then why="stderr differs from the native run: $(diff "$o.native-err" <(grep -v '^rtitsim: ' "$o.err") | head -4)"
 	elif ! grep -qx "exit_status $nrc" "$o.sideband"; then why="exit status: native $nrc, sideband '$(grep exit_status "$o.sideband")'"
 	elif [ "$d" = pt ] && ! out=$("$L" "$o" "$o.sideband" 2>&1); then why="libipt: $out"
 	elif [ "$d" = pt ] && [ $have_perf = 1 ] && ! out=$(mkdir -p "$o.perf" &&
