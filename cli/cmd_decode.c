@@ -399,8 +399,8 @@ static int load_image(struct dec *x, const char *image)
 			    sc.events[i].ev.msr == RTIT_R_MSR_CTL)
 				x->external_ctl = true;
 		rtit_scenario_fini(&sc);
-	} else if (!strcmp(image, "<maps>")) {
-		r = rtit_image_add_maps(x->img, x->sb);
+	} else if (!strcmp(image, "<mmaps>")) {
+		r = rtit_image_add_mmaps(x->img, x->sb);
 		if (r < 0)
 			fprintf(stderr, "rtitsim decode: the sideband's maps: %s\n",
 				rtit_image_errmsg(x->img));
@@ -585,8 +585,8 @@ static int decode_inputs(struct decode_opts *o, struct rtit_sideband *sb)
 	}
 	if (!o->dialect_set && sb->dialect >= 0)
 		o->dialect = sb->dialect;
-	if (!o->image && sb->nmaps)
-		o->image = "<maps>";	/* a process run: the code is in the map lines */
+	if (!o->image && sb->nmmaps)
+		o->image = "<mmaps>";	/* a process run: the code is in the mmap lines */
 	if (!o->image && sb->image[0])
 		o->image = sb->image;
 	if (!o->image && sb->scenario[0] && strcmp(sb->scenario, "<program>")) {

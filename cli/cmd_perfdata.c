@@ -111,11 +111,11 @@ int rtit_cmd_perfdata(int argc, char **argv)
 		fprintf(stderr, "rtitsim perf-data: %s\n", msg);
 		return status_of(r);
 	}
-	if (!image && sb.nmaps)
-		image = "<maps>";	/* a process run: its code mappings */
+	if (!image && sb.nmmaps)
+		image = "<mmaps>";	/* a process run: its code mappings */
 	if (!image)
 		image = sb.image[0] ? sb.image : sb.scenario;
-	if (!image[0] || (image[0] == '<' && strcmp(image, "<maps>"))) {
+	if (!image[0] || (image[0] == '<' && strcmp(image, "<mmaps>"))) {
 		fprintf(stderr, "rtitsim perf-data: %s names no program file: give --image\n", path);
 		return RTIT_EXIT_USAGE;
 	}
@@ -129,10 +129,10 @@ int rtit_cmd_perfdata(int argc, char **argv)
 	if ((r = rtit_image_new(&img)) < 0) {
 		fprintf(stderr, "rtitsim perf-data: %s\n", rtit_errstr(r));
 		status = RTIT_EXIT_IO;
-	} else if (!strcmp(image, "<maps>") && (r = rtit_image_add_maps(img, &sb)) < 0) {
+	} else if (!strcmp(image, "<mmaps>") && (r = rtit_image_add_mmaps(img, &sb)) < 0) {
 		fprintf(stderr, "rtitsim perf-data: the sideband's maps: %s\n", rtit_image_errmsg(img));
 		status = status_of(r);
-	} else if (!strcmp(image, "<maps>") ||
+	} else if (!strcmp(image, "<mmaps>") ||
 		   (status = perfdata_image(image, path, img, &in)) == RTIT_EXIT_OK) {
 		status = RTIT_EXIT_OK;
 		in.img = img;

@@ -429,15 +429,15 @@ static void file_build_id(int fd, char out[41])
 		elf_end(e);
 }
 
-int rtit_image_add_maps(struct rtit_image *img, const struct rtit_sideband *sb)
+int rtit_image_add_mmaps(struct rtit_image *img, const struct rtit_sideband *sb)
 {
 	if (!img || !sb)
 		return -RTIT_ERR_INVALID;
-	if (sb->maps_total > sb->nmaps)
+	if (sb->mmaps_total > sb->nmmaps)
 		return fail(img, -RTIT_ERR_INVALID, "the sideband lists %zu of the run's %" PRIu64
-			    " mappings: the image would be incomplete", sb->nmaps, sb->maps_total);
-	for (size_t i = 0; i < sb->nmaps; i++) {
-		const struct rtit_sideband_map *m = &sb->maps[i];
+			    " mappings: the image would be incomplete", sb->nmmaps, sb->mmaps_total);
+	for (size_t i = 0; i < sb->nmmaps; i++) {
+		const struct rtit_sideband_mmap *m = &sb->mmaps[i];
 		if (!(m->prot & 4))
 			continue;	/* code only */
 		struct stat st;

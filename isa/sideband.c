@@ -57,15 +57,15 @@ int rtit_sideband_write(FILE *f, const struct rtit_sideband *sb)
 	for (int e = 1; e < RTIT_SIDEBAND_NERRATA && !pt; e++)
 		if (sb->errata_fired[e])
 			fprintf(f, "erratum_e%d_fired %" PRIu64 "\n", e, sb->errata_fired[e]);
-	for (size_t i = 0; i < sb->nmaps; i++) {
-		const struct rtit_sideband_map *m = &sb->maps[i];
-		fprintf(f, "map 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %c%c%c %" PRIu64 " %s %s\n",
+	for (size_t i = 0; i < sb->nmmaps; i++) {
+		const struct rtit_sideband_mmap *m = &sb->mmaps[i];
+		fprintf(f, "mmap 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %c%c%c %" PRIu64 " %s %s\n",
 			m->addr, m->size, m->offset, (m->prot & 1) ? 'r' : '-',
 			(m->prot & 2) ? 'w' : '-', (m->prot & 4) ? 'x' : '-', m->at,
 			m->build_id[0] ? m->build_id : "-", m->path);
 	}
-	if (sb->maps_total)
-		fprintf(f, "maps_total %" PRIu64 "\n", sb->maps_total);
+	if (sb->mmaps_total)
+		fprintf(f, "mmaps_total %" PRIu64 "\n", sb->mmaps_total);
 	if (sb->exit_status >= 0)
 		fprintf(f, "exit_status %d\n", sb->exit_status);
 	if (sb->syscalls)
@@ -172,25 +172,25 @@ static int param(struct rd *rd, struct rtit_sideband *sb, char *v)
 	return r;
 }
 
-/* "map ADDR SIZE OFFSET PROT AT BUILDID PATH" (PATH: the rest). */
-static int map_line(struct rd *rd, struct rtit_sideband *sb, char *v)
+/* "mmap ADDR SIZE OFFSET PROT AT BUILDID PATH" (PATH: the rest). */
+static int mmap_line(struct rd *rd, struct rtit_sideband *sb, char *v)
 {
-	struct rtit_sideband_map m;
+	struct rtit_sideband_mmap m;
 	char prot[4], bid[48];
 	int pos = 0;
 	memset(&m, 0, sizeof(m));
 	if (sscanf(v, "%" SCNx64 " %" SCNx64 " %" SCNx64 " %3s %" SCNu64 " %47s %n", &m.addr,
 		   &m.size, &m.offset, prot, &m.at, bid, &pos) != 6 || !pos || !v[pos] ||
 	    strlen(prot) != 3)
-		return bad(rd, "map: expected ADDR SIZE OFFSET PROT AT BUILDID PATH");
+		return bad(rd, "mmap: expected ADDR SIZE OFFSET PROT AT BUILDID PATH");
 	m.prot = (prot[0] == 'r' ? 1u : 0) | (prot[1] == 'w' ? 2u : 0) | (prot[2] == 'x' ? 4u : 0);
 	if (strcmp(bid, "-"))
 		snprintf(m.build_id, sizeof(m.build_id), "%.40s", bid);
-	if (str(rd, "map", v + pos, m.path, sizeof(m.path)) < 0)
+	if (str(rd, "mmap", v + pos, m.path, sizeof(m.path)) < 0)
 		return -RTIT_ERR_INVALID;
-	if (sb->nmaps == RTIT_SIDEBAND_MAX_MAPS)
-		return bad(rd, "more than %d map lines", RTIT_SIDEBAND_MAX_MAPS);
-	sb->maps[sb->nmaps++] = m;
+	if (sb->nmmaps == RTIT_SIDEBAND_MAX_MMAPS)
+		return bad(rd, "more than %d mmap lines", RTIT_SIDEBAND_MAX_MMAPS);
+	sb->mmaps[sb->nmmaps++] = m;
 	return 0;
 }
 
@@ -232,10 +232,10 @@ static int line(struct rd *rd, struct rtit_sideband *sb, char *key, char *v)
 	}
 	if (!strcmp(key, "param"))
 		return param(rd, sb, v);
-	if (!strcmp(key, "map"))
-		return map_line(rd, sb, v);
-	if (!strcmp(key, "maps_total"))
-		return num(rd, key, v, 10, &sb->maps_total);
+	if (!strcmp(key, "mmap"))
+		return mmap_line(rd, sb, v);
+	if (!strcmp(key, "mmaps_total"))
+		return num(rd, key, v, 10, &sb->mmaps_total);
 	if (!strcmp(key, "syscalls"))
 		return num(rd, key, v, 10, &sb->syscalls);
 	if (!strcmp(key, "exit_status")) {

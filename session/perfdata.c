@@ -455,8 +455,8 @@ static void put_mmaps(struct buf *d, const struct range *r, size_t nr, const cha
  * code and symbols from the files. */
 static void put_file_mmaps(struct buf *d, const struct rtit_sideband *sb)
 {
-	for (size_t i = 0; i < sb->nmaps; i++) {
-		const struct rtit_sideband_map *m = &sb->maps[i];
+	for (size_t i = 0; i < sb->nmmaps; i++) {
+		const struct rtit_sideband_mmap *m = &sb->mmaps[i];
 		if (!(m->prot & 4))
 			continue;
 		put_header(d, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER,
@@ -492,7 +492,7 @@ static void put_records(struct buf *d, const struct rtit_perfdata_in *in, const 
 	put_str8(d, comm);
 	put_sample_id(d);
 
-	if (in->sb->nmaps)
+	if (in->sb->nmmaps)
 		put_file_mmaps(d, in->sb);
 	else
 		put_mmaps(d, r, nr, elfpath);

@@ -192,8 +192,8 @@ static void process_sideband(struct rtit_sim *sim, struct rtit_session_result *r
 	const struct rtit_sim_mapping *m = rtit_sim_mappings(sim, &n);
 	res->process = true;
 	rtit_sim_process_info(sim, &res->proc);
-	for (size_t i = 0; i < n && sb->nmaps < RTIT_SIDEBAND_MAX_MAPS; i++) {
-		struct rtit_sideband_map *o = &sb->maps[sb->nmaps++];
+	for (size_t i = 0; i < n && sb->nmmaps < RTIT_SIDEBAND_MAX_MMAPS; i++) {
+		struct rtit_sideband_mmap *o = &sb->mmaps[sb->nmmaps++];
 		o->addr = m[i].addr;
 		o->size = m[i].size;
 		o->offset = m[i].offset;
@@ -202,7 +202,7 @@ static void process_sideband(struct rtit_sim *sim, struct rtit_session_result *r
 		snprintf(o->build_id, sizeof(o->build_id), "%s", m[i].build_id);
 		snprintf(o->path, sizeof(o->path), "%s", m[i].path);
 	}
-	sb->maps_total = n;
+	sb->mmaps_total = n;
 	sb->exit_status = res->proc.exited ? res->proc.exit_status : -1;
 	sb->syscalls = res->proc.syscalls;
 }

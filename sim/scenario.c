@@ -1393,7 +1393,7 @@ int rtit_scenario_image(const struct rtit_scenario *sc, struct rtit_image *img,
 		break;
 	case RTIT_SCN_CODE_PROCESS:
 		return serr(err, sc, 0, 0, "a process's code is known only after it ran: "
-			    "decode with the run's sideband (its map lines)");
+			    "decode with the run's sideband (its mmap lines)");
 	default:
 		return serr(err, sc, 0, 0, "no code");
 	}

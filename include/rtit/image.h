@@ -58,14 +58,14 @@ int rtit_image_add_elf(struct rtit_image *img, const char *path, uint64_t bias);
 
 /*
  * Adds the code of a process run: each executable mapping of the
- * sideband's map lines (rtit/sideband.h), the file's bytes [offset,
+ * sideband's mmap lines (rtit/sideband.h), the file's bytes [offset,
  * offset + size) at addr.  A file whose build-id differs from the one the
  * run recorded is refused.  Returns 0, -RTIT_ERR_IO, -RTIT_ERR_INVALID
  * (build-id, an incomplete map list, an overlap), -RTIT_ERR_NOSPACE,
  * -RTIT_ERR_NOMEM; the reason in rtit_image_errmsg().
  */
 struct rtit_sideband;
-int rtit_image_add_maps(struct rtit_image *img, const struct rtit_sideband *sb);
+int rtit_image_add_mmaps(struct rtit_image *img, const struct rtit_sideband *sb);
 
 /* The entry point of the last ELF added (e_entry + bias), 0 if none. */
 uint64_t rtit_image_entry(const struct rtit_image *img);

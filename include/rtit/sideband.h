@@ -29,10 +29,10 @@
 #define RTIT_SIDEBAND_MAX_PARAMS 64
 #define RTIT_SIDEBAND_NERRATA 9	/* RTIT errata E1..E8 by number */
 
-/* A file mapping of a process run ("map" lines): the code a decoder
+/* A file mapping of a process run ("mmap" lines): the code a decoder
  * needs is the file's bytes [offset, offset + size) at addr. */
-#define RTIT_SIDEBAND_MAX_MAPS 64
-struct rtit_sideband_map {
+#define RTIT_SIDEBAND_MAX_MMAPS 64
+struct rtit_sideband_mmap {
 	uint64_t addr, size, offset;
 	unsigned prot;		/* 1 read, 2 write, 4 execute */
 	uint64_t at;		/* instructions retired when it was made */
@@ -79,11 +79,11 @@ struct rtit_sideband {
 	/* RTIT: how often each erratum's behaviour fired (E1..E8) */
 	uint64_t errata_fired[RTIT_SIDEBAND_NERRATA];
 	/* A process run (docs/linux.md): its file mappings in order, how
-	 * many there were in all (more than RTIT_SIDEBAND_MAX_MAPS: the
+	 * many there were in all (more than RTIT_SIDEBAND_MAX_MMAPS: the
 	 * list is incomplete), the exit status (-1 none), system calls. */
-	struct rtit_sideband_map maps[RTIT_SIDEBAND_MAX_MAPS];
-	size_t nmaps;
-	uint64_t maps_total;
+	struct rtit_sideband_mmap mmaps[RTIT_SIDEBAND_MAX_MMAPS];
+	size_t nmmaps;
+	uint64_t mmaps_total;
 	int exit_status;
 	uint64_t syscalls;
 };

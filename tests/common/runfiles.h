@@ -65,7 +65,7 @@ static inline int runfiles_load_image(const char *path, struct rtit_image **img)
 			fprintf(stderr, "%s\n", e);
 			return -1;
 		}
-		if (rtit_image_new(img) < 0 || rtit_image_add_maps(*img, &sb) < 0) {
+		if (rtit_image_new(img) < 0 || rtit_image_add_mmaps(*img, &sb) < 0) {
 			fprintf(stderr, "%s: %s\n", path, *img ? rtit_image_errmsg(*img) : "no memory");
 			rtit_image_free(*img);
 			*img = NULL;
