@@ -667,6 +667,7 @@ static void trace_stop(struct rtit_r_model *m)
 				note(m, &p, b, 1, 0, "TraceStop during overflow, erratum E4: TraceActive stays set");
 				rtit_ibuf_on_packet(&m->ibuf, 1);
 				stage(m, b, 1, STAGE_STOP);
+				m->stats.packets++;	/* in the trace: counted */
 			}
 			return;
 		}
