@@ -69,6 +69,10 @@ struct explain {
 	struct xpkt *p;
 	size_t np, pcap;
 	uint64_t off, listed, dropped;
+	/* packet classes: (type, len/flags, why, short, fields, layout) */
+	uint32_t (*c)[6];
+	size_t nc, ccap;
+	struct xset cset;
 	/* strings */
 	char **s;
 	size_t ns, scap;
@@ -175,6 +179,46 @@ static bool str_eq(const struct explain *x, uint32_t i, const void *key)
 
 static uint64_t str_rehash(const struct explain *x, uint32_t i) { return hash_str(x->s[i]); }
 
+static uint64_t cls_hash(const uint32_t *k)
+{
+	uint64_t h = 0;
+	for (int i = 0; i < 6; i++)
+		h = hash64(h ^ k[i]);
+	return h;
+}
+
+static bool cls_eq(const struct explain *x, uint32_t i, const void *key)
+{
+	return !memcmp(x->c[i], key, sizeof(x->c[i]));
+}
+
+static uint64_t cls_rehash(const struct explain *x, uint32_t i) { return cls_hash(x->c[i]); }
+
+/* The index of the packet class @k (added when new). */
+static uint32_t intern_cls(struct explain *x, const uint32_t k[6])
+{
+	uint32_t *slot = xset_find(&x->cset, x->nc, cls_hash(k), cls_eq, x, k, cls_rehash);
+	if (!slot) {
+		x->oom = true;
+		return 0;
+	}
+	if (*slot)
+		return *slot - 1;
+	if (x->nc == x->ccap) {
+		size_t nc = x->ccap ? 2 * x->ccap : 256;
+		uint32_t (*q)[6] = realloc(x->c, nc * sizeof(*q));
+		if (!q) {
+			x->oom = true;
+			return 0;
+		}
+		x->c = q;
+		x->ccap = nc;
+	}
+	memcpy(x->c[x->nc], k, sizeof(x->c[0]));
+	*slot = (uint32_t)++x->nc;
+	return *slot - 1;
+}
+
 /* The index of @s in the string table (added when new). */
 static uint32_t intern(struct explain *x, const char *s)
 {
@@ -236,11 +280,12 @@ static void on_note(void *opaque, const struct rtit_enc_note *nt)
 	}
 }
 
-/* The state's fields in the page's order (explain.html FIELDS): which are
+/* The state's fields in the page's order (explain.html): which are
  * 64-bit (sent as two 32-bit halves), and which are timing (they change
- * every record and alone do not make an entry). */
+ * every record and alone do not make an entry; sent as the difference
+ * from the entry before, zigzag-coded). */
 enum { NF = 14 };
-static const uint16_t f64 = 1u << 0 | 1u << 4 | 1u << 5 | 1u << 7 | 1u << 13;
+static const uint16_t f64 = 1u << 0 | 1u << 4 | 1u << 5 | 1u << 7;
 static const uint16_t ftime = 1u << 12 | 1u << 13;
 
 static void state_fields(const struct rtit_enc_state *s, uint64_t v[NF])
@@ -284,7 +329,12 @@ static void state_entry(struct explain *x, uint64_t rec, const struct rtit_enc_s
 	for (unsigned i = 0; i < NF; i++) {
 		if (!(mask & (1u << i)))
 			continue;
-		xbuf_varint(&x->states, a[i] & 0xffffffffu);
+		if (ftime & (1u << i) && !first) {
+			int64_t dv = (int64_t)(a[i] - b[i]);
+			xbuf_varint(&x->states, ((uint64_t)dv << 1) ^ (uint64_t)(dv >> 63));
+			continue;
+		}
+		xbuf_varint(&x->states, f64 & (1u << i) ? a[i] & 0xffffffffu : a[i]);
 		if (f64 & (1u << i))
 			xbuf_varint(&x->states, a[i] >> 32);
 	}
@@ -449,8 +499,9 @@ static void json_uniq(struct xbuf *o, const struct explain *x, const struct rtit
 
 /*
  * Table P: each packet as varints: records before it (delta), trace
- * offset (delta), type, len * 4 + dropped * 2 + no record, and four
- * strings: why (the rule), short form, decoded fields, bit layout.
+ * offset (delta), and its class (table C): type, len * 4 + dropped * 2 +
+ * no record, and four strings: why (the rule), short form, decoded
+ * fields, bit layout.
  * The fields come from decoding the trace again; a packet the decoder
  * does not find where the encoder put it is counted in *unmatched.
  */
@@ -498,12 +549,13 @@ static void blob_packets(struct explain *x, struct xbuf *pb, const uint8_t *trac
 		}
 		xbuf_varint(pb, p->rec - prec);
 		xbuf_varint(pb, p->off - poff);
-		xbuf_varint(pb, p->type);
-		xbuf_varint(pb, (uint64_t)p->len * 4 + p->dropped * 2u + p->norec);
-		xbuf_varint(pb, intern(x, p->why ? p->why : ""));
-		xbuf_varint(pb, intern(x, sh));
-		xbuf_varint(pb, intern(x, fields ? fields : (p->dropped ? "" : "not found in the trace at this offset")));
-		xbuf_varint(pb, intern(x, lay));
+		uint32_t k[6] = {
+			p->type, (uint32_t)p->len * 4 + p->dropped * 2u + p->norec,
+			intern(x, p->why ? p->why : ""), intern(x, sh),
+			intern(x, fields ? fields : (p->dropped ? "" : "not found in the trace at this offset")),
+			intern(x, lay),
+		};
+		xbuf_varint(pb, intern_cls(x, k));
 		free(fields);
 		prec = p->rec;
 		poff = p->off;
@@ -558,6 +610,13 @@ static int write_model(struct explain *x, const struct run_info *ri, const uint8
 			xbuf_put(o, ",", 1);
 		json_str(o, x->s[i]);
 	}
+	xbuf_put(o, "],\"C\":[", 7);
+	for (size_t i = 0; i < x->nc; i++) {
+		char t[80];
+		snprintf(t, sizeof(t), "%s%u,%u,%u,%u,%u,%u", i ? "," : "", x->c[i][0], x->c[i][1],
+			 x->c[i][2], x->c[i][3], x->c[i][4], x->c[i][5]);
+		xbuf_put(o, t, strlen(t));
+	}
 	xbuf_put(o, "],\"I\":", 6);
 	json_b64(o, x->recs.p, x->recs.n);
 	xbuf_put(o, ",\"P\":", 5);
@@ -587,6 +646,8 @@ static void explain_free(struct explain *x)
 		free(x->s[i]);
 	free(x->s);
 	free(x->sset.slot);
+	free(x->c);
+	free(x->cset.slot);
 }
 
 static void explain_usage(FILE *out)
