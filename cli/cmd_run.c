@@ -76,7 +76,8 @@ static void run_usage(FILE *out)
  * Columns: trace offset (or "dropped": the rules called for the packet,
  * the internal buffer did not take it, RTIT 4.2.5, SDM 33.3.8), up to 8
  * raw bytes (a longer packet: its first 6 and how many more), the packet
- * in the short form of the expect blocks (full IPs), the rule and the
+ * in the short form of the expect blocks (full IPs; at most 30
+ * characters: a Long TNT's first bits and how many more), the rule and the
  * instruction or event that produced it.  The offsets are the packets'
  * order of acceptance, which is the trace's but under erratum E8. */
 static void on_note(void *opaque, const struct rtit_enc_note *nt)
@@ -102,6 +103,9 @@ static void on_note(void *opaque, const struct rtit_enc_note *nt)
 	    nt->pkt->u.ip.ipc == 0)
 		it.ip_status = 1;
 	rtit_print_short(what, sizeof(what), (enum rtit_dialect)r->dialect, &it);
+	size_t wl = strlen(what);
+	if (wl > 30)	/* a Long TNT's bits: the first ones, "+N" more */
+		snprintf(what + 26, sizeof(what) - 26, "+%zu", wl - 26);
 	size_t n = nt->dropped ? 0 : nt->len, k = 0, show = n > 8 ? 6 : n;
 	raw[0] = 0;
 	for (size_t i = 0; i < show; i++)

@@ -29,6 +29,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from expect_block import expect_lines, short_matches  # noqa: E402
+
 RTITSIM, GOLDEN, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
 BIG = "--no-big" not in sys.argv[4:]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -66,28 +69,6 @@ def selftest(page, shot=None):
     return json.loads(m.group(1)) if m else None
 
 
-def expect_lines(scn):
-    """The expect block's lines, without comments and blanks."""
-    lines, inside = [], False
-    for ln in open(scn):
-        s = ln.strip()
-        if s == "expect":
-            inside = True
-            continue
-        if inside and s == "end":
-            break
-        if inside:
-            s = re.sub(r"(^|\s)#.*", "", s).strip()
-            s = re.sub(r"\s+bytes\s.*", "", s)
-            if s:
-                lines.append(s)
-    return lines
-
-
-def short_matches(want, got):
-    if " " in want:
-        return want == got
-    return got == want or got.startswith(want + " ")
 
 
 def golden_vector(name):
