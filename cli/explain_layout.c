@@ -3,7 +3,8 @@
  * drawing, and the page around the model.
  *
  * A layout is "kind:name:first:bits;..." with bit 8*B+J = bit J of byte
- * B.  Kinds (the page colours them): op (opcode and fixed bits), hdr
+ * B (a name may hold ':', as in "IP[15:0] sent": the page reads the
+ * numbers from the right).  Kinds (the page colours them): op (opcode and fixed bits), hdr
  * (header fields: Zext, CNT, IPBytes, Event, Exp), ip (IP bytes sent),
  * tnt (the branch bits), stop (the TNT stop bit), cyc (cycle counts),
  * pay (other payload), zero (bits that must be 0).
