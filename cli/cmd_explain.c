@@ -821,7 +821,7 @@ int rtit_cmd_explain(int argc, char **argv)
 		}
 	}
 	if (!input) {
-		explain_usage(stderr);
+		fprintf(stderr, "rtitsim explain: a scenario or a program is needed (try --help)\n");
 		return RTIT_EXIT_USAGE;
 	}
 	char *text = scenario_text(input, params, np);

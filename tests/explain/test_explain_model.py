@@ -24,6 +24,8 @@ the manual fixes it, on hand-derived steps:
     and the TNT buffer holds one bit, T;
   * rtit_psb_pkt_cnt (3.3.9, the scenario's comment): Pkt_Cnt reaches
     0x7fe of the 2^11 that Pkt_Mask 0 selects.
+Bad input: one line and the documented exit status (1 usage, 2 I/O, 4 bad
+scenario).
 """
 import base64
 import json
@@ -141,8 +143,25 @@ def vector(name, tmp):
     return states(m)
 
 
+def bad_input(tmp):
+    """Bad input: one line on stderr, the documented exit status, no page."""
+    bad = os.path.join(tmp, "bad.scn")
+    with open(bad, "w") as f:
+        f.write("name bad\nfoo\n")
+    for args, rc in ((["explain"], 1), (["explain", "-x"], 1),
+                     (["explain", os.path.join(tmp, "none.scn")], 2),
+                     (["explain", bad, "-o", os.path.join(tmp, "bad.html")], 4),
+                     (["explain", os.path.join(GOLDEN, "rtit_mtc.scn"), "-o",
+                       os.path.join(tmp, "no", "dir.html")], 2)):
+        r = subprocess.run([R] + args, capture_output=True, text=True)
+        check(r.returncode == rc and len(r.stderr.splitlines()) == 1,
+              "%s: exit %d (want %d), stderr %r" % (args, r.returncode, rc, r.stderr))
+    check(not os.path.exists(os.path.join(tmp, "bad.html")), "a bad scenario leaves no page")
+
+
 def main():
     tmp = tempfile.mkdtemp()
+    bad_input(tmp)
     names = sorted(f[:-4] for f in os.listdir(GOLDEN)
                    if f.endswith(".scn") and not f.startswith("rtit_e8"))
     st = {n: vector(n, tmp) for n in names}
