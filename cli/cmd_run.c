@@ -230,6 +230,22 @@ static int check_expect(struct run *r, const uint8_t *trace, size_t len, bool cy
 	return 0;
 }
 
+/* The run's summary line: the packets as the expect block and `rtitsim
+ * dump` count them (a cycle count packet is one: RTIT 4.2.14), and with
+ * the account the ones dropped in overflows (D120). */
+static void print_summary(const struct run *r, const char *name)
+{
+	const struct rtit_sim_status *st = &r->res.st;
+	uint64_t pk = r->account ? r->listed : r->res.stats.packets + r->res.stats.ccps;
+
+	printf("%s: %s; %" PRIu64 " instructions, %" PRIu64 " events -> %" PRIu64
+	       " packets, %" PRIu64 " bytes", name, st->msg, st->insns, st->events, pk,
+	       r->res.trace_bytes);
+	if (r->account)
+		printf("; %" PRIu64 " packets dropped in overflows", r->dropped);
+	putchar('\n');
+}
+
 static FILE *open_out(const char *prefix, const char *ext, char *path, size_t cap)
 {
 	snprintf(path, cap, "%s%s", prefix, ext);
@@ -540,7 +556,6 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		fprintf(stderr, "%s\n", res_->io_msg);
 		status = RTIT_EXIT_IO;
 	}
-	const struct rtit_sim_status *stp = &res_->st;
 	bool ca = res_->cycle_acc;
 	/* a run that never traced exits 0, with a warning naming why */
 	const char *nt = rtit_encoder_not_traced_why(res_->stats.not_traced);
@@ -548,18 +563,8 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		fprintf(stderr, "%s: warning: no packet was ever enabled: %s\n", r.sc.path, nt);
 	if (sideband)
 		rtit_sideband_write(sideband, &res_->sb);
-	/* The packets as the expect block and `rtitsim dump` count them (a
-	 * cycle count packet is one: RTIT 4.2.14), and the dropped ones. */
-	if (!quiet && r.account)
-		printf("%s: %s; %" PRIu64 " instructions, %" PRIu64 " events -> %" PRIu64
-		       " packets, %" PRIu64 " bytes; %" PRIu64 " packets dropped in overflows\n",
-		       r.sc.name[0] ? r.sc.name : name, stp->msg, stp->insns, stp->events,
-		       r.listed, res_->trace_bytes, r.dropped);
-	else if (!quiet)
-		printf("%s: %s; %" PRIu64 " instructions, %" PRIu64 " events -> %" PRIu64
-		       " packets, %" PRIu64 " bytes\n", r.sc.name[0] ? r.sc.name : name, stp->msg,
-		       stp->insns, stp->events, res_->stats.packets + res_->stats.ccps,
-		       res_->trace_bytes);
+	if (!quiet)
+		print_summary(&r, r.sc.name[0] ? r.sc.name : name);
 	if (!o->silent)
 		printf("trace %s  flow %s\n", res_->sb.trace_xxh3, res_->sb.flow_xxh3);
 
