@@ -33,6 +33,7 @@ struct run {
 	int dialect;
 	FILE *trace, *account;
 	struct rtit_session_result res;
+	uint64_t off, listed, dropped;	/* the account's packets */
 };
 
 static void run_usage(FILE *out)
@@ -68,7 +69,9 @@ static void run_usage(FILE *out)
 	      "                     corpus compares PREFIX.flow.txt; `rtitsim flow\n"
 	      "                     PREFIX.flow` prints the text of a binary one; the text\n"
 	      "                     is ~100 bytes an instruction, the binary 64)\n"
-	      "  --dump             print every packet with its cause\n"
+	      "  --dump             print every packet: trace offset, bytes, the packet with\n"
+	      "                     its full IP, its cause; packets lost in an overflow as\n"
+	      "                     'dropped'\n"
 	      "  --param KEY=VALUE  an encoder parameter (as a scenario's param line)\n"
 	      "  --msr NAME=VALUE   an MSR preset (as a scenario's msr line)\n"
 	      "  --verify           decode the trace again (rtitsim decode) and check that\n"
@@ -84,24 +87,52 @@ static void run_usage(FILE *out)
 	      "handler, a signal, fork/exec, instruction budget exhausted).\n", out);
 }
 
-/* The readable account: each packet, its bytes and why it was sent. */
+/* The readable account: each packet, its bytes and why it was sent.
+ * Columns: trace offset (or "dropped": the rules called for the packet,
+ * the internal buffer did not take it, RTIT 4.2.5, SDM 33.3.8), up to 8
+ * raw bytes (a longer packet: its first 6 and how many more), the packet
+ * in the short form of the expect blocks (full IPs; at most 30
+ * characters: a Long TNT's first bits and how many more), the rule and the
+ * instruction or event that produced it.  The offsets are the packets'
+ * order of acceptance, which is the trace's but under erratum E8. */
 static void on_note(void *opaque, const struct rtit_enc_note *nt)
 {
 	struct run *r = opaque;
-	char ip[48] = "";
+	char ip[64] = "", what[64], raw[40], off[16];
+	uint64_t at = r->off;
 
+	if (nt->dropped)
+		r->dropped++;
+	else
+		r->listed++, r->off += nt->len;
 	if (!r->account)
 		return;
 	if (nt->rec)
-		snprintf(ip, sizeof(ip), "%s at 0x%" PRIx64,
+		snprintf(ip, sizeof(ip), "; %s at 0x%" PRIx64,
 			 nt->rec->kind == RTIT_SIM_EVENT ? rtit_sim_event_name(nt->rec->cls) :
 							   rtit_insn_class_name(nt->rec->cls),
 			 nt->rec->ip);
-	fprintf(r->account, "  %-11s", rtit_pkt_name(nt->pkt->type));
-	int col = 0;
-	for (size_t i = 0; i < nt->len; i++)
-		col += fprintf(r->account, "%02x ", nt->bytes[i]);
-	fprintf(r->account, "%*s %s%s%s\n", 22 - col, "", nt->why, ip[0] ? "; " : "", ip);
+	struct rtit_pktdec_item it = { .pkt = *nt->pkt, .ip = nt->ip };
+	/* Intel PT: IPBytes 000b, the IP suppressed (SDM Table 33-18) */
+	if (r->dialect == RTIT_DIALECT_PT && rtit_pkt_has_ip(nt->pkt->type) &&
+	    nt->pkt->u.ip.ipc == 0)
+		it.ip_status = 1;
+	rtit_print_short(what, sizeof(what), (enum rtit_dialect)r->dialect, &it);
+	size_t wl = strlen(what);
+	if (wl > 30)	/* a Long TNT's bits: the first ones, "+N" more */
+		snprintf(what + 26, sizeof(what) - 26, "+%zu", wl - 26);
+	size_t n = nt->dropped ? 0 : nt->len, k = 0, show = n > 8 ? 6 : n;
+	raw[0] = 0;
+	for (size_t i = 0; i < show; i++)
+		k += (size_t)snprintf(raw + k, sizeof(raw) - k, "%s%02x", i ? " " : "", nt->bytes[i]);
+	if (show < n)
+		snprintf(raw + k, sizeof(raw) - k, " +%zu", n - show);
+	if (nt->dropped)
+		snprintf(off, sizeof(off), "dropped");
+	else
+		snprintf(off, sizeof(off), "%08" PRIx64, at);
+	fprintf(r->account, "  %-8s  %-23s  %-30s %s%s\n", off, nt->dropped ? "-" : raw, what,
+		nt->why, ip);
 }
 
 /* An expect line's 'bytes' list (hex, blank-separated) against the
@@ -212,6 +243,22 @@ static int check_expect(struct run *r, const uint8_t *trace, size_t len, bool cy
 		return -1;
 	}
 	return 0;
+}
+
+/* The run's summary line: the packets as the expect block and `rtitsim
+ * dump` count them (a cycle count packet is one: RTIT 4.2.14), and with
+ * the account the ones dropped in overflows (D120). */
+static void print_summary(const struct run *r, const char *name, FILE *out, const char *pfx)
+{
+	const struct rtit_sim_status *st = &r->res.st;
+	uint64_t pk = r->account ? r->listed : r->res.stats.packets + r->res.stats.ccps;
+
+	fprintf(out, "%s%s: %s; %" PRIu64 " instructions, %" PRIu64 " events -> %" PRIu64
+		" packets, %" PRIu64 " bytes", pfx, name, st->msg, st->insns, st->events, pk,
+		r->res.trace_bytes);
+	if (r->account)
+		fprintf(out, "; %" PRIu64 " packets dropped in overflows", r->dropped);
+	fputc('\n', out);
 }
 
 static FILE *open_out(const char *prefix, const char *ext, char *path, size_t cap)
@@ -635,7 +682,8 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	}
 	r.account = o->account;
 	if (r.account)
-		printf("== %s: %s\n", r.sc.name[0] ? r.sc.name : name, r.sc.describe);
+		printf("== %s: %s\n  %-8s  %-23s  %-30s %s\n", r.sc.name[0] ? r.sc.name : name,
+		       r.sc.describe, "offset", "bytes", "packet", "why");
 
 	/* The session: simulator -> encoder -> the trace and the flow. */
 	struct rtit_session_cfg scfg = {
@@ -663,7 +711,6 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		fprintf(stderr, "%s\n", res_->io_msg);
 		status = RTIT_EXIT_IO;
 	}
-	const struct rtit_sim_status *stp = &res_->st;
 	bool ca = res_->cycle_acc;
 	/* a run that never traced exits 0, with a warning naming why */
 	const char *nt = rtit_encoder_not_traced_why(res_->stats.not_traced);
@@ -675,9 +722,7 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	FILE *msg = o->program ? stderr : stdout;
 	const char *mp = o->program ? "rtitsim: " : "";
 	if (!quiet)
-		fprintf(msg, "%s%s: %s; %" PRIu64 " instructions, %" PRIu64 " events -> %" PRIu64
-			" packets, %" PRIu64 " bytes\n", mp, r.sc.name[0] ? r.sc.name : name, stp->msg,
-			stp->insns, stp->events, res_->stats.packets, res_->trace_bytes);
+		print_summary(&r, r.sc.name[0] ? r.sc.name : name, msg, mp);
 	if (res_->process && !o->silent)
 		process_summary(&res_->proc, quiet);
 	if (!o->silent)

@@ -385,6 +385,16 @@ int rtit_image_read(void *opaque, uint64_t addr, uint8_t *buf, size_t n)
 	return 0;
 }
 
+int rtit_image_symbol_get(const struct rtit_image *img, size_t i, const char **name,
+			  uint64_t *value)
+{
+	if (!img || i >= img->nsym)
+		return -RTIT_ERR_INVALID;
+	*name = img->sym[i].name;
+	*value = img->sym[i].value;
+	return 0;
+}
+
 int rtit_image_symbol(const struct rtit_image *img, const char *name, uint64_t *value)
 {
 	if (!img || !name)

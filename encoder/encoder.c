@@ -28,6 +28,7 @@ struct ops {
 	int (*msr_read)(void *model, uint32_t msr, uint64_t *value, const struct rtit_sim_rec *ctx);
 	int (*finish)(struct rtit_encoder *e);
 	void (*stats)(const struct rtit_encoder *e, struct rtit_enc_stats *st);
+	void (*observe)(const void *model, struct rtit_enc_state *st);
 	void (*sideband)(const struct rtit_encoder *e, uint64_t ctl, struct rtit_sideband *sb);
 };
 
@@ -113,6 +114,11 @@ static void r_sideband(const struct rtit_encoder *e, uint64_t ctl, struct rtit_s
 		sb->errata_fired[i] = e->m.r.stats.errata_fired[i];
 }
 
+static void r_observe(const void *m, struct rtit_enc_state *st)
+{
+	rtit_r_model_observe(m, st);
+}
+
 static const struct ops rtit_ops = {
 	.ctl_msr = RTIT_R_MSR_CTL,
 	.ctl_trace_en = RTIT_R_CTL_TRACE_EN,
@@ -125,6 +131,7 @@ static const struct ops rtit_ops = {
 	.msr_read = rtit_r_model_msr_read,
 	.finish = r_finish,
 	.stats = r_stats,
+	.observe = r_observe,
 	.sideband = r_sideband,
 };
 
@@ -177,6 +184,11 @@ static void pt_sideband(const struct rtit_encoder *e, uint64_t ctl, struct rtit_
 	sb->cbr = e->p.pt.cbr;
 }
 
+static void pt_observe(const void *m, struct rtit_enc_state *st)
+{
+	rtit_pt_model_observe(m, st);
+}
+
 static const struct ops pt_ops = {
 	.ctl_msr = RTIT_PT_MSR_CTL,
 	.ctl_trace_en = RTIT_PT_CTL_TRACE_EN,
@@ -189,6 +201,7 @@ static const struct ops pt_ops = {
 	.msr_read = rtit_pt_model_msr_read,
 	.finish = pt_finish,
 	.stats = pt_stats,
+	.observe = pt_observe,
 	.sideband = pt_sideband,
 };
 
@@ -294,6 +307,11 @@ void rtit_encoder_on_pebs(struct rtit_encoder *e, const struct rtit_sim_pebs *p,
 int rtit_encoder_finish(struct rtit_encoder *e)
 {
 	return e->ops->finish(e);
+}
+
+void rtit_encoder_observe(const struct rtit_encoder *e, struct rtit_enc_state *st)
+{
+	e->ops->observe(&e->m, st);
 }
 
 void rtit_encoder_stats(const struct rtit_encoder *e, struct rtit_enc_stats *st)

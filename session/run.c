@@ -51,7 +51,16 @@ static void on_batch(const struct rtit_sim_rec *recs, size_t n, void *opaque)
 {
 	struct session *s = opaque;
 	rtit_flow_writer_on_batch(recs, n, &s->flow);
-	rtit_encoder_on_batch(s->enc, recs, n);
+	if (!s->cfg->on_record) {
+		rtit_encoder_on_batch(s->enc, recs, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct rtit_enc_state st;
+		rtit_encoder_on_batch(s->enc, recs + i, 1);
+		rtit_encoder_observe(s->enc, &st);
+		s->cfg->on_record(s->cfg->opaque, recs + i, &st);
+	}
 }
 
 static int msr_write(void *opaque, uint32_t msr, uint64_t v, const struct rtit_sim_rec *ctx)
@@ -214,8 +223,18 @@ static void run_and_finish(struct session *s, struct rtit_sim *sim,
 	const char *path = s->cfg->sc->path;
 	if (s->cfg->image && !strcmp(path, "<program>"))
 		path = s->cfg->image;	/* a program run: name the program */
+	struct rtit_enc_state st;
+
+	if (s->cfg->on_record) {	/* the state before the first record */
+		rtit_encoder_observe(s->enc, &st);
+		s->cfg->on_record(s->cfg->opaque, NULL, &st);
+	}
 	int ret = s->cfg->run ? s->cfg->run(sim, &res->st) : rtit_sim_run(sim, &res->st);
 	int fin = rtit_encoder_finish(s->enc);
+	if (s->cfg->on_record) {	/* ... and after the end's drain */
+		rtit_encoder_observe(s->enc, &st);
+		s->cfg->on_record(s->cfg->opaque, NULL, &st);
+	}
 
 	res->ran = true;
 

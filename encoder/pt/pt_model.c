@@ -325,24 +325,27 @@ enum {
 };
 
 static void note(struct rtit_pt_model *m, const struct rtit_packet *p, const uint8_t *b,
-		 size_t n, const char *why)
+		 size_t n, uint64_t ip, const char *why)
 {
-	if (m->sink.on_packet) {
-		struct rtit_enc_note nt = {
-			.pkt = p, .bytes = b, .len = n, .offset = m->stats.bytes,
-			.rec = m->cur, .why = why,
-		};
-		m->sink.on_packet(m->sink.opaque, &nt);
-	}
+	rtit_enc_notify(&m->sink, p, b, n, m->stats.bytes, m->cur, ip, why, false);
+}
+
+/* A packet the rules called for that is not generated in an overflow
+ * (33.3.8): counted, and named to an observer as dropped. */
+static void drop(struct rtit_pt_model *m, const struct rtit_packet *p, uint64_t ip,
+		 const char *why)
+{
+	m->stats.dropped_packets++;
+	rtit_enc_notify(&m->sink, p, NULL, 0, m->stats.bytes, m->cur, ip, why, true);
 }
 
 /* 33.3.8: the buffer could not take a packet.  Generation stops; the TNT
  * bits and the RET stack are lost (no compression against lost packets). */
-static void on_overflow(struct rtit_pt_model *m)
+static void on_overflow(struct rtit_pt_model *m, const struct rtit_packet *p, uint64_t ip)
 {
 	m->ovf = true;
 	m->stats.overflows++;
-	m->stats.dropped_packets++;
+	drop(m, p, ip, "the internal buffer is full: overflow, the packet is lost (33.3.8)");
 	rtit_pt_tnt_clear(&m->tnt);
 	m->ndtip = 0;	/* the TIPs deferred behind it too */
 	rtit_pt_calls_clear(&m->calls);
@@ -355,6 +358,28 @@ static uint64_t psb_period(const struct rtit_pt_model *m)
 	return rtit_pt_psb_period((unsigned)((m->ctl & RTIT_PT_CTL_PSB_FREQ_MASK) >> RTIT_PT_CTL_PSB_FREQ_SHIFT));
 }
 
+void rtit_pt_model_observe(const struct rtit_pt_model *m, struct rtit_enc_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->last_ip = m->lastip.ip;
+	st->last_ip_valid = m->lastip.valid && !m->ip_full_next;
+	st->packet_en = rtit_pt_packet_en(m);
+	st->overflow = m->ovf;
+	st->tnt_n = m->tnt.n;
+	st->tnt_bits = m->tnt.bits;
+	st->tnt_cap = m->tnt.cap;
+	st->ret_compression = !ctl(m, RTIT_PT_CTL_DIS_RETC);
+	st->stack_depth = m->calls.depth;
+	st->stack_top = m->calls.depth ?
+		m->calls.ip[(m->calls.top + rtit_pt_stack_depth - 1) % rtit_pt_stack_depth] : 0;
+	st->psb_count = m->psb_bytes;
+	st->psb_period = psb_period(m);
+	st->buf_fill = m->ibuf.fill;
+	st->buf_cap = m->ibuf.cap;
+	st->cycles = m->cyc_valid ? m->last_cycles - m->cyc_base : 0;
+	st->tsc = m->last_tsc;
+}
+
 /* Encodes and buffers one packet.  @ip is the full IP of an IP packet. */
 static bool put(struct rtit_pt_model *m, struct rtit_packet *p, uint64_t ip, const char *why)
 {
@@ -362,7 +387,7 @@ static bool put(struct rtit_pt_model *m, struct rtit_packet *p, uint64_t ip, con
 	int n;
 
 	if (m->ovf || (!m->out_ready && !ctl(m, RTIT_PT_CTL_FABRIC_EN))) {
-		m->stats.dropped_packets++;
+		drop(m, p, ip, why);
 		return false;
 	}
 	n = rtit_pkt_encode(&m->ctx, p, b, sizeof(b));
@@ -372,13 +397,13 @@ static bool put(struct rtit_pt_model *m, struct rtit_packet *p, uint64_t ip, con
 		return false;
 	}
 	if (!rtit_ibuf_fits(&m->ibuf, (uint64_t)n)) {
-		on_overflow(m);
+		on_overflow(m, p, ip);
 		return false;
 	}
 	rtit_pkt_ctx_on_packet(&m->ctx, p);
 	rtit_ibuf_on_packet(&m->ibuf, (uint64_t)n);
 	p->size = (uint8_t)n;
-	note(m, p, b, (size_t)n, why);
+	note(m, p, b, (size_t)n, ip, why);
 	m->stats.packets++;
 	/* 33.4.2.2: LastIP takes every IP packet with IPBytes != 000b. */
 	if (rtit_pkt_has_ip(p->type) && p->u.ip.ipc != rtit_pt_ipc_suppressed) {
@@ -496,7 +521,7 @@ static bool send(struct rtit_pt_model *m, struct rtit_packet *p, uint64_t ip, co
 		 unsigned flags)
 {
 	if (m->ovf) {
-		m->stats.dropped_packets++;
+		drop(m, p, ip, why);
 		return false;
 	}
 	if (!(flags & F_TIMING))

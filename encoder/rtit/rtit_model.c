@@ -273,27 +273,56 @@ void rtit_r_model_drain(struct rtit_r_model *m)
 static void emit_psb(struct rtit_r_model *m, bool by_counter, const char *why);
 
 static void note(struct rtit_r_model *m, const struct rtit_packet *p, const uint8_t *b,
-		 size_t n, const char *why)
+		 size_t n, uint64_t ip, const char *why)
 {
-	if (m->sink.on_packet) {
-		struct rtit_enc_note nt = {
-			.pkt = p, .bytes = b, .len = n, .offset = m->stats.bytes,
-			.rec = m->cur, .why = why,
-		};
-		m->sink.on_packet(m->sink.opaque, &nt);
-	}
+	rtit_enc_notify(&m->sink, p, b, n, m->stats.bytes, m->cur, ip, why, false);
+}
+
+/* A packet the rules called for that the internal buffer does not take
+ * (4.2.5): counted, and named to an observer as dropped. */
+static void drop(struct rtit_r_model *m, const struct rtit_packet *p, uint64_t ip,
+		 const char *why)
+{
+	m->stats.dropped_packets++;
+	rtit_enc_notify(&m->sink, p, NULL, 0, m->stats.bytes, m->cur, ip, why, true);
+}
+
+void rtit_r_model_observe(const struct rtit_r_model *m, struct rtit_enc_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->last_ip = m->lastlip.ip;
+	st->last_ip_valid = m->lastlip.valid;
+	st->packet_en = rtit_r_packet_en(m);
+	st->overflow = m->buff_ovf;
+	/* the TNT buffer keeps a leading 1 above its bits */
+	st->tnt_n = m->tnt.v ? (uint8_t)(31 - __builtin_clz(m->tnt.v)) : 0;
+	st->tnt_bits = m->tnt.v & ((1u << st->tnt_n) - 1);
+	st->tnt_cap = rtit_r_tnt_max_bits;
+	st->ret_compression = ctl(m, RTIT_R_CTL_CMPRS_RET);
+	st->call_nlip = m->retc.nlip;
+	st->call_nlip_valid = m->retc.valid;
+	st->psb_count = m->pktcnt.cnt;
+	st->psb_period = 1ull << (11 + m->pktcnt.mask);
+	st->buf_fill = m->ibuf.fill;
+	st->buf_cap = m->ibuf.cap;
+	st->cycles = m->cntp.v;
+	st->tsc = m->last_tsc;
 }
 
 /* The internal buffer could not take a packet (4.2.5). */
-static void on_overflow(struct rtit_r_model *m, const struct rtit_packet *p)
+static void on_overflow(struct rtit_r_model *m, const struct rtit_packet *p, uint64_t ip)
 {
 	m->buff_ovf = true;
 	m->stats.overflows++;
-	m->stats.dropped_packets++;
 	/* 4.2.5: a full TNT that caused the overflow is not dropped; it is
-	 * sent before the FUP.BuffOvf.  Put its bits back. */
-	if (p->type == RTIT_R_TNT && p->u.tnt.nbits == rtit_r_tnt_max_bits)
+	 * sent before the FUP.BuffOvf.  Put its bits back (counted as
+	 * before, but not named to an observer as lost). */
+	if (p->type == RTIT_R_TNT && p->u.tnt.nbits == rtit_r_tnt_max_bits) {
+		m->stats.dropped_packets++;
 		m->tnt.v = (uint8_t)((1u << rtit_r_tnt_max_bits) | p->u.tnt.bits);
+	} else {
+		drop(m, p, ip, "the internal buffer is full: overflow, the packet is lost (4.2.5)");
+	}
 }
 
 /*
@@ -308,7 +337,7 @@ static bool send(struct rtit_r_model *m, struct rtit_packet *p, uint64_t ip, con
 	int n, k = 0;
 
 	if (m->buff_ovf) {
-		m->stats.dropped_packets++;
+		drop(m, p, ip, why);
 		return false;
 	}
 	/* 4.2.15: CCPs follow only in cycle-accurate mode. */
@@ -337,7 +366,7 @@ static bool send(struct rtit_r_model *m, struct rtit_packet *p, uint64_t ip, con
 		rtit_pkt_ctx_on_packet(&c, &ccp);
 	}
 	if (!rtit_ibuf_fits(&m->ibuf, (uint64_t)(n + k))) {
-		on_overflow(m, p);
+		on_overflow(m, p, ip);
 		return false;
 	}
 	/* Accepted. */
@@ -345,13 +374,14 @@ static bool send(struct rtit_r_model *m, struct rtit_packet *p, uint64_t ip, con
 	if (k) {
 		rtit_r_cntp_on_ccp(&m->cntp);
 		m->ccps_this_insn++;
+		m->stats.ccps++;
 	}
 	rtit_ibuf_on_packet(&m->ibuf, (uint64_t)(n + k));
 	p->size = (uint8_t)n;
-	note(m, p, b, (size_t)n, why);
+	note(m, p, b, (size_t)n, ip, why);
 	if (k) {
 		ccp.size = (uint8_t)k;
-		note(m, &ccp, b + n, (size_t)k, "cycle count after the packet (4.2.15)");
+		note(m, &ccp, b + n, (size_t)k, 0, "cycle count after the packet (4.2.15)");
 	}
 	stage(m, b, (size_t)(n + k), p->type == RTIT_R_TRACESTOP ? STAGE_STOP : STAGE_PKT);
 	m->stats.packets++;
@@ -392,19 +422,19 @@ static void emit_psb(struct rtit_r_model *m, bool by_counter, const char *why)
 	int n;
 
 	if (m->buff_ovf) {
-		m->stats.dropped_packets++;
+		drop(m, &p, 0, why);
 		return;
 	}
 	n = rtit_pkt_encode(&m->ctx, &p, b, sizeof(b));
 	if (n < 0 || !rtit_ibuf_fits(&m->ibuf, (uint64_t)n)) {
 		if (n > 0)
-			on_overflow(m, &p);
+			on_overflow(m, &p, 0);
 		return;
 	}
 	rtit_pkt_ctx_on_packet(&m->ctx, &p);
 	rtit_ibuf_on_packet(&m->ibuf, (uint64_t)n);
 	p.size = (uint8_t)n;
-	note(m, &p, b, (size_t)n, why);
+	note(m, &p, b, (size_t)n, 0, why);
 	stage(m, b, (size_t)n, STAGE_PSB);
 	m->stats.packets++;
 	m->stats.psbs++;
@@ -438,7 +468,7 @@ static void emit_ip(struct rtit_r_model *m, enum rtit_pkt_type t, uint64_t ip, c
 	struct rtit_packet p = { .type = t };
 
 	if (m->buff_ovf) {
-		m->stats.dropped_packets++;
+		drop(m, &p, ip, why);
 		if (t == RTIT_R_TIP)
 			m->tip_during_ovf = true;
 		return;
@@ -634,9 +664,10 @@ static void trace_stop(struct rtit_r_model *m)
 			uint8_t b[1];
 			if (rtit_pkt_encode(&m->ctx, &p, b, 1) == 1) {
 				p.size = 1;
-				note(m, &p, b, 1, "TraceStop during overflow, erratum E4: TraceActive stays set");
+				note(m, &p, b, 1, 0, "TraceStop during overflow, erratum E4: TraceActive stays set");
 				rtit_ibuf_on_packet(&m->ibuf, 1);
 				stage(m, b, 1, STAGE_STOP);
+				m->stats.packets++;	/* in the trace: counted */
 			}
 			return;
 		}

@@ -30,9 +30,46 @@ struct rtit_enc_note {
 	const struct rtit_packet *pkt;
 	const uint8_t *bytes;
 	size_t len;
-	uint64_t offset;		/* in the trace */
+	uint64_t offset;		/* bytes written to the trace so far (the
+					 * packet's own offset may be later: the
+					 * internal buffer still holds some) */
+	uint64_t ip;			/* an IP packet's full IP */
 	const struct rtit_sim_rec *rec;	/* the record that produced it */
 	const char *why;		/* e.g. "Table 19 row 27: far transfer" */
+	/* A packet the rules called for but the internal buffer did not
+	 * take (an overflow, RTIT 4.2.5, SDM 33.3.8): len 0, no bytes,
+	 * offset where it would have gone. */
+	bool dropped;
+};
+
+/*
+ * The hidden state that decides the next packets' bytes, as an observer
+ * (rtitsim explain) reads it between records with rtit_encoder_observe():
+ * nothing is computed for it unless asked.
+ */
+struct rtit_enc_state {
+	uint64_t last_ip;		/* RTIT: LAST_LIP[47:0] (4.2.3.1);
+					 * PT: LastIP (33.4.2.2) */
+	bool last_ip_valid;		/* RTIT: CMPRS_LIP_Valid */
+	bool packet_en;			/* packets are generated now */
+	bool overflow;			/* RTIT: BuffOvf; PT: in an overflow */
+	uint8_t tnt_n, tnt_cap;		/* TNT bits buffered, and capacity */
+	uint64_t tnt_bits;		/* oldest first from bit tnt_n-1 */
+	bool ret_compression;		/* RTIT Cmprs_Ret; PT: !DisRETC */
+	/* RTIT: LAST_CALL_NLIP (4.2.2.1); PT: the RET stack's depth and
+	 * youngest entry (33.4.2.1) */
+	uint64_t call_nlip;
+	bool call_nlip_valid;
+	unsigned stack_depth;
+	uint64_t stack_top;
+	/* RTIT: Pkt_Cnt and the count Pkt_Mask selects (3.3.9); PT: bytes
+	 * since the last PSB and the PSBFreq period (33.2.8.2) */
+	uint64_t psb_count, psb_period;
+	uint64_t buf_fill, buf_cap;	/* internal buffer (bytes; cap 0: none) */
+	uint64_t cycles;		/* RTIT: CNTP, cycles since the last CCP
+					 * (4.2.14); PT: cycles since the last
+					 * CYC (33.4.2.14) */
+	uint64_t tsc;			/* the last record's TSC */
 };
 
 /* Where the bytes go. */
@@ -47,9 +84,27 @@ struct rtit_enc_sink {
 	void *opaque;
 };
 
+/* The models' call of sink->on_packet (nothing when there is none). */
+static inline void rtit_enc_notify(const struct rtit_enc_sink *sink, const struct rtit_packet *p,
+				   const uint8_t *b, size_t n, uint64_t offset,
+				   const struct rtit_sim_rec *rec, uint64_t ip, const char *why,
+				   bool dropped)
+{
+	if (sink->on_packet) {
+		struct rtit_enc_note nt = {
+			.pkt = p, .bytes = b, .len = n, .offset = offset, .rec = rec,
+			.why = why, .ip = ip, .dropped = dropped,
+		};
+		sink->on_packet(sink->opaque, &nt);
+	}
+}
+
 /* Statistics a run reports. */
 struct rtit_enc_stats {
 	uint64_t bytes, packets, psbs, overflows, dropped_packets;
+	uint64_t ccps;		/* RTIT: cycle count packets, which 'packets'
+				 * does not count (4.2.14); Intel PT: 0 (its
+				 * CYCs are in 'packets') */
 	uint64_t errata_fired[RTIT_ENC_NERRATA];	/* RTIT: E1..E8 by number */
 	/* RTIT: 0 when PacketEn was ever 1, else the first enable that never
 	 * was (enum rtit_enc_not_traced); Intel PT: 0 */
@@ -128,6 +183,9 @@ void rtit_encoder_on_pebs(struct rtit_encoder *e, const struct rtit_sim_pebs *p,
 /* The end of the run: drains what is buffered.  Returns 0 or the first
  * sink error. */
 int rtit_encoder_finish(struct rtit_encoder *e);
+
+/* The hidden state now (between records; see struct rtit_enc_state). */
+void rtit_encoder_observe(const struct rtit_encoder *e, struct rtit_enc_state *st);
 
 /* Statistics so far (errata_fired: RTIT only). */
 void rtit_encoder_stats(const struct rtit_encoder *e, struct rtit_enc_stats *st);

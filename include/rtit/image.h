@@ -82,6 +82,12 @@ int rtit_image_read(void *img, uint64_t addr, uint8_t *buf, size_t n);
 int rtit_image_symbol(const struct rtit_image *img, const char *name,
 		      uint64_t *value);
 
+/* Symbol @i of the ELF files added (0, 1, ... in no particular order):
+ * 0 with its name (kept by the image) and value, or -RTIT_ERR_INVALID
+ * past the last. */
+int rtit_image_symbol_get(const struct rtit_image *img, size_t i, const char **name,
+			  uint64_t *value);
+
 /* The number of regions and the bytes they hold. */
 size_t rtit_image_regions(const struct rtit_image *img, uint64_t *bytes);
 

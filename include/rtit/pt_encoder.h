@@ -205,6 +205,9 @@ void rtit_pt_model_drain(struct rtit_pt_model *m);
 /* The end of the run: drains.  Returns 0 or the first sink error. */
 int rtit_pt_model_finish(struct rtit_pt_model *m);
 
+/* The hidden state now, for an observer (rtit/encoder.h). */
+void rtit_pt_model_observe(const struct rtit_pt_model *m, struct rtit_enc_state *st);
+
 /* Enables (33.2.6). */
 bool rtit_pt_trigger_en(const struct rtit_pt_model *m);
 bool rtit_pt_context_en(const struct rtit_pt_model *m);

@@ -166,6 +166,9 @@ void rtit_r_model_drain(struct rtit_r_model *m);
  * the first sink error. */
 int rtit_r_model_finish(struct rtit_r_model *m);
 
+/* The hidden state now, for an observer (rtit/encoder.h). */
+void rtit_r_model_observe(const struct rtit_r_model *m, struct rtit_enc_state *st);
+
 /* Enables as RTIT_STATUS reports them (3.3.3). */
 bool rtit_r_trigger_en(const struct rtit_r_model *m);
 bool rtit_r_context_en(const struct rtit_r_model *m);

@@ -27,6 +27,14 @@ struct rtit_session_cfg {
 	/* Optional: each packet with its cause (the readable account). */
 	void (*on_packet)(void *opaque, const struct rtit_enc_note *note);
 	void *opaque;
+	/* Optional: after each record has reached the encoder, the record
+	 * and the encoder's hidden state (rtitsim explain).  When set, the
+	 * records reach the encoder one at a time (the bytes do not depend
+	 * on it); when NULL, nothing is observed and nothing is computed.
+	 * Also called with rec NULL before the first record and after the
+	 * end (rtit_encoder_finish). */
+	void (*on_record)(void *opaque, const struct rtit_sim_rec *rec,
+			  const struct rtit_enc_state *st);
 	/* Optional: runs the simulator (default rtit_sim_run), e.g. under
 	 * a guard of the caller's. */
 	int (*run)(struct rtit_sim *sim, struct rtit_sim_status *st);
