@@ -52,7 +52,15 @@
 #include <string.h>
 
 #include "flow_internal.h"
+#include "rtit/msr_pt.h"
 #include "rtit/pebs.h"
+#include "rtit/pt_errata.h"
+
+/* The workaround of erratum @e is on (cfg.pt_errata, D106). */
+static bool workaround(const struct rtit_flow_dec *d, unsigned e)
+{
+	return (d->cfg.pt_errata & RTIT_PT_ERRATUM(e)) != 0;
+}
 
 /* The pending RFLAGS.IF reaches the instruction or transfer it belongs
  * to (the walk's record after this has it). */
@@ -493,6 +501,21 @@ static inline bool is_type(const struct rtit_flow_dec *d, enum rtit_pkt_type t)
 	return d->have_la && d->la.pkt.type == t;
 }
 
+/* Erratum APL12 (D106): the FUP after the OVF at @off (consumed) came
+ * while FilterEn=0 when the next packet that says is a TIP.PGE or a
+ * TraceStop (tracing was off), as libipt's workaround reads it: then the
+ * gap ends with tracing off (true).  The packet stays in view; a PIP or
+ * MODE.Exec before it is applied as while tracing is off. */
+static bool apl12_fup(struct rtit_flow_dec *d, uint64_t off)
+{
+	if (!workaround(d, RTIT_PT_APL12) || pt_peek(d) <= 0 ||
+	    !(is_type(d, RTIT_PT_TIP_PGE) || is_type(d, RTIT_PT_TRACESTOP)))
+		return false;
+	flow_note(d, RTIT_FLOW_N_OVERFLOW, off, NO_IP, 0);
+	d->after_stop = false;
+	return true;
+}
+
 /* The OVF in view (33.3.8): the gap; then a FUP gives the first IP traced
  * again, else tracing was off when the overflow resolved (a TIP.PGE will
  * say where it resumes). */
@@ -520,6 +543,8 @@ static int overflow(struct rtit_flow_dec *d)
 	if (r && is_type(d, RTIT_PT_FUP)) {
 		uint64_t ip = d->la.ip;
 		consume(d);
+		if (apl12_fup(d, off))
+			return 0;
 		flow_note(d, RTIT_FLOW_N_OVERFLOW, off, ip, 0);
 		/* tracing from here: a MODE.TSX that follows has its FUP, a
 		 * MODE.Exec waits for its FUP or TIP */
@@ -535,6 +560,10 @@ static int overflow(struct rtit_flow_dec *d)
 		}
 		return 0;
 	}
+	/* erratum APL11 (D106): OVF, TIP.PGD(): TraceEn or ContextEn
+	 * cleared as the overflow resolved; tracing is off after it */
+	if (r && is_type(d, RTIT_PT_TIP_PGD) && workaround(d, RTIT_PT_APL11))
+		consume(d);
 	flow_note(d, RTIT_FLOW_N_OVERFLOW, off, NO_IP, 0);
 	d->state = ST_DISABLED;
 	d->after_stop = false;
@@ -1298,6 +1327,26 @@ static int pt_walk_far(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t
 	return W_AGAIN;
 }
 
+/* Erratum SKL014 (D106): a TIP.PGD() in view at a direct JMP or CALL
+ * whose target @to is outside every filter range (ADDRn_CFG = 1, SDM
+ * Table 33-6) is the branch's, its target IP left out; as libipt, only
+ * with the filter known (at least one range configured). */
+static bool skl014_at(const struct rtit_flow_dec *d, uint64_t to)
+{
+	bool any = false;
+
+	if (!workaround(d, RTIT_PT_SKL014))
+		return false;
+	for (unsigned n = 0; n < 4; n++) {
+		if (((d->cfg.pt_ctl & RTIT_PT_CTL_ADDR_CFG_MASK(n)) >> RTIT_PT_CTL_ADDR_CFG_SHIFT(n)) != 1)
+			continue;
+		any = true;
+		if (to >= d->cfg.pt_addr_a[n] && to <= d->cfg.pt_addr_b[n])
+			return false;
+	}
+	return any;
+}
+
 /* The walk stands where the image has no code (@r, from ic_get): an error,
  * unless the stream ends first: nothing then says that an instruction ran
  * there (a PSB+ FUP at the end of a trace names the next IP, SDM 33.3.7; D83).
@@ -1366,8 +1415,9 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 				fl |= RTIT_SIM_F_ZERO_LEN_CALL;
 			/* leaving the filter region: TIP.PGD(target), no TIP
 			 * otherwise (Table 33-56 case 4) */
-			if (!d->tnt_n && is_type(d, RTIT_PT_TIP_PGD) && d->la.ip_status == 0 &&
-			    d->la.ip == next) {
+			if (!d->tnt_n && is_type(d, RTIT_PT_TIP_PGD) &&
+			    ((d->la.ip_status == 0 && d->la.ip == next) ||
+			     (d->la.ip_status == 1 && skl014_at(d, next)))) {
 				off = d->la.offset;
 				consume(d);
 				return leave(d, e, off, next, fl);

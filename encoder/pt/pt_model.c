@@ -20,6 +20,12 @@
 
 static bool ctl(const struct rtit_pt_model *m, uint64_t bit) { return (m->ctl & bit) != 0; }
 
+/* A published erratum switched on (rtit/pt_errata.h, D101-D104). */
+static bool erratum(const struct rtit_pt_model *m, unsigned e)
+{
+	return (m->p.errata & RTIT_PT_ERRATUM(e)) != 0;
+}
+
 bool rtit_pt_trigger_en(const struct rtit_pt_model *m)
 {
 	/* 33.2.6.2: TraceEn, cleared by Stopped and Error. */
@@ -834,6 +840,14 @@ static void resolve_overflow(struct rtit_pt_model *m, uint64_t ip, bool pe)
 	m->ip_full_next = true;
 	if (pe)
 		emit_ip(m, RTIT_PT_FUP, ip, "FUP after OVF: the first instruction traced again (33.3.8)");
+	else if (erratum(m, RTIT_PT_APL12) && rtit_pt_trigger_en(m) && rtit_pt_context_en(m) &&
+		 !m->filter_en && ctl(m, RTIT_PT_CTL_BRANCH_EN)) {
+		/* outside the TIP.PGE/TIP.PGD pair because FilterEn=0: a FUP
+		 * all the same; it leaves the next IP packet's compression
+		 * as it was (still without LastIP, D102) */
+		emit_ip(m, RTIT_PT_FUP, ip, "FUP after OVF with FilterEn=0: erratum APL12 (D102)");
+		m->ip_full_next = true;
+	}
 }
 
 /* TraceEn 1->0 (WRMSR, SMI): Table 33-56 cases 3/9: FUP, TIP.PGD(), then
@@ -851,6 +865,15 @@ static void on_trace_disable(struct rtit_pt_model *m, bool pe0, uint64_t fup_ip,
 	 * would read as an OVF followed by a TIP.PGD() with no FUP, a
 	 * synchronous disable).  If the buffer overflows on the FUP/TIP.PGD
 	 * themselves, the same once more: after the flush they fit. */
+	if (m->ovf && pe0 && erratum(m, RTIT_PT_APL11)) {
+		/* the overflow resolves just as TraceEn clears: OVF, then
+		 * TIP.PGD() with no FUP (erratum APL11, D103) */
+		rtit_pt_model_drain(m);
+		resolve_overflow(m, fup_ip, false);
+		emit_pgd_none(m, "TIP.PGD() right after OVF: TraceEn cleared during the overflow, "
+			      "erratum APL11 (D103)");
+		pe0 = false;
+	}
 	for (int pass = 0; pass < 2; pass++) {
 		if (m->ovf) {
 			rtit_pt_model_drain(m);
@@ -1141,6 +1164,9 @@ static void leave(struct rtit_pt_model *m, const struct op *o, bool stop, bool c
 			      "TIP.PGD(): ContextEn cleared (Table 33-56 cases 6-8)");
 	} else if (o->cond) {
 		emit_pgd_none(m, "TIP.PGD(): a conditional branch left the filter region (D21)");
+	} else if (o->direct && erratum(m, RTIT_PT_SKL014)) {
+		emit_pgd_none(m, "TIP.PGD() without the target: a direct unconditional branch left "
+			      "the filter region, erratum SKL014 (D101)");
 	} else {
 		emit_ip(m, RTIT_PT_TIP_PGD, o->target, "TIP.PGD(BLIP): left the filter region (Table 33-56 case 4)");
 	}
@@ -1373,6 +1399,24 @@ on_nonbranch(struct rtit_pt_model *m, const struct op *o, const struct rtit_sim_
 	}
 }
 
+/* Erratum APL11 (D103): the overflow resolves at a far transfer (one
+ * with no FUP of its own) that clears ContextEn while PacketEn was 1: the
+ * OVF goes without its FUP, the transfer's TIP.PGD() follows it. */
+static __attribute__((noinline)) bool
+apl11_far(struct rtit_pt_model *m, const struct op *o, const struct rtit_sim_rec *r)
+{
+	if (!erratum(m, RTIT_PT_APL11) || !o->far || o->fup || !rtit_pt_packet_en(m))
+		return false;
+	uint8_t cpl = m->cpl;
+	uint64_t cr3 = m->cr3;
+	m->cpl = r->cpl;	/* ContextEn after it (33.2.6.3) */
+	m->cr3 = r->cr3;
+	bool ctx1 = rtit_pt_context_en(m);
+	m->cpl = cpl;
+	m->cr3 = cr3;
+	return !ctx1;
+}
+
 static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 {
 	struct op o;
@@ -1386,7 +1430,7 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 
 	/* 33.3.8: the overflow resolves once the buffer has room again. */
 	if (m->ovf && rtit_ibuf_empty(&m->ibuf) && trig0)
-		resolve_overflow(m, r->ip, pe0);
+		resolve_overflow(m, r->ip, pe0 && !apl11_far(m, &o, r));
 	/* XBEGIN/XEND: after the OVF and its FUP, if the overflow resolves
 	 * here (their packets are this instruction's) */
 	if (o.insn && (r->cls == RTIT_IC_XBEGIN || r->cls == RTIT_IC_XEND))
