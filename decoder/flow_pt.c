@@ -85,6 +85,7 @@ void flow_pt_reset(struct rtit_flow_dec *d)
 {
 	rtit_pt_calls_clear(&d->rs);
 	d->in_psb = false;
+	d->bdm70_pend = false;
 	d->bound_fup = false;
 	d->in_vmm = false;
 	d->cfe_type = 0;
@@ -1454,10 +1455,38 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 	return 0;
 }
 
+/* A PSB+ FUP at @off while tracing is off: PacketEn is 1 there (33.3.7),
+ * the walk starts at @ip. */
+static void psb_enable(struct rtit_flow_dec *d, uint64_t off, uint64_t ip, bool unsynced)
+{
+	if (unsynced)
+		d->st.resyncs++;
+	else
+		d->st.enables++;
+	sgx_on_enable(d);
+	flow_note(d, unsynced ? RTIT_FLOW_N_RESYNC : RTIT_FLOW_N_ENABLE, off, ip, 0);
+	flow_enable_at(d, ip);
+}
+
+/* Erratum BDM70's workaround (D106), after a PSB+ FUP held while tracing
+ * was off: when the next packet (@r, from pt_peek) is a TIP.PGE, the FUP
+ * was the erratum's and is dropped (as libipt does); otherwise tracing is
+ * on at its IP.  True when the walk starts there. */
+static bool bdm70_settle(struct rtit_flow_dec *d, int r)
+{
+	d->bdm70_pend = false;
+	if (r > 0 && is_type(d, RTIT_PT_TIP_PGE))
+		return false;
+	psb_enable(d, d->bdm70_off, d->bdm70_ip, d->bdm70_unsynced);
+	return true;
+}
+
 /* One packet while disabled or unsynchronised. */
 int flow_pt_idle(struct rtit_flow_dec *d)
 {
 	int r = pt_peek(d);
+	if (d->bdm70_pend && r >= 0 && bdm70_settle(d, r))
+		return 0;
 	if (r <= 0)
 		return r < 0 ? r : 1;
 	const struct la *p = &d->la;
@@ -1471,15 +1500,17 @@ int flow_pt_idle(struct rtit_flow_dec *d)
 		return 0;
 	case RTIT_PT_FUP:
 		consume(d);
+		if (p->psb && workaround(d, RTIT_PT_BDM70)) {
+			/* a TIP.PGE next would make it the erratum's */
+			d->bdm70_pend = true;
+			d->bdm70_unsynced = unsynced;
+			d->bdm70_ip = ip;
+			d->bdm70_off = off;
+			return 0;
+		}
 		if (p->psb) {
 			/* PSB+ with PacketEn (33.3.7): tracing is on here */
-			if (unsynced)
-				d->st.resyncs++;
-			else
-				d->st.enables++;
-			sgx_on_enable(d);
-			flow_note(d, unsynced ? RTIT_FLOW_N_RESYNC : RTIT_FLOW_N_ENABLE, off, ip, 0);
-			flow_enable_at(d, ip);
+			psb_enable(d, off, ip, unsynced);
 			return 0;
 		}
 		if (unsynced)

@@ -73,8 +73,10 @@ struct rtit_pt_params {
 	bool slow_path_only;		/* testing: never take the fast path */
 };
 
-/* The errata the model can produce (D101-D104): SKL014, APL12, APL11. */
+/* The errata the model can produce (D101-D104): SKL014, APL12, APL11,
+ * BDM70. */
 #define RTIT_PT_ERRATA_MODELLED (RTIT_PT_ERRATUM(RTIT_PT_SKL014) | \
+				 RTIT_PT_ERRATUM(RTIT_PT_BDM70) | \
 				 RTIT_PT_ERRATUM(RTIT_PT_APL12) | \
 				 RTIT_PT_ERRATUM(RTIT_PT_APL11))
 
@@ -95,7 +97,7 @@ void rtit_pt_params_default(struct rtit_pt_params *p);
  * psb_pmi_preserve, event_trace, tnt_disable, topa, topa_multi,
  * single_range, fabric); cpu (default or FAMILY/MODEL[/STEPPING]: the
  * modelled errata that CPU has, D100) and each modelled erratum by its
- * libipt name (skl014, apl12, apl11: on or off).  Returns 0, or -RTIT_ERR_BAD_CONFIG with a
+ * libipt name (skl014, apl12, apl11, bdm70: on or off).  Returns 0, or -RTIT_ERR_BAD_CONFIG with a
  * message in @err.
  */
 int rtit_pt_param_set(struct rtit_pt_params *p, const char *key, const char *value,
@@ -176,6 +178,11 @@ struct rtit_pt_model {
 	 * for its RTIT_EV_PEBS record (encoder/pt/pt_pebs.c) */
 	bool pebs_have;
 	struct rtit_sim_pebs pebs;
+	/* Erratum BDM70 (D104): a PSB+ begun while PacketEn=0 waits for
+	 * its end (PSBEND) until the next packet says whether a TIP.PGE
+	 * follows; the FUP's IP, and the enable's MODE.Exec still due */
+	bool bdm70_hold, bdm70_mode;
+	uint64_t bdm70_ip;
 	struct rtit_outq outq;		/* last: large */
 };
 
