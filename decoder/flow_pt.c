@@ -565,6 +565,16 @@ static int overflow(struct rtit_flow_dec *d)
 	 * cleared as the overflow resolved; tracing is off after it */
 	if (r && is_type(d, RTIT_PT_TIP_PGD) && workaround(d, RTIT_PT_APL11))
 		consume(d);
+	/* erratum SKD010 (D108): OVF, TIP: the FUP was dropped and tracing
+	 * is on; the walk resumes at the TIP's target, as libipt's
+	 * workaround (the instruction that sent it is not known) */
+	if (r && is_type(d, RTIT_PT_TIP) && d->la.ip_status != 1 && workaround(d, RTIT_PT_SKD010)) {
+		uint64_t ip = d->la.ip;
+		consume(d);
+		flow_note(d, RTIT_FLOW_N_OVERFLOW, off, ip, 0);
+		flow_enable_at(d, ip);
+		return 0;
+	}
 	flow_note(d, RTIT_FLOW_N_OVERFLOW, off, NO_IP, 0);
 	d->state = ST_DISABLED;
 	d->after_stop = false;

@@ -882,6 +882,8 @@ static void resolve_overflow(struct rtit_pt_model *m, uint64_t ip, bool pe)
 	 * (rtitsim's reading). */
 	m->mode_known = false;
 	m->ip_full_next = true;
+	if (pe && erratum(m, RTIT_PT_SKD010))
+		return;	/* the FUP dropped: erratum SKD010 (D108) */
 	if (pe)
 		emit_ip(m, RTIT_PT_FUP, ip, "FUP after OVF: the first instruction traced again (33.3.8)");
 	else if (erratum(m, RTIT_PT_APL12) && rtit_pt_trigger_en(m) && rtit_pt_context_en(m) &&

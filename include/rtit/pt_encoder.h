@@ -73,10 +73,11 @@ struct rtit_pt_params {
 	bool slow_path_only;		/* testing: never take the fast path */
 };
 
-/* The errata the model can produce (D101-D104): SKL014, APL12, APL11,
- * BDM70. */
+/* The errata the model can produce (D101-D104, D108): SKL014, APL12,
+ * APL11, BDM70, SKD010. */
 #define RTIT_PT_ERRATA_MODELLED (RTIT_PT_ERRATUM(RTIT_PT_SKL014) | \
 				 RTIT_PT_ERRATUM(RTIT_PT_BDM70) | \
+				 RTIT_PT_ERRATUM(RTIT_PT_SKD010) | \
 				 RTIT_PT_ERRATUM(RTIT_PT_APL12) | \
 				 RTIT_PT_ERRATUM(RTIT_PT_APL11))
 
@@ -97,7 +98,7 @@ void rtit_pt_params_default(struct rtit_pt_params *p);
  * psb_pmi_preserve, event_trace, tnt_disable, topa, topa_multi,
  * single_range, fabric); cpu (default or FAMILY/MODEL[/STEPPING]: the
  * modelled errata that CPU has, D100) and each modelled erratum by its
- * libipt name (skl014, apl12, apl11, bdm70: on or off).  Returns 0, or -RTIT_ERR_BAD_CONFIG with a
+ * libipt name (skl014, apl12, apl11, bdm70, skd010: on or off).  Returns 0, or -RTIT_ERR_BAD_CONFIG with a
  * message in @err.
  */
 int rtit_pt_param_set(struct rtit_pt_params *p, const char *key, const char *value,
