@@ -20,6 +20,7 @@
 #include "rtit/sideband.h"
 #include "rtit/msr_rtit.h"
 #include "rtit/print.h"
+#include "rtit/pt_errata.h"
 #include "rtit/scenario.h"
 
 struct handler_map {
@@ -71,6 +72,9 @@ static void decode_usage(FILE *out)
 	      "  --dialect rtit|pt, --mode 32|64, --cycle-accurate, --cmprs-ret\n"
 	      "                     override the sideband (default: RTIT, 64-bit)\n"
 	      "  --errata E1,E2,E5,E6,E7   tolerate these errata (Appendix E)\n"
+	      "  --pt-errata LIST   Intel PT: apply exactly these errata workarounds\n"
+	      "                     (skl014,apl12,apl11,bdm70,skd010 or none; default: those of the\n"
+	      "                     sideband's cpu and pt_errata)\n"
 	      "  --chunk N          read the trace N bytes at a time (testing)\n"
 	      "  --stats            counts and speed on stderr\n"
 	      "\n"
@@ -491,6 +495,8 @@ struct decode_opts {
 	int dialect;
 	bool dialect_set, stats;
 	unsigned errata;
+	bool pt_errata_set;
+	unsigned pt_errata;
 };
 
 /* Parses argv into @o and @x's output options.  Returns -1 to go on, or
@@ -538,6 +544,12 @@ static int decode_parse(int argc, char **argv, struct decode_opts *o, struct dec
 		} else if (!strcmp(a, "--errata") && i + 1 < argc) {
 			if (parse_errata(argv[++i], &o->errata) < 0) {
 				fprintf(stderr, "rtitsim decode: --errata takes a list like E1,E5\n");
+				return RTIT_EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--pt-errata") && i + 1 < argc) {
+			o->pt_errata_set = true;
+			if (rtit_pt_errata_parse(argv[++i], &o->pt_errata) < 0) {
+				fprintf(stderr, "rtitsim decode: --pt-errata takes a list like skl014,apl12, or none\n");
 				return RTIT_EXIT_USAGE;
 			}
 		} else if (!strcmp(a, "--chunk") && i + 1 < argc) {
@@ -682,6 +694,8 @@ int rtit_cmd_decode(int argc, char **argv)
 	if (cr >= 0)
 		cfg.cmprs_ret = cr;
 	cfg.errata |= errata;
+	if (o.pt_errata_set)
+		cfg.pt_errata = o.pt_errata;	/* by name, over the CPU's (D106) */
 	cfg.end_traced = sb.has_end && !x.external_ctl;
 	if (x.chunk) {
 		cfg.read = read_chunk;

@@ -96,6 +96,10 @@ struct rtit_flow_dec {
 	/* Intel PT (flow_pt.c) */
 	struct rtit_pt_callstack rs;	/* RET compression (33.4.2.2) */
 	bool in_psb;		/* between PSB and PSBEND */
+	/* Erratum BDM70's workaround (D106): a PSB+ FUP while tracing is
+	 * off, held until the next packet says whether a TIP.PGE follows */
+	bool bdm70_pend, bdm70_unsynced;
+	uint64_t bdm70_ip, bdm70_off;
 	bool bound_fup;		/* the next FUP belongs to an EXSTOP, PTW,
 				 * CFE or MODE.TSX with its IP bit: status */
 	bool nonroot;		/* the last PIP's NR: VMX non-root */

@@ -52,7 +52,15 @@
 #include <string.h>
 
 #include "flow_internal.h"
+#include "rtit/msr_pt.h"
 #include "rtit/pebs.h"
+#include "rtit/pt_errata.h"
+
+/* The workaround of erratum @e is on (cfg.pt_errata, D106). */
+static bool workaround(const struct rtit_flow_dec *d, unsigned e)
+{
+	return (d->cfg.pt_errata & RTIT_PT_ERRATUM(e)) != 0;
+}
 
 /* The pending RFLAGS.IF reaches the instruction or transfer it belongs
  * to (the walk's record after this has it). */
@@ -77,6 +85,7 @@ void flow_pt_reset(struct rtit_flow_dec *d)
 {
 	rtit_pt_calls_clear(&d->rs);
 	d->in_psb = false;
+	d->bdm70_pend = false;
 	d->bound_fup = false;
 	d->in_vmm = false;
 	d->cfe_type = 0;
@@ -493,6 +502,21 @@ static inline bool is_type(const struct rtit_flow_dec *d, enum rtit_pkt_type t)
 	return d->have_la && d->la.pkt.type == t;
 }
 
+/* Erratum APL12 (D106): the FUP after the OVF at @off (consumed) came
+ * while FilterEn=0 when the next packet that says is a TIP.PGE or a
+ * TraceStop (tracing was off), as libipt's workaround reads it: then the
+ * gap ends with tracing off (true).  The packet stays in view; a PIP or
+ * MODE.Exec before it is applied as while tracing is off. */
+static bool apl12_fup(struct rtit_flow_dec *d, uint64_t off)
+{
+	if (!workaround(d, RTIT_PT_APL12) || pt_peek(d) <= 0 ||
+	    !(is_type(d, RTIT_PT_TIP_PGE) || is_type(d, RTIT_PT_TRACESTOP)))
+		return false;
+	flow_note(d, RTIT_FLOW_N_OVERFLOW, off, NO_IP, 0);
+	d->after_stop = false;
+	return true;
+}
+
 /* The OVF in view (33.3.8): the gap; then a FUP gives the first IP traced
  * again, else tracing was off when the overflow resolved (a TIP.PGE will
  * say where it resumes). */
@@ -520,6 +544,8 @@ static int overflow(struct rtit_flow_dec *d)
 	if (r && is_type(d, RTIT_PT_FUP)) {
 		uint64_t ip = d->la.ip;
 		consume(d);
+		if (apl12_fup(d, off))
+			return 0;
 		flow_note(d, RTIT_FLOW_N_OVERFLOW, off, ip, 0);
 		/* tracing from here: a MODE.TSX that follows has its FUP, a
 		 * MODE.Exec waits for its FUP or TIP */
@@ -533,6 +559,20 @@ static int overflow(struct rtit_flow_dec *d)
 			consume(d);
 			flow_disable(d, RTIT_FLOW_N_DISABLE, pgd_off, ip);
 		}
+		return 0;
+	}
+	/* erratum APL11 (D106): OVF, TIP.PGD(): TraceEn or ContextEn
+	 * cleared as the overflow resolved; tracing is off after it */
+	if (r && is_type(d, RTIT_PT_TIP_PGD) && workaround(d, RTIT_PT_APL11))
+		consume(d);
+	/* erratum SKD010 (D108): OVF, TIP: the FUP was dropped and tracing
+	 * is on; the walk resumes at the TIP's target, as libipt's
+	 * workaround (the instruction that sent it is not known) */
+	if (r && is_type(d, RTIT_PT_TIP) && d->la.ip_status != 1 && workaround(d, RTIT_PT_SKD010)) {
+		uint64_t ip = d->la.ip;
+		consume(d);
+		flow_note(d, RTIT_FLOW_N_OVERFLOW, off, ip, 0);
+		flow_enable_at(d, ip);
 		return 0;
 	}
 	flow_note(d, RTIT_FLOW_N_OVERFLOW, off, NO_IP, 0);
@@ -1298,6 +1338,26 @@ static int pt_walk_far(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t
 	return W_AGAIN;
 }
 
+/* Erratum SKL014 (D106): a TIP.PGD() in view at a direct JMP or CALL
+ * whose target @to is outside every filter range (ADDRn_CFG = 1, SDM
+ * Table 33-6) is the branch's, its target IP left out; as libipt, only
+ * with the filter known (at least one range configured). */
+static bool skl014_at(const struct rtit_flow_dec *d, uint64_t to)
+{
+	bool any = false;
+
+	if (!workaround(d, RTIT_PT_SKL014))
+		return false;
+	for (unsigned n = 0; n < 4; n++) {
+		if (((d->cfg.pt_ctl & RTIT_PT_CTL_ADDR_CFG_MASK(n)) >> RTIT_PT_CTL_ADDR_CFG_SHIFT(n)) != 1)
+			continue;
+		any = true;
+		if (to >= d->cfg.pt_addr_a[n] && to <= d->cfg.pt_addr_b[n])
+			return false;
+	}
+	return any;
+}
+
 /* The walk stands where the image has no code (@r, from ic_get): an error,
  * unless the stream ends first: nothing then says that an instruction ran
  * there (a PSB+ FUP at the end of a trace names the next IP, SDM 33.3.7; D83).
@@ -1366,8 +1426,9 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 				fl |= RTIT_SIM_F_ZERO_LEN_CALL;
 			/* leaving the filter region: TIP.PGD(target), no TIP
 			 * otherwise (Table 33-56 case 4) */
-			if (!d->tnt_n && is_type(d, RTIT_PT_TIP_PGD) && d->la.ip_status == 0 &&
-			    d->la.ip == next) {
+			if (!d->tnt_n && is_type(d, RTIT_PT_TIP_PGD) &&
+			    ((d->la.ip_status == 0 && d->la.ip == next) ||
+			     (d->la.ip_status == 1 && skl014_at(d, next)))) {
 				off = d->la.offset;
 				consume(d);
 				return leave(d, e, off, next, fl);
@@ -1404,10 +1465,38 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 	return 0;
 }
 
+/* A PSB+ FUP at @off while tracing is off: PacketEn is 1 there (33.3.7),
+ * the walk starts at @ip. */
+static void psb_enable(struct rtit_flow_dec *d, uint64_t off, uint64_t ip, bool unsynced)
+{
+	if (unsynced)
+		d->st.resyncs++;
+	else
+		d->st.enables++;
+	sgx_on_enable(d);
+	flow_note(d, unsynced ? RTIT_FLOW_N_RESYNC : RTIT_FLOW_N_ENABLE, off, ip, 0);
+	flow_enable_at(d, ip);
+}
+
+/* Erratum BDM70's workaround (D106), after a PSB+ FUP held while tracing
+ * was off: when the next packet (@r, from pt_peek) is a TIP.PGE, the FUP
+ * was the erratum's and is dropped (as libipt does); otherwise tracing is
+ * on at its IP.  True when the walk starts there. */
+static bool bdm70_settle(struct rtit_flow_dec *d, int r)
+{
+	d->bdm70_pend = false;
+	if (r > 0 && is_type(d, RTIT_PT_TIP_PGE))
+		return false;
+	psb_enable(d, d->bdm70_off, d->bdm70_ip, d->bdm70_unsynced);
+	return true;
+}
+
 /* One packet while disabled or unsynchronised. */
 int flow_pt_idle(struct rtit_flow_dec *d)
 {
 	int r = pt_peek(d);
+	if (d->bdm70_pend && r >= 0 && bdm70_settle(d, r))
+		return 0;
 	if (r <= 0)
 		return r < 0 ? r : 1;
 	const struct la *p = &d->la;
@@ -1421,15 +1510,17 @@ int flow_pt_idle(struct rtit_flow_dec *d)
 		return 0;
 	case RTIT_PT_FUP:
 		consume(d);
+		if (p->psb && workaround(d, RTIT_PT_BDM70)) {
+			/* a TIP.PGE next would make it the erratum's */
+			d->bdm70_pend = true;
+			d->bdm70_unsynced = unsynced;
+			d->bdm70_ip = ip;
+			d->bdm70_off = off;
+			return 0;
+		}
 		if (p->psb) {
 			/* PSB+ with PacketEn (33.3.7): tracing is on here */
-			if (unsynced)
-				d->st.resyncs++;
-			else
-				d->st.enables++;
-			sgx_on_enable(d);
-			flow_note(d, unsynced ? RTIT_FLOW_N_RESYNC : RTIT_FLOW_N_ENABLE, off, ip, 0);
-			flow_enable_at(d, ip);
+			psb_enable(d, off, ip, unsynced);
 			return 0;
 		}
 		if (unsynced)

@@ -6,6 +6,7 @@
 
 #include "rtit/flow.h"
 #include "rtit/msr_pt.h"
+#include "rtit/pt_errata.h"
 
 /* A switch's value as the encoders parse it: on unless off/0/no/false. */
 static bool is_on(const char *v)
@@ -36,6 +37,14 @@ void rtit_flow_cfg_from_sideband(struct rtit_flow_cfg *cfg, const struct rtit_si
 	cfg->event_trace = sb->has_ia32_rtit_ctl &&
 			   (sb->ia32_rtit_ctl & RTIT_PT_CTL_EVENT_EN);	/* Table 33-6 */
 	cfg->events_only = cfg->event_trace && !(sb->ia32_rtit_ctl & RTIT_PT_CTL_BRANCH_EN);
+	/* Intel PT errata: those of the CPU the vector claims (as libipt's
+	 * pt_cpu_errata) and those the run switched on (D106) */
+	cfg->pt_errata = rtit_pt_cpu_errata_str(sb->cpu) | sb->pt_errata;
+	cfg->pt_ctl = sb->ia32_rtit_ctl;
+	for (int n = 0; n < 4; n++) {
+		cfg->pt_addr_a[n] = sb->addr_a[n];
+		cfg->pt_addr_b[n] = sb->addr_b[n];
+	}
 	cfg->mtc_freq = sb->mtc_freq;
 	if (sb->art_num && sb->art_den) {
 		cfg->art_num = sb->art_num;

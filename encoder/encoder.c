@@ -182,6 +182,13 @@ static void pt_sideband(const struct rtit_encoder *e, uint64_t ctl, struct rtit_
 	sb->art_num = e->p.pt.art_num;
 	sb->art_den = e->p.pt.art_den;
 	sb->cbr = e->p.pt.cbr;
+	/* the errata reproduced, and the filter ranges their workarounds
+	 * need (D105) */
+	sb->pt_errata = e->p.pt.errata;
+	for (int n = 0; n < 4 && n < RTIT_PT_MAX_RANGES; n++) {
+		sb->addr_a[n] = e->m.pt.addr_a[n];
+		sb->addr_b[n] = e->m.pt.addr_b[n];
+	}
 }
 
 static void pt_observe(const void *m, struct rtit_enc_state *st)

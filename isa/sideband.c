@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtit/pt_errata.h"
 #include "rtit/sideband.h"
 
 void rtit_sideband_init(struct rtit_sideband *sb)
@@ -46,6 +47,14 @@ int rtit_sideband_write(FILE *f, const struct rtit_sideband *sb)
 	else
 		fprintf(f, "cycle_accurate %d\ncmprs_ret %d\nmtc_range %d\nrtit_ctl 0x%" PRIx64 "\n",
 			sb->cycle_acc, sb->cmprs_ret, sb->mtc_range, sb->rtit_ctl);
+	if (pt && sb->pt_errata) {
+		char names[128];
+		fprintf(f, "pt_errata %s\n", rtit_pt_errata_format(sb->pt_errata, names,
+								   sizeof(names)));
+		for (int n = 0; n < 4; n++)
+			fprintf(f, "ia32_rtit_addr%d_a 0x%" PRIx64 "\nia32_rtit_addr%d_b 0x%" PRIx64 "\n",
+				n, sb->addr_a[n], n, sb->addr_b[n]);
+	}
 	for (size_t i = 0; i < sb->nparams; i++)
 		fprintf(f, "param %s = %s\n", sb->params[i].key, sb->params[i].value);
 	fprintf(f, "trace_bytes %" PRIu64 "\ntrace_xxh3 %s\nflow_records %" PRIu64
@@ -273,6 +282,15 @@ static int line(struct rd *rd, struct rtit_sideband *sb, char *key, char *v)
 		sb->has_ia32_rtit_ctl = true;
 		return num(rd, key, v, 0, &sb->ia32_rtit_ctl);
 	}
+	if (!strcmp(key, "pt_errata")) {
+		if (rtit_pt_errata_parse(v, &sb->pt_errata) < 0)
+			return bad(rd, "pt_errata: '%s' is not a list of erratum names", v);
+		return 0;
+	}
+	if (!strncmp(key, "ia32_rtit_addr", 14) && key[14] >= '0' && key[14] <= '3' &&
+	    key[15] == '_' && (key[16] == 'a' || key[16] == 'b') && !key[17])
+		return num(rd, key, v, 0, key[16] == 'a' ? &sb->addr_a[key[14] - '0'] :
+			   &sb->addr_b[key[14] - '0']);
 	if (!strcmp(key, "overflows")) {
 		if ((r = num(rd, key, v, 10, &x)) == 0)
 			sb->overflows = (int64_t)(x > INT64_MAX ? INT64_MAX : x);

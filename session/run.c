@@ -111,6 +111,14 @@ static int make_encoder(struct session *s, struct rtit_session_result *res)
 	for (size_t i = 0; i < sc->nevents; i++)
 		if (sc->events[i].ev.kind == RTIT_EV_VMEXIT)
 			rtit_encoder_set_guest(s->enc, true);
+	/* Intel PT: the errata of the CPU the scenario claims, before the
+	 * param lines that may switch one off (D100) */
+	char ce[256];
+	if (sc->dialect == RTIT_DIALECT_PT && sc->cpu[0] &&
+	    rtit_encoder_param_set(s->enc, "cpu", sc->cpu, ce, sizeof(ce)) < 0) {
+		snprintf(res->msg, sizeof(res->msg), "%s: cpu: %s", sc->path, ce);
+		return RTIT_SESSION_INPUT;
+	}
 	for (size_t i = 0; i < sc->nparams; i++) {
 		char e[256];
 		if (rtit_encoder_param_set(s->enc, sc->params[i].key, sc->params[i].value, e,

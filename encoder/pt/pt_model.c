@@ -20,6 +20,12 @@
 
 static bool ctl(const struct rtit_pt_model *m, uint64_t bit) { return (m->ctl & bit) != 0; }
 
+/* A published erratum switched on (rtit/pt_errata.h, D101-D104). */
+static bool erratum(const struct rtit_pt_model *m, unsigned e)
+{
+	return (m->p.errata & RTIT_PT_ERRATUM(e)) != 0;
+}
+
 bool rtit_pt_trigger_en(const struct rtit_pt_model *m)
 {
 	/* 33.2.6.2: TraceEn, cleared by Stopped and Error. */
@@ -380,11 +386,16 @@ void rtit_pt_model_observe(const struct rtit_pt_model *m, struct rtit_enc_state 
 	st->tsc = m->last_tsc;
 }
 
+static void bdm70_release(struct rtit_pt_model *m, bool erratum_fup);
+
 /* Encodes and buffers one packet.  @ip is the full IP of an IP packet. */
 static bool put(struct rtit_pt_model *m, struct rtit_packet *p, uint64_t ip, const char *why)
 {
 	uint8_t b[32];
 	int n;
+
+	if (m->bdm70_hold)	/* not a TIP.PGE after it: the PSB+ ends as usual */
+		bdm70_release(m, false);
 
 	if (m->ovf || (!m->out_ready && !ctl(m, RTIT_PT_CTL_FABRIC_EN))) {
 		drop(m, p, ip, why);
@@ -738,6 +749,19 @@ void rtit_pt_time_to(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 
 /* ------------------------------------------------------------------- PSB+ */
 
+/* PSBEND, and the MNT after it (mnt). */
+static void psb_end(struct rtit_pt_model *m)
+{
+	struct rtit_packet p = { .type = RTIT_PT_PSBEND };
+
+	send(m, &p, 0, "PSBEND (33.4.2.18)", 0);
+	if (m->p.mnt_on) {
+		struct rtit_packet mnt = { .type = RTIT_PT_MNT };
+		mnt.u.mnt = m->p.mnt;
+		send(m, &mnt, 0, "MNT: implementation-specific maintenance (33.4.2.19, mnt)", 0);
+	}
+}
+
 /* 33.3.7, D20: PSB, TSC, TMA, CBR, PIP, VMCS, [MODE.TSX],
  * MODE.Exec and FUP when PacketEn (and @with_ip), PSBEND.  The order is
  * not fixed by the manual; this one is rtitsim's. */
@@ -778,13 +802,36 @@ static void psb_plus(struct rtit_pt_model *m, bool with_ip, uint64_t ip, const c
 	if (with_ip && rtit_pt_packet_en(m)) {
 		emit_mode(m, true, "MODE.Exec in PSB+: PacketEn (33.3.7)");
 		emit_ip(m, RTIT_PT_FUP, ip, "FUP(current IP) in PSB+: PacketEn (33.3.7)");
+	} else if (erratum(m, RTIT_PT_BDM70) && ctx && rtit_pt_trigger_en(m) &&
+		   ctl(m, RTIT_PT_CTL_BRANCH_EN) && !ctl(m, RTIT_PT_CTL_EVENT_EN)) {
+		/* PacketEn=0: whether a TIP.PGE comes next is known at the
+		 * next packet (bdm70_release, D104) */
+		m->bdm70_hold = true;
+		m->bdm70_ip = ip;
+		return;
 	}
-	p.type = RTIT_PT_PSBEND;
-	send(m, &p, 0, "PSBEND (33.4.2.18)", 0);
-	if (m->p.mnt_on) {
-		struct rtit_packet mnt = { .type = RTIT_PT_MNT };
-		mnt.u.mnt = m->p.mnt;
-		send(m, &mnt, 0, "MNT: implementation-specific maintenance (33.4.2.19, mnt)", 0);
+	psb_end(m);
+}
+
+/* Erratum BDM70 (D104): the PSB+ held open by psb_plus ends.  With
+ * @erratum_fup (a TIP.PGE comes next) it has MODE.Exec and FUP(the IP at
+ * the PSB) as if PacketEn were 1, and the IP packet after it is sent
+ * without LastIP (as after the PSB, D104); else as usual, then the enable's
+ * MODE.Exec (Table 33-56 cases 1/2) if it waited too. */
+static void bdm70_release(struct rtit_pt_model *m, bool erratum_fup)
+{
+	m->bdm70_hold = false;
+	if (erratum_fup) {
+		emit_mode(m, true, "MODE.Exec in PSB+ with PacketEn=0 before a TIP.PGE: erratum BDM70 (D104)");
+		emit_ip(m, RTIT_PT_FUP, m->bdm70_ip, "FUP in PSB+ with PacketEn=0 before a TIP.PGE: "
+			"erratum BDM70 (D104)");
+		m->ip_full_next = true;
+		m->bdm70_mode = false;
+	}
+	psb_end(m);
+	if (m->bdm70_mode) {
+		m->bdm70_mode = false;
+		emit_mode(m, true, "MODE.Exec: TraceEn 0->1 (Table 33-56 cases 1/2)");
 	}
 }
 
@@ -819,8 +866,11 @@ static void on_trigger_rise(struct rtit_pt_model *m, uint64_t ip, const char *pg
 		emit_tsc_tma(m, "TSC: TraceEn 0->1 (Table 33-56 cases 1/2)");
 		emit_cbr(m, "CBR: TraceEn 0->1 (Table 33-56 cases 1/2)");
 	}
-	/* Table 33-56 cases 1/2 list MODE.Exec whether or not ContextEn. */
-	if (ctl(m, RTIT_PT_CTL_BRANCH_EN))
+	/* Table 33-56 cases 1/2 list MODE.Exec whether or not ContextEn
+	 * (after the PSB+, which BDM70 may hold open: D104). */
+	if (m->bdm70_hold)
+		m->bdm70_mode = true;
+	else if (ctl(m, RTIT_PT_CTL_BRANCH_EN))
 		emit_mode(m, true, "MODE.Exec: TraceEn 0->1 (Table 33-56 cases 1/2)");
 	if (rtit_pt_packet_en(m))
 		emit_ip(m, RTIT_PT_TIP_PGE, ip, pge_why);
@@ -857,8 +907,18 @@ static void resolve_overflow(struct rtit_pt_model *m, uint64_t ip, bool pe)
 	 * (rtitsim's reading). */
 	m->mode_known = false;
 	m->ip_full_next = true;
+	if (pe && erratum(m, RTIT_PT_SKD010))
+		return;	/* the FUP dropped: erratum SKD010 (D108) */
 	if (pe)
 		emit_ip(m, RTIT_PT_FUP, ip, "FUP after OVF: the first instruction traced again (33.3.8)");
+	else if (erratum(m, RTIT_PT_APL12) && rtit_pt_trigger_en(m) && rtit_pt_context_en(m) &&
+		 !m->filter_en && ctl(m, RTIT_PT_CTL_BRANCH_EN)) {
+		/* outside the TIP.PGE/TIP.PGD pair because FilterEn=0: a FUP
+		 * all the same; it leaves the next IP packet's compression
+		 * as it was (still without LastIP, D102) */
+		emit_ip(m, RTIT_PT_FUP, ip, "FUP after OVF with FilterEn=0: erratum APL12 (D102)");
+		m->ip_full_next = true;
+	}
 }
 
 /* TraceEn 1->0 (WRMSR, SMI): Table 33-56 cases 3/9: FUP, TIP.PGD(), then
@@ -876,6 +936,15 @@ static void on_trace_disable(struct rtit_pt_model *m, bool pe0, uint64_t fup_ip,
 	 * would read as an OVF followed by a TIP.PGD() with no FUP, a
 	 * synchronous disable).  If the buffer overflows on the FUP/TIP.PGD
 	 * themselves, the same once more: after the flush they fit. */
+	if (m->ovf && pe0 && erratum(m, RTIT_PT_APL11)) {
+		/* the overflow resolves just as TraceEn clears: OVF, then
+		 * TIP.PGD() with no FUP (erratum APL11, D103) */
+		rtit_pt_model_drain(m);
+		resolve_overflow(m, fup_ip, false);
+		emit_pgd_none(m, "TIP.PGD() right after OVF: TraceEn cleared during the overflow, "
+			      "erratum APL11 (D103)");
+		pe0 = false;
+	}
 	for (int pass = 0; pass < 2; pass++) {
 		if (m->ovf) {
 			rtit_pt_model_drain(m);
@@ -900,6 +969,9 @@ void rtit_pt_on_ctl_write(struct rtit_pt_model *m, uint64_t old, bool pe0,
 			  uint64_t clip, uint64_t nlip)
 {
 	bool was = old & RTIT_PT_CTL_TRACE_EN, is = ctl(m, RTIT_PT_CTL_TRACE_EN);
+
+	if (m->bdm70_hold)
+		bdm70_release(m, false);
 
 	if (was && !is)
 		on_trace_disable(m, pe0, clip, "FUP(CLIP): WRMSR clears TraceEn (Table 33-56 case 3)");
@@ -1166,6 +1238,9 @@ static void leave(struct rtit_pt_model *m, const struct op *o, bool stop, bool c
 			      "TIP.PGD(): ContextEn cleared (Table 33-56 cases 6-8)");
 	} else if (o->cond) {
 		emit_pgd_none(m, "TIP.PGD(): a conditional branch left the filter region (D21)");
+	} else if (o->direct && erratum(m, RTIT_PT_SKL014)) {
+		emit_pgd_none(m, "TIP.PGD() without the target: a direct unconditional branch left "
+			      "the filter region, erratum SKL014 (D101)");
 	} else {
 		emit_ip(m, RTIT_PT_TIP_PGD, o->target, "TIP.PGD(BLIP): left the filter region (Table 33-56 case 4)");
 	}
@@ -1398,12 +1473,35 @@ on_nonbranch(struct rtit_pt_model *m, const struct op *o, const struct rtit_sim_
 	}
 }
 
+/* Erratum APL11 (D103): the overflow resolves at a far transfer (one
+ * with no FUP of its own) that clears ContextEn while PacketEn was 1: the
+ * OVF goes without its FUP, the transfer's TIP.PGD() follows it. */
+static __attribute__((noinline)) bool
+apl11_far(struct rtit_pt_model *m, const struct op *o, const struct rtit_sim_rec *r)
+{
+	if (!erratum(m, RTIT_PT_APL11) || !o->far || o->fup || !rtit_pt_packet_en(m))
+		return false;
+	uint8_t cpl = m->cpl;
+	uint64_t cr3 = m->cr3;
+	m->cpl = r->cpl;	/* ContextEn after it (33.2.6.3) */
+	m->cr3 = r->cr3;
+	bool ctx1 = rtit_pt_context_en(m);
+	m->cpl = cpl;
+	m->cr3 = cr3;
+	return !ctx1;
+}
+
 static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 {
 	struct op o;
 	bool trig0, ctx0, pe0, ctx1, pe1, stop = false, cr3_changed, pip, if_changed;
 
 	classify(r, &o);
+	/* BDM70 (D104): the held PSB+ ends before an operation that
+	 * changes the state it was begun in (its PIP, MODE.Exec) */
+	if (m->bdm70_hold && (o.far || r->cpl != m->cpl || r->cr3 != m->cr3 ||
+			      (r->mode && r->mode != m->mode)))
+		bdm70_release(m, false);
 	trig0 = rtit_pt_trigger_en(m);
 	ctx0 = rtit_pt_context_en(m);
 	pe0 = rtit_pt_packet_en(m);
@@ -1411,7 +1509,7 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 
 	/* 33.3.8: the overflow resolves once the buffer has room again. */
 	if (m->ovf && rtit_ibuf_empty(&m->ibuf) && trig0)
-		resolve_overflow(m, r->ip, pe0);
+		resolve_overflow(m, r->ip, pe0 && !apl11_far(m, &o, r));
 	/* XBEGIN/XEND: after the OVF and its FUP, if the overflow resolves
 	 * here (their packets are this instruction's) */
 	if (o.insn && (r->cls == RTIT_IC_XBEGIN || r->cls == RTIT_IC_XEND))
@@ -1438,6 +1536,8 @@ static void on_op(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 	      (o.vmexit ? !m->p.vmx_conceal_exit : o.vmentry ? !m->p.vmx_conceal_entry :
 	       o.mov_cr3 || o.init || o.sipi || (o.far && cr3_changed));
 
+	if (m->bdm70_hold && !pe0 && pe1)
+		bdm70_release(m, true);
 	event_trace(m, &o, r, trig0, ctx0, ctx1, pe0 && (o.fup || o.smi));
 
 	if ((o.vmexit || o.vmentry || o.smi || o.rsm) && on_ctl_switch(m, &o, r, pe0))
@@ -1559,6 +1659,7 @@ void rtit_pt_fast_refresh(struct rtit_pt_model *m)
 		if (addr_cfg(m, n))
 			ranges = true;
 	m->fp_ok = !m->p.slow_path_only && m->have_time && !m->deferred_enable && !m->ovf &&
+		   !m->bdm70_hold &&
 		   !m->psb_due && !m->ibuf.cap && !m->asleep && !m->halted &&
 		   rtit_pt_trigger_en(m) &&
 		   !(m->p.cyc_standalone && ctl(m, RTIT_PT_CTL_CYC_EN));	/* D49 */
@@ -1699,6 +1800,8 @@ static void rec_slow(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 	if (m->halted && (r->kind == RTIT_SIM_INSN ||
 			  (r->cls != RTIT_EV_SLEEP && r->cls != RTIT_EV_WAKE && r->cls != RTIT_EV_PEBS)))
 		power_exit(m);
+	if (m->bdm70_hold && r->kind != RTIT_SIM_INSN)
+		bdm70_release(m, false);
 	if (r->kind == RTIT_SIM_INSN) {
 		on_op(m, r);
 	} else {
@@ -1743,6 +1846,8 @@ int rtit_pt_model_finish(struct rtit_pt_model *m)
 	/* The end of the run: the partial TNT goes out (partial TNTs "may
 	 * be generated at any time", 33.4.2.1) so the last branches are in
 	 * the trace. */
+	if (m->bdm70_hold)
+		bdm70_release(m, false);
 	if (rtit_pt_trigger_en(m))
 		flush_tnt(m);
 	rtit_pt_model_drain(m);

@@ -21,9 +21,32 @@ void rtit_pt_params_default(struct rtit_pt_params *p)
 	p->psb_period_nocfg = 4096;
 }
 
+/* "cpu = F/M[/S]" (the errata of that CPU the model has, as libipt 2.0.5's
+ * pt_cpu_errata lists them; D100), or one erratum by name (D101-D104). */
+static int errata_param(struct rtit_pt_params *p, const char *key, const char *value,
+			char *err, size_t errlen)
+{
+	unsigned f, m, s;
+	bool on;
 
-
-
+	if (!strcmp(key, "cpu")) {
+		int k = rtit_pt_cpu_parse(value, &f, &m, &s);
+		if (k < 0)
+			return rtit_param_bad(err, errlen, key, value,
+					      "default or FAMILY/MODEL[/STEPPING] (e.g. 6/0x4e/3)");
+		p->errata = k ? rtit_pt_cpu_errata(f, m) & RTIT_PT_ERRATA_MODELLED : 0;
+		return 0;
+	}
+	unsigned bit = RTIT_PT_ERRATUM(rtit_pt_erratum_by_name(key));
+	if (!(bit & RTIT_PT_ERRATA_MODELLED)) {
+		snprintf(err, errlen, "erratum %s is not modelled (docs/decisions.md D100)", key);
+		return -RTIT_ERR_BAD_CONFIG;
+	}
+	if (rtit_param_bool(value, &on))
+		return rtit_param_bad(err, errlen, key, value, "on or off");
+	p->errata = on ? p->errata | bit : p->errata & ~bit;
+	return 0;
+}
 
 int rtit_pt_param_set(struct rtit_pt_params *p, const char *key, const char *value,
 		      char *err, size_t errlen)
@@ -109,6 +132,8 @@ int rtit_pt_param_set(struct rtit_pt_params *p, const char *key, const char *val
 			return rtit_param_bad(err, errlen, key, value, "a 16-bit bitmap");
 		*(key[0] == 'm' ? &c->mtc_periods : key[0] == 'c' ? &c->cyc_thresholds :
 		  &c->psb_freqs) = (uint16_t)v;
+	} else if (!strcmp(key, "cpu") || rtit_pt_erratum_by_name(key) >= 0) {
+		return errata_param(p, key, value, err, errlen);
 	} else {
 		snprintf(err, errlen, "unknown Intel PT parameter '%s'", key);
 		return -RTIT_ERR_BAD_CONFIG;

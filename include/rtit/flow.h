@@ -146,6 +146,14 @@ struct rtit_flow_cfg {
 	 * RTIT_FLOW_N_EVENTS_ONLY note, and claims no instruction between */
 	bool events_only;
 	unsigned errata;	/* RTIT_FLOW_E* */
+	/* Intel PT: the workarounds of published errata to apply
+	 * (RTIT_PT_ERRATUM bits of rtit/pt_errata.h: SKL014, APL12, APL11;
+	 * docs/decisions.md D106), as libipt's pt_config.errata; and
+	 * IA32_RTIT_CTL's ADDRn_CFG with the ADDRn ranges (the filter), which
+	 * SKL014's needs as libipt's does (rtit_flow_cfg_from_sideband: from
+	 * the sideband's cpu and pt_errata) */
+	unsigned pt_errata;
+	uint64_t pt_ctl, pt_addr_a[4], pt_addr_b[4];
 	/* RTIT: CR0.PG where the trace starts (a MOV CR0 sends a PIP only
 	 * when it changes PG, 4.2.10): 1 (rtit_flow_cfg_default: rtitsim's
 	 * simulator starts with CR0.PE|PG), 0, or -1 when not known, until

@@ -20,6 +20,7 @@
 #include "rtit/record.h"
 #include "rtit/msr_pt.h"
 #include "rtit/pt_state.h"
+#include "rtit/pt_errata.h"
 #include "rtit/encoder.h"	/* struct rtit_enc_sink, rtit_enc_note */
 #include "rtit/rtit_state.h"	/* struct rtit_ibuf, rtit_outq (shared) */
 
@@ -65,8 +66,20 @@ struct rtit_pt_params {
 	bool vmx_guest_only;
 	bool vmx_nonroot;		/* the run starts in VMX non-root operation */
 	uint64_t psb_period_nocfg;	/* PSB period when EBX[1]=0 */
+	/* Published errata the model reproduces (RTIT_PT_ERRATUM bits of
+	 * RTIT_PT_ERRATA_MODELLED; docs/decisions.md D100-D104): set by the
+	 * CPU (`cpu F/M/S`, as libipt's pt_cpu_errata) and by name */
+	unsigned errata;
 	bool slow_path_only;		/* testing: never take the fast path */
 };
+
+/* The errata the model can produce (D101-D104, D108): SKL014, APL12,
+ * APL11, BDM70, SKD010. */
+#define RTIT_PT_ERRATA_MODELLED (RTIT_PT_ERRATUM(RTIT_PT_SKL014) | \
+				 RTIT_PT_ERRATUM(RTIT_PT_BDM70) | \
+				 RTIT_PT_ERRATUM(RTIT_PT_SKD010) | \
+				 RTIT_PT_ERRATUM(RTIT_PT_APL12) | \
+				 RTIT_PT_ERRATUM(RTIT_PT_APL11))
 
 /* Defaults: the full profile, unlimited buffer, ART = TSC, CBR 16. */
 void rtit_pt_params_default(struct rtit_pt_params *p);
@@ -83,7 +96,9 @@ void rtit_pt_params_default(struct rtit_pt_params *p);
  * cyc_thresholds, psb_freqs (16-bit bitmaps), and each capability by its
  * field name (cr3_filter, psb_cyc, ip_filter, mtc, ptwrite, power_events,
  * psb_pmi_preserve, event_trace, tnt_disable, topa, topa_multi,
- * single_range, fabric).  Returns 0, or -RTIT_ERR_BAD_CONFIG with a
+ * single_range, fabric); cpu (default or FAMILY/MODEL[/STEPPING]: the
+ * modelled errata that CPU has, D100) and each modelled erratum by its
+ * libipt name (skl014, apl12, apl11, bdm70, skd010: on or off).  Returns 0, or -RTIT_ERR_BAD_CONFIG with a
  * message in @err.
  */
 int rtit_pt_param_set(struct rtit_pt_params *p, const char *key, const char *value,
@@ -164,6 +179,11 @@ struct rtit_pt_model {
 	 * for its RTIT_EV_PEBS record (encoder/pt/pt_pebs.c) */
 	bool pebs_have;
 	struct rtit_sim_pebs pebs;
+	/* Erratum BDM70 (D104): a PSB+ begun while PacketEn=0 waits for
+	 * its end (PSBEND) until the next packet says whether a TIP.PGE
+	 * follows; the FUP's IP, and the enable's MODE.Exec still due */
+	bool bdm70_hold, bdm70_mode;
+	uint64_t bdm70_ip;
 	struct rtit_outq outq;		/* last: large */
 };
 

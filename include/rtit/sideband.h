@@ -76,6 +76,12 @@ struct rtit_sideband {
 	 * halted at ("halted at A", end_after: the HLT retired) */
 	bool has_end, end_after;
 	uint64_t end_ip;
+	/* Intel PT: the published errata the encoder reproduced (key
+	 * pt_errata, RTIT_PT_ERRATUM bits of rtit/pt_errata.h; written when
+	 * not 0), and then IA32_RTIT_ADDRn_A/B (the filter ranges, which the
+	 * SKL014 workaround needs: SDM Table 33-6, docs/decisions.md D105) */
+	unsigned pt_errata;
+	uint64_t addr_a[4], addr_b[4];
 	/* RTIT: how often each erratum's behaviour fired (E1..E8) */
 	uint64_t errata_fired[RTIT_SIDEBAND_NERRATA];
 	/* A process run (docs/linux.md): its file mappings in order, how

@@ -30,7 +30,7 @@ HEADERS = {
     "rtit_state.h": "encoder", "pt_state.h": "encoder",
     "rtit_encoder.h": "encoder", "pt_encoder.h": "encoder",
     "encoder.h": "encoder", "state.h": "encoder",
-    "flow.h": "flow", "image.h": "flow", "sideband.h": "isa",
+    "flow.h": "flow", "image.h": "flow", "sideband.h": "isa", "pt_errata.h": "isa",
     "rtitsim.h": "flow",
     "sim.h": "sim", "scenario.h": "sim",
     "session.h": "session", "perfdata.h": "session",

@@ -4,9 +4,14 @@
  * independent tool) over the same program image, and compares every
  * instruction libipt reports with the simulator's ground-truth flow.
  *
- *   ptflow_check PREFIX SCENARIO.scn [--may-be-empty]
+ *   ptflow_check PREFIX SCENARIO.scn [--may-be-empty] [--no-errata]
  *
- * reads PREFIX.trace and PREFIX.flow.  Between an enable (TIP.PGE, or the
+ * reads PREFIX.trace, PREFIX.flow and PREFIX.sideband.  libipt is told the
+ * CPU the sideband names (`cpu F/M/S`: pt_config.cpu and the errata
+ * pt_cpu_errata gives it, whose workarounds libipt then applies) and the
+ * address filter (ADDRn_CFG of ia32_rtit_ctl, ia32_rtit_addrN_a/b: its
+ * SKL014 workaround needs them); --no-errata clears the errata bits
+ * again (libipt without its workarounds; docs/decisions.md D107).  Between an enable (TIP.PGE, or the
  * FUP of a PSB+/OVF) and the next disable, libipt's instructions must be
  * the flow's instructions one by one; across a disabled stretch the flow
  * is searched forward for the enable IP.  TSX: each instruction's
@@ -44,6 +49,8 @@
 #include <intel-pt.h>
 
 #include "rtit/image.h"
+#include "rtit/pt_errata.h"
+#include "rtit/sideband.h"
 #include "runfiles.h"
 
 /* libipt's image callback: the program's bytes from the scenario's image
@@ -65,15 +72,63 @@ static bool far_transfer(uint8_t cls)
 	return (cls >= RTIT_IC_FAR_JMP && cls <= RTIT_IC_SYSEXIT) || cls == RTIT_IC_UIRET;
 }
 
+/* The CPU and the address filter from PREFIX.sideband (no sideband, or
+ * `cpu default`: no CPU, no errata, as before).  0, or -1 after printing
+ * what failed. */
+static int configure_cpu(struct pt_config *c, const char *prefix, bool no_errata)
+{
+	struct rtit_sideband sb;
+	char path[1024], err[512];
+	unsigned f, m, st;
+
+	snprintf(path, sizeof(path), "%s.sideband", prefix);
+	if (rtit_sideband_read(path, &sb, err, sizeof(err)) < 0)
+		return 0;
+	if (rtit_pt_cpu_parse(sb.cpu, &f, &m, &st) == 1) {
+		c->cpu.vendor = pcv_intel;
+		c->cpu.family = (uint16_t)f;
+		c->cpu.model = (uint8_t)m;
+		c->cpu.stepping = (uint8_t)st;
+		int e = pt_cpu_errata(&c->errata, &c->cpu);
+		if (e < 0 && e != -pte_bad_cpu) {
+			fprintf(stderr, "%s: pt_cpu_errata: %s\n", path, pt_errstr(pt_errcode(e)));
+			return -1;
+		}
+	}
+	if (no_errata)
+		memset(&c->errata, 0, sizeof(c->errata));
+	/* ADDRn_CFG (Table 33-6): 4 bits each from bit 32, as libipt packs them */
+	c->addr_filter.config.addr_cfg = (uint32_t)((sb.ia32_rtit_ctl >> 32) & 0xffff);
+	c->addr_filter.addr0_a = sb.addr_a[0];
+	c->addr_filter.addr0_b = sb.addr_b[0];
+	c->addr_filter.addr1_a = sb.addr_a[1];
+	c->addr_filter.addr1_b = sb.addr_b[1];
+	c->addr_filter.addr2_a = sb.addr_a[2];
+	c->addr_filter.addr2_b = sb.addr_b[2];
+	c->addr_filter.addr3_a = sb.addr_a[3];
+	c->addr_filter.addr3_b = sb.addr_b[3];
+	if (!sb.pt_errata)	/* no ranges in the sideband: no filter known */
+		c->addr_filter.config.addr_cfg = 0;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rtit_image *img;
 	struct rtit_sim_rec *recs;
 	size_t nrecs, tlen;
 
-	bool may_be_empty = argc == 4 && !strcmp(argv[3], "--may-be-empty");
-	if (argc != 3 && !may_be_empty) {
-		fprintf(stderr, "usage: ptflow_check PREFIX SCENARIO.scn [--may-be-empty]\n");
+	bool may_be_empty = false, no_errata = false;
+	for (int i = 3; i < argc; i++) {
+		if (!strcmp(argv[i], "--may-be-empty"))
+			may_be_empty = true;
+		else if (!strcmp(argv[i], "--no-errata"))
+			no_errata = true;
+		else
+			argc = 0;
+	}
+	if (argc < 3) {
+		fprintf(stderr, "usage: ptflow_check PREFIX SCENARIO.scn [--may-be-empty] [--no-errata]\n");
 		return 2;
 	}
 	if (runfiles_read_flow(argv[1], &recs, &nrecs) < 0)
@@ -107,7 +162,8 @@ int main(int argc, char **argv)
 	pt_config_init(&config);
 	config.begin = trace;
 	config.end = trace + tlen;
-	/* No CPU given: libipt applies no errata workarounds. */
+	if (configure_cpu(&config, argv[1], no_errata) < 0)
+		return 2;
 	struct pt_insn_decoder *dec = pt_insn_alloc_decoder(&config);
 	if (!dec) {
 		fprintf(stderr, "cannot allocate the libipt decoder\n");

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# run_errata.sh RTITSIM PTFLOW_CHECK DIR - the Intel PT errata vectors
+# (DIR/pt_erratum_*.scn, docs/decisions.md D100-D108) through both
+# decoders, each with and without its workarounds:
+#   - libipt 2.0.5 (ptflow_check) told the vector's CPU (the sideband's cpu:
+#     pt_cpu_errata sets the errata bits) must decode it to the ground truth;
+#     rtitsim's flow decoder likewise (`rtitsim decode --check`, its
+#     workarounds from the sideband's cpu);
+#   - a vector with the erratum on (no _off suffix): libipt with its errata
+#     bits cleared (--no-errata) must fail, as the erratum says a decoder
+#     would; rtitsim's decoder with `--pt-errata none` must fail (an error or
+#     a flow that differs from the truth) where NOWORK_OWN_FAILS lists it
+#     (APL12: its decoder is right without the workaround, D106);
+#   - a vector with the erratum off (_off): both decode it without the
+#     workarounds too.
+set -u
+mapfile -t A < <(realpath "$1" "$2" "$3")
+R=${A[0]} C=${A[1]} D=${A[2]} T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+NOWORK_OWN_FAILS="pt_erratum_skl014 pt_erratum_apl11 pt_erratum_skd010"
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok: $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
+for f in "$D"/pt_erratum_*.scn; do
+	n=$(basename "$f" .scn)
+	if ! out=$("$R" run "$f" --out "$T/$n" -q 2>&1); then
+		bad "$n: rtitsim run: $out"; continue
+	fi
+	if out=$("$C" "$T/$n" "$f" 2>&1); then ok "$n: libipt with the CPU's errata: $out"
+	else bad "$n: libipt with the CPU's errata: $out"; fi
+	if out=$("$R" decode "$T/$n.trace" --check "$T/$n.flow" -q 2>&1); then
+		ok "$n: rtitsim decode with its workarounds"
+	else bad "$n: rtitsim decode with its workarounds: $out"; fi
+	out=$("$C" "$T/$n" "$f" --no-errata 2>&1); rc=$?
+	out2=$("$R" decode "$T/$n.trace" --check "$T/$n.flow" -q --pt-errata none 2>&1); rc2=$?
+	case $n in
+	*_off)
+		[ $rc -eq 0 ] && ok "$n: libipt without errata" || bad "$n: libipt without errata: $out"
+		[ $rc2 -eq 0 ] && ok "$n: rtitsim decode without workarounds" ||
+			bad "$n: rtitsim decode without workarounds: $out2";;
+	*)
+		[ $rc -eq 1 ] && ok "$n: libipt without errata fails: ${out##*$'\n'}" ||
+			bad "$n: libipt without errata must fail (exit 1), exit $rc: $out"
+		if [[ " $NOWORK_OWN_FAILS " == *" $n "* ]]; then
+			[ $rc2 -ne 0 ] && ok "$n: rtitsim decode without its workaround fails (exit $rc2)" ||
+				bad "$n: rtitsim decode without its workaround must fail"
+		else
+			[ $rc2 -eq 0 ] && ok "$n: rtitsim decode without its workaround (not needed, D106)" ||
+				bad "$n: rtitsim decode without its workaround: $out2"
+		fi;;
+	esac
+done
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ] && [ $pass -gt 0 ]
