@@ -9,7 +9,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
@@ -422,6 +424,44 @@ static int load_image(struct dec *x, const char *image)
 	return RTIT_EXIT_OK;
 }
 
+/* The sideband's image map (a bundle's image files, relative to the
+ * sideband) and its handlers and external_ctl (docs/formats.md). */
+static int load_maps(struct dec *x, const struct rtit_sideband *sb, const char *sb_path)
+{
+	char path[2048];
+	int r = 0;
+
+	if (sb->nmaps && (r = rtit_image_new(&x->img)) < 0) {
+		fprintf(stderr, "rtitsim decode: %s\n", rtit_errstr(r));
+		return RTIT_EXIT_INPUT;
+	}
+	for (size_t i = 0; i < sb->nmaps && r >= 0; i++) {
+		if (rtit_sideband_map_path(sb, i, sb_path, path, sizeof(path)) < 0) {
+			fprintf(stderr, "rtitsim decode: %s: map %s: the path is too long\n", sb_path,
+				sb->maps[i].file);
+			return RTIT_EXIT_INPUT;
+		}
+		r = sb->maps[i].elf ? rtit_image_add_elf(x->img, path, sb->maps[i].addr) :
+				      rtit_image_add_file(x->img, path, sb->maps[i].addr);
+		if (r < 0)
+			fprintf(stderr, "rtitsim decode: %s (named by %s)\n", rtit_image_errmsg(x->img),
+				sb_path);
+	}
+	if (r < 0)
+		return r == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;
+	return RTIT_EXIT_OK;
+}
+
+/* The handlers and external_ctl a sideband names (with or without maps). */
+static void sideband_handlers(struct dec *x, const struct rtit_sideband *sb)
+{
+	for (size_t i = 0; i < sb->nhandlers && x->hm.n < 64; i++) {
+		x->hm.ip[x->hm.n] = sb->handlers[i].ip;
+		x->hm.vec[x->hm.n++] = (int)sb->handlers[i].vector;
+	}
+	x->external_ctl |= sb->external_ctl;
+}
+
 /* The packets around a trace offset, dump style, marking the one there. */
 static void packets_around(const uint8_t *t, size_t len, uint64_t off, int dialect, bool ca)
 {
@@ -553,6 +593,51 @@ static int decode_parse(int argc, char **argv, struct decode_opts *o, struct dec
 	return -1;
 }
 
+/* TRACE may name a bundle (docs/formats.md "Bundles"): its directory
+ * (holding one STEM.manifest.json), STEM.manifest.json, or STEM; the
+ * trace is then STEM.trace.  Then the trace must exist: a missing one is
+ * named as the trace (exit 2), before anything else is looked for.
+ * Returns -1 to go on, or the exit status. */
+static int resolve_trace(struct decode_opts *o)
+{
+	static char path[1100];
+	struct stat st;
+	const char *t = o->trace_path;
+
+	if (stat(t, &st) == 0 && S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(t);
+		struct dirent *e;
+		int n = 0;
+		while (d && (e = readdir(d)))
+			if (ends_with(e->d_name, ".manifest.json") && n++ == 0)
+				snprintf(path, sizeof(path), "%s/%.*s.trace", t,
+					 (int)(strlen(e->d_name) - strlen(".manifest.json")), e->d_name);
+		if (d)
+			closedir(d);
+		if (n != 1) {
+			fprintf(stderr, "rtitsim decode: %s: a directory with %s bundle manifest"
+				" (*.manifest.json): name the trace\n", t, n ? "more than one" : "no");
+			return RTIT_EXIT_USAGE;
+		}
+		o->trace_path = path;
+	} else if (ends_with(t, ".manifest.json")) {
+		snprintf(path, sizeof(path), "%.*s.trace", (int)(strlen(t) - strlen(".manifest.json")), t);
+		o->trace_path = path;
+	} else if (stat(t, &st) != 0) {
+		snprintf(path, sizeof(path), "%s.trace", t);
+		if (stat(path, &st) == 0)
+			o->trace_path = path;
+	}
+	FILE *f = fopen(o->trace_path, "rb");
+	if (!f) {
+		fprintf(stderr, "rtitsim decode: %s: cannot read the trace: %s\n", o->trace_path,
+			strerror(errno));
+		return RTIT_EXIT_IO;
+	}
+	fclose(f);
+	return -1;
+}
+
 /* The sideband (given, or next to the trace) into @sb, and the image: the
  * option's, else the sideband's program or scenario (a relative scenario
  * path is tried next to the sideband too).  Returns -1 to go on, or the
@@ -563,6 +648,8 @@ static int decode_inputs(struct decode_opts *o, struct rtit_sideband *sb)
 	char sb_err[512];
 	int ret;
 
+	if ((ret = resolve_trace(o)) >= 0)
+		return ret;
 	if (!o->sb_path && ends_with(o->trace_path, ".trace")) {
 		snprintf(path, sizeof(path), "%.*s.sideband", (int)(strlen(o->trace_path) - 6),
 			 o->trace_path);
@@ -579,6 +666,8 @@ static int decode_inputs(struct decode_opts *o, struct rtit_sideband *sb)
 	}
 	if (!o->dialect_set && sb->dialect >= 0)
 		o->dialect = sb->dialect;
+	if (!o->image && sb->nmaps)
+		return -1;	/* the image is the sideband's map */
 	if (!o->image && sb->image[0])
 		o->image = sb->image;
 	if (!o->image && sb->scenario[0] && strcmp(sb->scenario, "<program>")) {
@@ -612,11 +701,11 @@ int rtit_cmd_decode(int argc, char **argv)
 	memset(&x, 0, sizeof(x));
 	if ((ret = decode_parse(argc, argv, &o, &x)) >= 0)
 		return ret;
-	const char *trace_path = o.trace_path, *check = o.check;
+	const char *check = o.check;
 	int mode = o.mode, ca = o.ca, cr = o.cr;
 	bool stats = o.stats;
 	unsigned errata = o.errata;
-	if (!trace_path) {
+	if (!o.trace_path) {
 		decode_usage(stderr);
 		return RTIT_EXIT_USAGE;
 	}
@@ -624,6 +713,7 @@ int rtit_cmd_decode(int argc, char **argv)
 	static struct rtit_sideband sb;	/* large */
 	if ((ret = decode_inputs(&o, &sb)) >= 0)
 		return ret;
+	const char *trace_path = o.trace_path;
 	const char *image = o.image;
 	int dialect = o.dialect;
 
@@ -653,7 +743,10 @@ int rtit_cmd_decode(int argc, char **argv)
 			return RTIT_EXIT_IO;
 	}
 
-	if ((status = load_image(&x, image)) != RTIT_EXIT_OK) {
+	status = image ? load_image(&x, image) : load_maps(&x, &sb, o.sb_path);
+	if (status == RTIT_EXIT_OK && (!image || !ends_with(image, ".scn")))
+		sideband_handlers(&x, &sb);
+	if (status != RTIT_EXIT_OK) {
 		free(trace);
 		free(truth);
 		rtit_flow_cmp_free(x.cmp);

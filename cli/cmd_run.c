@@ -12,13 +12,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
 #include "cli.h"
 #include "util.h"
 #include "run.h"
+#include "bundle.h"
 #include "demo_scenario.h"
+#include "rtit/bundle.h"
 #include "rtit/msr_rtit.h"
 #include "rtit/print.h"
 #include "rtit/encoder.h"
@@ -54,6 +57,12 @@ static void run_usage(FILE *out)
 	      "                     corpus compares PREFIX.flow.txt; `rtitsim flow\n"
 	      "                     PREFIX.flow` prints the text of a binary one; the text\n"
 	      "                     is ~100 bytes an instruction, the binary 64)\n"
+	      "  --bundle DIR       write a self-contained vector into DIR (created if\n"
+	      "                     missing): NAME.trace, .sideband, .flow, .flow.txt, the\n"
+	      "                     program image (NAME.elf / NAME.bin), NAME.dump.txt,\n"
+	      "                     .dump.jsonl, .events.txt and NAME.manifest.json, every\n"
+	      "                     path relative to DIR (docs/formats.md \"Bundles\");\n"
+	      "                     NAME is the scenario's name; --out and --flow are ignored\n"
 	      "  --dump             print every packet with its cause\n"
 	      "  --param KEY=VALUE  an encoder parameter (as a scenario's param line)\n"
 	      "  --msr NAME=VALUE   an MSR preset (as a scenario's msr line)\n"
@@ -247,7 +256,7 @@ static int choice(const char *opt, const char *v, const char *const *names, int 
 
 int rtit_cmd_run(int argc, char **argv)
 {
-	const char *input = NULL, *out = NULL;
+	const char *input = NULL, *out = NULL, *bundle = NULL;
 	bool dump = false, quiet = false, verify = false;
 	int deliver = RTIT_SIM_PER_BATCH, flow = RTIT_RUN_FLOW_BOTH;
 	const char *extra_params[32], *extra_msrs[32];
@@ -261,6 +270,8 @@ int rtit_cmd_run(int argc, char **argv)
 			return RTIT_EXIT_OK;
 		} else if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && i + 1 < argc) {
 			out = argv[++i];
+		} else if (!strcmp(a, "--bundle") && i + 1 < argc) {
+			bundle = argv[++i];
 		} else if (!strcmp(a, "--dump")) {
 			dump = true;
 		} else if (!strcmp(a, "--deliver") && i + 1 < argc) {
@@ -352,15 +363,19 @@ int rtit_cmd_run(int argc, char **argv)
 		.verify = verify || !input,
 		.image = input ? input : "demo",
 		.flow = flow,
+		.bundle = bundle,
+		/* a program's bundle is named after its file */
+		.stem = input && !is_scenario(input) ?
+			(strrchr(input, '/') ? strrchr(input, '/') + 1 : input) : NULL,
 	};
-	if (o.verify && (flow == RTIT_RUN_FLOW_TXT || flow == RTIT_RUN_FLOW_NONE)) {
+	if (o.verify && !bundle && (flow == RTIT_RUN_FLOW_TXT || flow == RTIT_RUN_FLOW_NONE)) {
 		fprintf(stderr, "rtitsim run: --verify reads the binary flow: --flow both or bin\n");
 		free(text);
 		return RTIT_EXIT_USAGE;
 	}
 	char tmpl[] = "/tmp/rtitsim-verify-XXXXXX", pfx[64];
 	char *tmp = NULL;
-	if (o.verify && !out) {
+	if (o.verify && !out && !bundle) {
 		/* The decoder reads the files: keep them in a temporary place. */
 		if (!(tmp = mkdtemp(tmpl))) {
 			fprintf(stderr, "rtitsim run: cannot make a temporary directory: %s\n", strerror(errno));
@@ -440,6 +455,41 @@ static int run_guarded(struct rtit_sim *sim, struct rtit_sim_status *st)
 	return ret;
 }
 
+/* A bundle's image files (copied in, the sideband's map lines set to
+ * them) before the sideband is written.  RTIT_EXIT_*. */
+static int bundle_images(const struct rtit_run_opts *o, const char *stem, struct run *r)
+{
+	struct rtit_bundle_scn_images im;
+	char err[1024];
+	int ret = rtit_bundle_scenario_images(&r->sc, &im, err, sizeof(err));
+	if (ret == 0)
+		ret = rtit_bundle_add_images(o->bundle, stem, im.img, im.n, &r->res.sb, err,
+					     sizeof(err));
+	rtit_bundle_scenario_images_fini(&im);
+	if (ret < 0) {
+		fprintf(stderr, "rtitsim run: --bundle %s: %s\n", o->bundle, err);
+		return ret == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;
+	}
+	return RTIT_EXIT_OK;
+}
+
+/* The rest of a bundle after the run's files are complete: the dumps, the
+ * events and the manifest.  RTIT_EXIT_*. */
+static int bundle_finish(const struct rtit_run_opts *o, const char *stem, const char *prefix,
+			 struct run *r)
+{
+	char err[1024];
+	int st = rtit_cli_bundle_outputs(prefix, r->dialect, r->res.cycle_acc);
+	if (st != RTIT_EXIT_OK)
+		return st;
+	if (rtit_bundle_write_manifest(o->bundle, stem, &r->res.sb, r->sc.describe, err,
+				       sizeof(err)) < 0) {
+		fprintf(stderr, "rtitsim run: %s\n", err);
+		return RTIT_EXIT_IO;
+	}
+	return RTIT_EXIT_OK;
+}
+
 int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 {
 	static struct run r;
@@ -461,9 +511,20 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 
 	/* Outputs. */
 	FILE *sideband = NULL, *flow_bin = NULL, *flow_txt = NULL;
-	bool want_bin = o->flow == RTIT_RUN_FLOW_BOTH || o->flow == RTIT_RUN_FLOW_BIN;
-	bool want_txt = o->flow == RTIT_RUN_FLOW_BOTH || o->flow == RTIT_RUN_FLOW_TXT;
-	char prefix[512];
+	bool want_bin = o->flow == RTIT_RUN_FLOW_BOTH || o->flow == RTIT_RUN_FLOW_BIN || o->bundle;
+	bool want_txt = o->flow == RTIT_RUN_FLOW_BOTH || o->flow == RTIT_RUN_FLOW_TXT || o->bundle;
+	char prefix[512], bundle_out[512];
+	const char *stem = o->stem ? o->stem : r.sc.name[0] ? r.sc.name : "rtitsim";
+	if (o->bundle) {
+		if (mkdir(o->bundle, 0777) < 0 && errno != EEXIST) {
+			fprintf(stderr, "rtitsim run: --bundle %s: cannot create: %s\n", o->bundle,
+				strerror(errno));
+			rtit_scenario_fini(&r.sc);
+			return RTIT_EXIT_IO;
+		}
+		snprintf(bundle_out, sizeof(bundle_out), "%s/%s", o->bundle, stem);
+		out = bundle_out;
+	}
 	if (!out && o->default_out)
 		out = r.sc.name[0] ? r.sc.name : "rtitsim";
 	if (out) {
@@ -514,6 +575,8 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	const char *nt = rtit_encoder_not_traced_why(res_->stats.not_traced);
 	if (nt)
 		fprintf(stderr, "%s: warning: no packet was ever enabled: %s\n", r.sc.path, nt);
+	if (o->bundle && status == RTIT_EXIT_OK)
+		status = bundle_images(o, stem, &r);
 	if (sideband)
 		rtit_sideband_write(sideband, &res_->sb);
 	if (!quiet)
@@ -556,6 +619,8 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		}
 		free(t);
 	}
+	if (o->bundle && status == RTIT_EXIT_OK)
+		status = bundle_finish(o, stem, prefix, &r);
 	/* --verify: the flow decoder must give the ground truth back. */
 	if (o->verify && status == RTIT_EXIT_OK && out) {
 		{

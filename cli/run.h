@@ -23,6 +23,10 @@ struct rtit_run_opts {
 	const char *image;
 	/* Which ground-truth files to write: RTIT_RUN_FLOW_* (0: both). */
 	int flow;
+	/* A directory: write a bundle there (rtit/bundle.h), every file
+	 * named STEM.* (default stem: the scenario's name); out is ignored
+	 * and flow is both. */
+	const char *bundle, *stem;
 };
 
 enum {

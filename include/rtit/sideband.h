@@ -28,10 +28,28 @@
 #define RTIT_SIDEBAND_HEADER "# rtitsim sideband: what a decoder needs besides the trace"
 #define RTIT_SIDEBAND_MAX_PARAMS 64
 #define RTIT_SIDEBAND_NERRATA 9	/* RTIT errata E1..E8 by number */
+#define RTIT_SIDEBAND_MAX_MAPS 16
+#define RTIT_SIDEBAND_MAX_HANDLERS 64
+#define RTIT_SIDEBAND_MAX_MSRS 32
 
 struct rtit_sideband_param {
 	char key[64];
 	char value[192];
+};
+
+/* A program image file (`map` lines): an ELF loaded at its p_vaddr + addr
+ * (the bias), or a raw file's bytes at addr.  The file is relative to the
+ * sideband's directory unless absolute (a bundle: docs/formats.md). */
+struct rtit_sideband_map {
+	char file[512];
+	uint64_t addr;
+	bool elf;
+};
+
+/* A trace MSR as it was when tracing was first enabled (`msr` lines). */
+struct rtit_sideband_msr {
+	uint32_t msr;
+	uint64_t value;
 };
 
 struct rtit_sideband {
@@ -67,6 +85,17 @@ struct rtit_sideband {
 	uint64_t end_ip;
 	/* RTIT: how often each erratum's behaviour fired (E1..E8) */
 	uint64_t errata_fired[RTIT_SIDEBAND_NERRATA];
+	/* The program image (`map`), the interrupt/exception handlers the
+	 * decoder binds events to (`handler VECTOR IP`), whether RTIT_CTL is
+	 * written from outside the program (`external_ctl`), and every trace
+	 * MSR value at the first enable (`msr`): issue 19's bundles. */
+	struct rtit_sideband_map maps[RTIT_SIDEBAND_MAX_MAPS];
+	size_t nmaps;
+	struct { unsigned vector; uint64_t ip; } handlers[RTIT_SIDEBAND_MAX_HANDLERS];
+	size_t nhandlers;
+	bool external_ctl;
+	struct rtit_sideband_msr msrs[RTIT_SIDEBAND_MAX_MSRS];
+	size_t nmsrs;
 };
 
 /* Empties @sb: nothing given (the -1s above). */
@@ -83,6 +112,12 @@ int rtit_sideband_read(const char *path, struct rtit_sideband *sb, char *err,
 
 /* Writes @sb in the format above.  Returns 0 or -RTIT_ERR_IO. */
 int rtit_sideband_write(FILE *f, const struct rtit_sideband *sb);
+
+/* The path of map @i's file as a caller opens it: absolute, or relative
+ * to the directory of @sideband_path (the sideband file).  Returns 0, or
+ * -RTIT_ERR_NOSPACE when it does not fit @cap. */
+int rtit_sideband_map_path(const struct rtit_sideband *sb, size_t i, const char *sideband_path,
+			   char *out, size_t cap);
 
 /* The value of param @key, or NULL. */
 const char *rtit_sideband_param(const struct rtit_sideband *sb, const char *key);

@@ -1,0 +1,91 @@
+/*
+ * bundle.c - the expected outputs a bundle carries besides what a run
+ * writes (docs/formats.md "Bundles"): the dump as text and as JSON lines,
+ * and the events of the ground truth; shared by `run --bundle` and
+ * `golden`.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bundle.h"
+#include "cli.h"
+#include "dump.h"
+
+static ssize_t read_fd(void *opaque, uint8_t *buf, size_t cap)
+{
+	return read(*(int *)opaque, buf, cap);
+}
+
+int rtit_cli_write_dump(const char *prefix, int dialect, bool cycle_acc, bool json)
+{
+	char in[1100], outp[1100];
+	struct rtit_dump_opts o = { .json = json };
+	struct rtit_pktdec_cfg cfg = { .dialect = (enum rtit_dialect)dialect, .cycle_acc = cycle_acc,
+				       .read = read_fd };
+	int fd, ret;
+	FILE *out;
+
+	snprintf(in, sizeof(in), "%s.trace", prefix);
+	snprintf(outp, sizeof(outp), "%s%s", prefix, json ? ".dump.jsonl" : ".dump.txt");
+	if ((fd = open(in, O_RDONLY)) < 0) {
+		fprintf(stderr, "rtitsim: %s: cannot read: %s\n", in, strerror(errno));
+		return RTIT_EXIT_IO;
+	}
+	if (!(out = fopen(outp, "w"))) {
+		fprintf(stderr, "rtitsim: %s: cannot create: %s\n", outp, strerror(errno));
+		close(fd);
+		return RTIT_EXIT_IO;
+	}
+	cfg.opaque = &fd;
+	ret = rtit_dump_stream(out, &o, &cfg, in);
+	close(fd);
+	bool bad = ferror(out);
+	if (fclose(out) != 0 || bad) {
+		fprintf(stderr, "rtitsim: %s: writing failed: %s\n", outp, strerror(errno ? errno : EIO));
+		return RTIT_EXIT_IO;
+	}
+	return ret;
+}
+
+/* PREFIX.events.txt: the event records ('E' lines) of PREFIX.flow.txt, in
+ * order, byte for byte. */
+static int write_events(const char *prefix)
+{
+	char in[1100], outp[1100], line[4096];
+	snprintf(in, sizeof(in), "%s.flow.txt", prefix);
+	snprintf(outp, sizeof(outp), "%s.events.txt", prefix);
+	FILE *f = fopen(in, "r"), *o;
+	if (!f) {
+		fprintf(stderr, "rtitsim: %s: cannot read: %s\n", in, strerror(errno));
+		return RTIT_EXIT_IO;
+	}
+	if (!(o = fopen(outp, "w"))) {
+		fprintf(stderr, "rtitsim: %s: cannot create: %s\n", outp, strerror(errno));
+		fclose(f);
+		return RTIT_EXIT_IO;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == 'E' && line[1] == ' ')
+			fputs(line, o);
+	}
+	bool bad = ferror(o) || ferror(f);
+	fclose(f);
+	if (fclose(o) != 0 || bad) {
+		fprintf(stderr, "rtitsim: %s: writing failed: %s\n", outp, strerror(errno ? errno : EIO));
+		return RTIT_EXIT_IO;
+	}
+	return RTIT_EXIT_OK;
+}
+
+int rtit_cli_bundle_outputs(const char *prefix, int dialect, bool cycle_acc)
+{
+	int r = rtit_cli_write_dump(prefix, dialect, cycle_acc, false);
+	if (r == RTIT_EXIT_OK)
+		r = rtit_cli_write_dump(prefix, dialect, cycle_acc, true);
+	if (r == RTIT_EXIT_OK)
+		r = write_events(prefix);
+	return r;
+}

@@ -1,0 +1,16 @@
+/* bundle.h - the CLI's part of a bundle (rtit/bundle.h has the rest). */
+#ifndef RTIT_CLI_BUNDLE_H
+#define RTIT_CLI_BUNDLE_H
+
+#include <stdbool.h>
+
+/* Writes the dump of PREFIX.trace to PREFIX.dump.txt (@json: to
+ * PREFIX.dump.jsonl, one JSON object a line).  Returns RTIT_EXIT_*. */
+int rtit_cli_write_dump(const char *prefix, int dialect, bool cycle_acc, bool json);
+
+/* The expected outputs of a bundle besides the run's: PREFIX.dump.txt,
+ * PREFIX.dump.jsonl and PREFIX.events.txt (the 'E' lines of
+ * PREFIX.flow.txt).  Returns RTIT_EXIT_*, with a line on stderr. */
+int rtit_cli_bundle_outputs(const char *prefix, int dialect, bool cycle_acc);
+
+#endif
