@@ -4,10 +4,12 @@
  * and the events of the ground truth; shared by `run --bundle` and
  * `golden`.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bundle.h"
@@ -88,4 +90,41 @@ int rtit_cli_bundle_outputs(const char *prefix, int dialect, bool cycle_acc)
 	if (r == RTIT_EXIT_OK)
 		r = write_events(prefix);
 	return r;
+}
+
+static bool ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+int rtit_cli_bundle_stem(const char *arg, char *stem, size_t cap)
+{
+	static const char mf[] = ".manifest.json";
+	struct stat st;
+
+	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(arg);
+		struct dirent *e;
+		int n = 0;
+		while (d && (e = readdir(d)))
+			if (ends_with(e->d_name, mf) && n++ == 0)
+				snprintf(stem, cap, "%s/%.*s", arg,
+					 (int)(strlen(e->d_name) - strlen(mf)), e->d_name);
+		if (d)
+			closedir(d);
+		if (n != 1) {
+			fprintf(stderr, "rtitsim: %s: a directory with %s bundle manifest"
+				" (*.manifest.json): name the bundle's stem\n", arg,
+				n ? "more than one" : "no");
+			return -1;
+		}
+	} else if (ends_with(arg, mf)) {
+		snprintf(stem, cap, "%.*s", (int)(strlen(arg) - strlen(mf)), arg);
+	} else if (ends_with(arg, ".trace")) {
+		snprintf(stem, cap, "%.*s", (int)(strlen(arg) - strlen(".trace")), arg);
+	} else {
+		snprintf(stem, cap, "%s", arg);
+	}
+	return 0;
 }

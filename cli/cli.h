@@ -20,5 +20,6 @@ int rtit_cmd_golden(int argc, char **argv);
 int rtit_cmd_decode(int argc, char **argv);
 int rtit_cmd_perfdata(int argc, char **argv);
 int rtit_cmd_flow(int argc, char **argv);
+int rtit_cmd_check(int argc, char **argv);
 
 #endif /* RTIT_CLI_H */

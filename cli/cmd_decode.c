@@ -9,12 +9,13 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "bundle.h"
 #include "cli.h"
+#include "decode.h"
 #include "demo_scenario.h"
 #include "rtit/msr_pt.h"
 #include "rtit/flow.h"
@@ -224,11 +225,47 @@ static size_t fast_line(char *o, const struct rtit_sim_rec *r)
 	return (size_t)(p - o);
 }
 
+/* rtitsim check: the records collected instead of printed. */
+static struct rtit_cli_decoded *collect_into;
+
+static void collect(const struct rtit_sim_rec *recs, const uint64_t *offs, size_t n)
+{
+	struct rtit_cli_decoded *c = collect_into;
+	if (c->n + n > c->cap) {
+		size_t cap = (c->cap ? c->cap * 2 : 4096) + n;
+		struct rtit_sim_rec *r = realloc(c->recs, cap * sizeof(*r));
+		if (r)
+			c->recs = r;
+		uint64_t *o = realloc(c->offs, cap * sizeof(*o));
+		if (o)
+			c->offs = o;
+		if (!r || !o) {
+			c->nomem = true;
+			return;
+		}
+		c->cap = cap;
+	}
+	memcpy(c->recs + c->n, recs, n * sizeof(*recs));
+	for (size_t i = 0; i < n; i++)
+		c->offs[c->n + i] = offs ? offs[i] : 0;
+	c->n += n;
+}
+
+int rtit_cli_decode_collect(int argc, char **argv, struct rtit_cli_decoded *out)
+{
+	collect_into = out;
+	int r = rtit_cmd_decode(argc, argv);
+	collect_into = NULL;
+	return r;
+}
+
 static void on_rec(void *opaque, const struct rtit_sim_rec *recs, size_t n)
 {
 	struct dec *x = opaque;
 	if (x->cmp)
 		rtit_flow_cmp_feed(x->cmp, recs, rtit_flow_dec_batch_offsets(x->fd), n);
+	if (collect_into)
+		collect(recs, rtit_flow_dec_batch_offsets(x->fd), n);
 	if (x->quiet)
 		return;
 	for (size_t i = 0; i < n; i++) {
@@ -463,7 +500,7 @@ static void sideband_handlers(struct dec *x, const struct rtit_sideband *sb)
 }
 
 /* The packets around a trace offset, dump style, marking the one there. */
-static void packets_around(const uint8_t *t, size_t len, uint64_t off, int dialect, bool ca)
+void rtit_cli_packets_around(const uint8_t *t, size_t len, uint64_t off, int dialect, bool ca)
 {
 	static struct rtit_pktdec pd;
 	struct rtit_pktdec_cfg c = { .dialect = (enum rtit_dialect)dialect, .cycle_acc = ca,
@@ -601,32 +638,16 @@ static int decode_parse(int argc, char **argv, struct decode_opts *o, struct dec
 static int resolve_trace(struct decode_opts *o)
 {
 	static char path[1100];
+	char stem[1024];
 	struct stat st;
 	const char *t = o->trace_path;
 
-	if (stat(t, &st) == 0 && S_ISDIR(st.st_mode)) {
-		DIR *d = opendir(t);
-		struct dirent *e;
-		int n = 0;
-		while (d && (e = readdir(d)))
-			if (ends_with(e->d_name, ".manifest.json") && n++ == 0)
-				snprintf(path, sizeof(path), "%s/%.*s.trace", t,
-					 (int)(strlen(e->d_name) - strlen(".manifest.json")), e->d_name);
-		if (d)
-			closedir(d);
-		if (n != 1) {
-			fprintf(stderr, "rtitsim decode: %s: a directory with %s bundle manifest"
-				" (*.manifest.json): name the trace\n", t, n ? "more than one" : "no");
+	if ((stat(t, &st) == 0 && S_ISDIR(st.st_mode)) || ends_with(t, ".manifest.json") ||
+	    (stat(t, &st) != 0 && !ends_with(t, ".trace"))) {
+		if (rtit_cli_bundle_stem(t, stem, sizeof(stem)) < 0)
 			return RTIT_EXIT_USAGE;
-		}
+		snprintf(path, sizeof(path), "%s.trace", stem);
 		o->trace_path = path;
-	} else if (ends_with(t, ".manifest.json")) {
-		snprintf(path, sizeof(path), "%.*s.trace", (int)(strlen(t) - strlen(".manifest.json")), t);
-		o->trace_path = path;
-	} else if (stat(t, &st) != 0) {
-		snprintf(path, sizeof(path), "%s.trace", t);
-		if (stat(path, &st) == 0)
-			o->trace_path = path;
 	}
 	FILE *f = fopen(o->trace_path, "rb");
 	if (!f) {
@@ -786,6 +807,10 @@ int rtit_cmd_decode(int argc, char **argv)
 		fprintf(stderr, "rtitsim decode: %s\n", rtit_errstr(ret));
 		return RTIT_EXIT_USAGE;
 	}
+	if (collect_into) {
+		collect_into->dialect = cfg.dialect;
+		collect_into->cycle_acc = cfg.cycle_acc;
+	}
 	double t0 = now();
 	ret = rtit_flow_dec_run(x.fd);
 	double t1 = now();
@@ -821,9 +846,13 @@ int rtit_cmd_decode(int argc, char **argv)
 				"  trace offset 0x%" PRIx64 "; the packets around it:\n",
 				trace_path, check, m->decoded_index, m->truth_index, m->what, a,
 				m->truth_ended ? "(none: the truth ends)" : b, m->offset);
-			packets_around(trace, tlen, m->offset, cfg.dialect, cfg.cycle_acc);
+			rtit_cli_packets_around(trace, tlen, m->offset, cfg.dialect, cfg.cycle_acc);
 			status = RTIT_EXIT_MISMATCH;
 		} else {
+			if (collect_into) {
+				collect_into->matched = true;
+				collect_into->trailing = res.trailing;
+			}
 			if (!x.quiet || stats)
 				fprintf(stderr, "%s: the flow matches %s: %" PRIu64 " records in %" PRIu64
 					" segments; %" PRIu64 " truth records not traced (before enable,"
