@@ -15,6 +15,7 @@
 #include "bundle.h"
 #include "cli.h"
 #include "dump.h"
+#include "outfile.h"
 
 static ssize_t read_fd(void *opaque, uint8_t *buf, size_t cap)
 {
@@ -36,8 +37,7 @@ int rtit_cli_write_dump(const char *prefix, int dialect, bool cycle_acc, bool js
 		fprintf(stderr, "rtitsim: %s: cannot read: %s\n", in, strerror(errno));
 		return RTIT_EXIT_IO;
 	}
-	if (!(out = fopen(outp, "w"))) {
-		fprintf(stderr, "rtitsim: %s: cannot create: %s\n", outp, strerror(errno));
+	if (!(out = rtit_out_open("rtitsim", outp))) {
 		close(fd);
 		return RTIT_EXIT_IO;
 	}
@@ -47,9 +47,10 @@ int rtit_cli_write_dump(const char *prefix, int dialect, bool cycle_acc, bool js
 	bool bad = ferror(out);
 	if (fclose(out) != 0 || bad) {
 		fprintf(stderr, "rtitsim: %s: writing failed: %s\n", outp, strerror(errno ? errno : EIO));
+		rtit_out_discard();
 		return RTIT_EXIT_IO;
 	}
-	return ret;
+	return rtit_out_commit("rtitsim") < 0 ? RTIT_EXIT_IO : ret;
 }
 
 /* PREFIX.events.txt: the event records ('E' lines) of PREFIX.flow.txt, in
@@ -64,8 +65,7 @@ static int write_events(const char *prefix)
 		fprintf(stderr, "rtitsim: %s: cannot read: %s\n", in, strerror(errno));
 		return RTIT_EXIT_IO;
 	}
-	if (!(o = fopen(outp, "w"))) {
-		fprintf(stderr, "rtitsim: %s: cannot create: %s\n", outp, strerror(errno));
+	if (!(o = rtit_out_open("rtitsim", outp))) {
 		fclose(f);
 		return RTIT_EXIT_IO;
 	}
@@ -77,9 +77,10 @@ static int write_events(const char *prefix)
 	fclose(f);
 	if (fclose(o) != 0 || bad) {
 		fprintf(stderr, "rtitsim: %s: writing failed: %s\n", outp, strerror(errno ? errno : EIO));
+		rtit_out_discard();
 		return RTIT_EXIT_IO;
 	}
-	return RTIT_EXIT_OK;
+	return rtit_out_commit("rtitsim") < 0 ? RTIT_EXIT_IO : RTIT_EXIT_OK;
 }
 
 int rtit_cli_bundle_outputs(const char *prefix, int dialect, bool cycle_acc)

@@ -38,7 +38,11 @@ static void golden_usage(FILE *out)
 	      "  update  rewrite DIR/expected/ and DIR/MANIFEST (after a reviewed change)\n"
 	      "  list    print the manifest\n"
 	      "\n"
-	      "DIR defaults to ./golden.\n", out);
+	      "DIR defaults to ./golden.  Each DIR/expected/NAME.* set is a bundle\n"
+	      "(docs/formats.md \"Bundles\").\n"
+	      "\n"
+	      "Exit status: 0 ok, 1 usage, 2 I/O, 4 no scenarios or one that does not run\n"
+	      "cleanly, 5 a vector differs from its expected files.\n", out);
 }
 
 static int cmp_names(const void *a, const void *b)

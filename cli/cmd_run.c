@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -20,6 +21,7 @@
 #include "util.h"
 #include "run.h"
 #include "bundle.h"
+#include "outfile.h"
 #include "demo_scenario.h"
 #include "rtit/bundle.h"
 #include "rtit/msr_rtit.h"
@@ -36,6 +38,8 @@ struct run {
 	int dialect;
 	FILE *trace, *account;
 	struct rtit_session_result res;
+	bool progress, progress_shown;
+	double t0, last;
 };
 
 static void run_usage(FILE *out)
@@ -68,14 +72,59 @@ static void run_usage(FILE *out)
 	      "  --msr NAME=VALUE   an MSR preset (as a scenario's msr line)\n"
 	      "  --verify           decode the trace again (rtitsim decode) and check that\n"
 	      "                     the flow comes back whole (RTIT)\n"
-	      "  -q, --quiet        print only errors and the digests\n"
+	      "  -q, --quiet        print only errors and the digests (no progress)\n"
+	      "  --progress         progress on stderr (instructions and events, packets,\n"
+	      "                     bytes, rate) twice a second; the default when stderr\n"
+	      "                     is a terminal and -q is not given\n"
 	      "  --deliver insn|block|batch  how records reach the encoder (default batch;\n"
 	      "                     the bytes must not depend on it)\n"
 	      "\n"
-	      "A scenario's expect block is compared with the packets produced.  Exit\n"
-	      "status: 0 ok, 1 usage, 2 I/O, 4 bad scenario or program, 5 the packets differ\n"
-	      "from the expect block, 6 the guest did not end normally (fault with no\n"
-	      "handler, instruction budget exhausted).\n", out);
+	      "A scenario's expect block is compared with the packets produced.  Output\n"
+	      "files are written under temporary names (NAME.part) and renamed when whole:\n"
+	      "an interrupted or failed run leaves complete files or none.\n"
+	      "\n"
+	      "Exit status: 0 ok, 1 usage, 2 I/O, 4 bad scenario or program, 5 the packets\n"
+	      "differ from the expect block, 6 the guest did not end normally (fault with\n"
+	      "no handler, instruction budget exhausted).\n", out);
+}
+
+/* @msg, one line; "SOURCE:LINE: what" about a line the command line
+ * appended says "rtitsim run: OPTION: what" (the option, not a line past
+ * the end of the file). */
+static void print_msg(const struct rtit_run_opts *o, const char *msg)
+{
+	size_t n = strlen(o->source);
+	if (o->noptions && !strncmp(msg, o->source, n) && msg[n] == ':') {
+		char *end;
+		long line = strtol(msg + n + 1, &end, 10);
+		long i = line - o->first_option_line;
+		if (end != msg + n + 1 && *end == ':' && i >= 0 && i < o->noptions) {
+			fprintf(stderr, "rtitsim run: %s:%s\n", o->options[i], end + 1);
+			return;
+		}
+	}
+	fprintf(stderr, "%s\n", msg);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Progress on stderr, at most twice a second, on one line rewritten. */
+static void on_progress(void *opaque, const struct rtit_session_progress *p)
+{
+	struct run *r = opaque;
+	double t = now_s();
+	if (!r->progress || t - r->last < 0.5)
+		return;
+	r->last = t;
+	r->progress_shown = true;
+	fprintf(stderr, "\rrtitsim run: %.1f M instructions and events, %.1f M packets, %.1f MB,"
+		" %.1f M records/s ", (double)p->records / 1e6, (double)p->packets / 1e6,
+		(double)p->trace_bytes / 1e6, t > r->t0 ? (double)p->records / (t - r->t0) / 1e6 : 0.0);
 }
 
 /* The readable account: each packet, its bytes and why it was sent. */
@@ -208,30 +257,24 @@ static int check_expect(struct run *r, const uint8_t *trace, size_t len, bool cy
 	return 0;
 }
 
+/* PREFIX.EXT under its temporary name until the run is whole (outfile.h). */
 static FILE *open_out(const char *prefix, const char *ext, char *path, size_t cap)
 {
 	snprintf(path, cap, "%s%s", prefix, ext);
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		fprintf(stderr, "rtitsim run: %s: cannot create: %s\n", path, strerror(errno));
-	return f;
+	return rtit_out_open("rtitsim run", path);
 }
 
 /* A run that fails before the simulation starts leaves no files behind:
  * closes the outputs opened so far and removes them. */
 static void discard_outputs(const char *prefix, FILE **fs)
 {
-	static const char *const ext[] = { ".trace", ".sideband", ".flow", ".flow.txt" };
-	char path[1024];
-
+	(void)prefix;
 	for (unsigned i = 0; i < 4; i++) {
-		if (!fs[i])
-			continue;
-		fclose(fs[i]);
+		if (fs[i])
+			fclose(fs[i]);
 		fs[i] = NULL;
-		snprintf(path, sizeof(path), "%s%s", prefix, ext[i]);
-		unlink(path);
 	}
+	rtit_out_discard();
 }
 
 static bool is_scenario(const char *path)
@@ -258,6 +301,7 @@ int rtit_cmd_run(int argc, char **argv)
 {
 	const char *input = NULL, *out = NULL, *bundle = NULL;
 	bool dump = false, quiet = false, verify = false;
+	int progress = -1;
 	int deliver = RTIT_SIM_PER_BATCH, flow = RTIT_RUN_FLOW_BOTH;
 	const char *extra_params[32], *extra_msrs[32];
 	int nparams = 0, nmsrs = 0;
@@ -270,8 +314,16 @@ int rtit_cmd_run(int argc, char **argv)
 			return RTIT_EXIT_OK;
 		} else if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && i + 1 < argc) {
 			out = argv[++i];
+			if (!*out) {
+				fprintf(stderr, "rtitsim run: %s: an empty prefix names no file\n", a);
+				return RTIT_EXIT_USAGE;
+			}
 		} else if (!strcmp(a, "--bundle") && i + 1 < argc) {
 			bundle = argv[++i];
+			if (!*bundle) {
+				fprintf(stderr, "rtitsim run: --bundle: an empty directory name\n");
+				return RTIT_EXIT_USAGE;
+			}
 		} else if (!strcmp(a, "--dump")) {
 			dump = true;
 		} else if (!strcmp(a, "--deliver") && i + 1 < argc) {
@@ -290,6 +342,9 @@ int rtit_cmd_run(int argc, char **argv)
 			verify = true;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			quiet = true;
+			progress = 0;
+		} else if (!strcmp(a, "--progress")) {
+			progress = 1;
 		} else if (!strcmp(a, "--param") && i + 1 < argc && nparams < 32) {
 			extra_params[nparams++] = argv[++i];
 		} else if (!strcmp(a, "--msr") && i + 1 < argc && nmsrs < 32) {
@@ -333,6 +388,23 @@ int rtit_cmd_run(int argc, char **argv)
 		name = input;
 	}
 	fputc('\n', mem);
+	fflush(mem);
+	int first_option_line = 1;
+	for (size_t k = 0; k < tlen; k++)
+		first_option_line += text[k] == '\n';
+	static char opt_text[64][300];
+	static const char *opt_names[64];
+	int nopts = 0;
+	for (int i = 0; i < nparams; i++) {
+		snprintf(opt_text[nopts], sizeof(opt_text[0]), "--param %s", extra_params[i]);
+		opt_names[nopts] = opt_text[nopts];
+		nopts++;
+	}
+	for (int i = 0; i < nmsrs; i++) {
+		snprintf(opt_text[nopts], sizeof(opt_text[0]), "--msr %s", extra_msrs[i]);
+		opt_names[nopts] = opt_text[nopts];
+		nopts++;
+	}
 	for (int i = 0; i < nparams; i++) {
 		const char *eq = strchr(extra_params[i], '=');
 		if (!eq) {
@@ -364,6 +436,10 @@ int rtit_cmd_run(int argc, char **argv)
 		.image = input ? input : "demo",
 		.flow = flow,
 		.bundle = bundle,
+		.progress = quiet ? 0 : progress,
+		.first_option_line = first_option_line,
+		.noptions = nopts,
+		.options = opt_names,
 		/* a program's bundle is named after its file */
 		.stem = input && !is_scenario(input) ?
 			(strrchr(input, '/') ? strrchr(input, '/') + 1 : input) : NULL,
@@ -430,9 +506,10 @@ static void on_unicorn_abort(int sig)
 		return;
 	}
 	rtit_sim_unicorn_abort_msg(sim, what, sizeof(what));
-	fflush(NULL);
+	fflush(stdout);
+	rtit_out_discard();
 	n = snprintf(line, sizeof(line), "rtitsim: the guest did not end normally: %s; "
-		     "the output files are incomplete\n", what);
+		     "its output files were incomplete and are removed\n", what);
 	if (n > 0)
 		(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 	_exit(RTIT_EXIT_RUN);
@@ -503,7 +580,7 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	memset(&r, 0, sizeof(r));
 	ret = rtit_scenario_parse_string(o->text, o->source, &r.sc, &err);
 	if (ret < 0) {
-		fprintf(stderr, "%s\n", err.text);
+		print_msg(o, err.text);
 		rtit_scenario_fini(&r.sc);
 		return ret == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;
 	}
@@ -548,13 +625,17 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		.sc = &r.sc, .deliver = deliver,
 		.trace = r.trace, .flow_bin = flow_bin, .flow_txt = flow_txt,
 		.on_packet = on_note, .opaque = &r,
-		.run = run_guarded, .image = o->image,
+		.run = run_guarded, .image = o->image, .progress = on_progress,
 	};
+	r.progress = o->progress > 0 || (o->progress < 0 && !quiet && isatty(2));
+	r.t0 = r.last = now_s();
 	struct rtit_session_result *res_ = &r.res;
 	int ss = rtit_session_run(&scfg, res_);
+	if (r.progress_shown)
+		fputs("\n", stderr);
 	if (!res_->ran) {
 		/* nothing ran: no files are left behind */
-		fprintf(stderr, "%s\n", res_->msg[0] ? res_->msg : res_->io_msg);
+		print_msg(o, res_->msg[0] ? res_->msg : res_->io_msg);
 		FILE *fs[4] = { r.trace, sideband, flow_bin, flow_txt };
 		if (out)
 			discard_outputs(prefix, fs);
@@ -599,6 +680,13 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 			if (status == RTIT_EXIT_OK)
 				status = RTIT_EXIT_IO;
 		}
+	}
+	/* all whole under their names, or none (outfile.h) */
+	if (out && status == RTIT_EXIT_IO) {
+		rtit_out_discard();
+		fprintf(stderr, "rtitsim run: no output file was written (%s.*)\n", prefix);
+	} else if (out && rtit_out_commit("rtitsim run") < 0) {
+		status = RTIT_EXIT_IO;
 	}
 
 	/* The expect block, checked against the trace as written. */

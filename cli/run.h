@@ -27,6 +27,14 @@ struct rtit_run_opts {
 	 * named STEM.* (default stem: the scenario's name); out is ignored
 	 * and flow is both. */
 	const char *bundle, *stem;
+	/* Progress on stderr (records, packets, bytes, rate): 1 always, 0
+	 * never, -1 when stderr is a terminal and not quiet. */
+	int progress;
+	/* Lines appended from the command line: scenario line
+	 * first_option_line + i came from options[i] ("--param K=V"), so a
+	 * message about it names the option, not a line of the file. */
+	int first_option_line, noptions;
+	const char *const *options;
 };
 
 enum {

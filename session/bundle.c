@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -58,7 +59,9 @@ static int copy_file(const char *from, const char *to, char *err, size_t errsz)
 		snprintf(err, errsz, "%s: cannot read: %s", from, strerror(errno));
 		return -RTIT_ERR_IO;
 	}
-	if (!(out = fopen(to, "wb"))) {
+	char part[2100];
+	snprintf(part, sizeof(part), "%s.part", to);
+	if (!(out = fopen(part, "wb"))) {
 		snprintf(err, errsz, "%s: cannot create: %s", to, strerror(errno));
 		fclose(in);
 		return -RTIT_ERR_IO;
@@ -76,6 +79,13 @@ static int copy_file(const char *from, const char *to, char *err, size_t errsz)
 		r = -RTIT_ERR_IO;
 	}
 	fclose(in);
+	/* whole under its name, or not there */
+	if (r == 0 && rename(part, to) != 0) {
+		snprintf(err, errsz, "%s: cannot rename %s to it: %s", to, part, strerror(errno));
+		r = -RTIT_ERR_IO;
+	}
+	if (r < 0)
+		unlink(part);
 	return r;
 }
 
@@ -310,8 +320,10 @@ int rtit_bundle_write_manifest(const char *dir, const char *stem,
 	char path[2048];
 	bool pt = sb->dialect == RTIT_DIALECT_PT;
 
+	char part[2100];
 	snprintf(path, sizeof(path), "%s/%s.manifest.json", dir, stem);
-	FILE *f = fopen(path, "w");
+	snprintf(part, sizeof(part), "%s.part", path);
+	FILE *f = fopen(part, "w");
 	if (!f) {
 		snprintf(err, errsz, "%s: cannot create: %s", path, strerror(errno));
 		return -RTIT_ERR_IO;
@@ -347,8 +359,9 @@ int rtit_bundle_write_manifest(const char *dir, const char *stem,
 	manifest_files(f, dir, stem);
 	fputs("}\n", f);
 	bool bad = ferror(f);
-	if (fclose(f) != 0 || bad) {
+	if (fclose(f) != 0 || bad || rename(part, path) != 0) {
 		snprintf(err, errsz, "%s: writing failed: %s", path, strerror(errno ? errno : EIO));
+		unlink(part);
 		return -RTIT_ERR_IO;
 	}
 	return 0;

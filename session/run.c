@@ -28,6 +28,7 @@ struct session {
 	 * last value of each (the sideband's msr lines) */
 	struct rtit_sideband_msr msrs[RTIT_SIDEBAND_MAX_MSRS];
 	size_t nmsrs;
+	uint64_t records, next_progress;	/* the progress callback's */
 };
 
 /* Keeps @v as @msr's value at the first enable (the enabling write
@@ -72,6 +73,14 @@ static void on_batch(const struct rtit_sim_rec *recs, size_t n, void *opaque)
 	struct session *s = opaque;
 	rtit_flow_writer_on_batch(recs, n, &s->flow);
 	rtit_encoder_on_batch(s->enc, recs, n);
+	s->records += n;
+	if (s->records >= s->next_progress && s->cfg->progress) {
+		struct rtit_enc_stats st;
+		rtit_encoder_stats(s->enc, &st);
+		struct rtit_session_progress p = { s->records, st.packets, s->trace_bytes };
+		s->next_progress = s->records + (1u << 20);
+		s->cfg->progress(s->cfg->opaque, &p);
+	}
 }
 
 static int msr_write(void *opaque, uint32_t msr, uint64_t v, const struct rtit_sim_rec *ctx)
@@ -273,7 +282,7 @@ static void run_and_finish(struct session *s, struct rtit_sim *sim,
 
 int rtit_session_run(const struct rtit_session_cfg *cfg, struct rtit_session_result *res)
 {
-	struct session s = { .cfg = cfg };
+	struct session s = { .cfg = cfg, .next_progress = 1u << 20 };
 	struct rtit_sim *sim = NULL;
 
 	memset(res, 0, sizeof(*res));
