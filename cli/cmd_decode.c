@@ -39,7 +39,7 @@ struct dec {
 	struct rtit_flow_dec *fd;
 	struct rtit_flow_cmp *cmp;
 	FILE *out;
-	bool json, quiet;
+	bool json, quiet, stats_on;
 	char sbuf[256];
 	/* the trace, for --chunk reads and for the packets around a mismatch */
 	const uint8_t *trace;
@@ -713,6 +713,43 @@ static int decode_inputs(struct decode_opts *o, struct rtit_sideband *sb)
 	return -1;
 }
 
+/* --check's verdict: the first difference (its packets around it) or the
+ * match.  Returns @status or RTIT_EXIT_MISMATCH. */
+static int check_verdict(struct dec *x, const char *trace_path, const char *check,
+			 const struct rtit_flow_cfg *cfg, int status)
+{
+	struct rtit_flow_cmp_result res;
+	if (!rtit_flow_cmp_finish(x->cmp, &res)) {
+		const struct rtit_flow_mismatch *m = &res.mm;
+		char a[256], b[256];
+		rtit_flow_rec_format(&m->decoded, a, sizeof(a));
+		if (!m->truth_ended)
+			rtit_sim_rec_format(&m->truth, b, sizeof(b));
+		fprintf(stderr, "%s: the decoded flow differs from %s at decoded record %" PRIu64
+			" (truth record %" PRIu64 "): %s\n  decoded: %s\n  truth:   %s\n"
+			"  trace offset 0x%" PRIx64 "; the packets around it:\n",
+			trace_path, check, m->decoded_index, m->truth_index, m->what, a,
+			m->truth_ended ? "(none: the truth ends)" : b, m->offset);
+		rtit_cli_packets_around(x->trace, x->tlen, m->offset, cfg->dialect, cfg->cycle_acc);
+		status = RTIT_EXIT_MISMATCH;
+	} else {
+		if (collect_into) {
+			collect_into->matched = true;
+			collect_into->trailing = res.trailing;
+		}
+		if (!x->quiet || x->stats_on)
+			fprintf(stderr, "%s: the flow matches %s: %" PRIu64 " records in %" PRIu64
+				" segments; %" PRIu64 " truth records not traced (before enable,"
+				" disabled, overflow gaps), %" PRIu64 " after the last packet\n",
+				trace_path, check, res.compared, res.segments, res.skipped,
+				res.trailing);
+		if (status == RTIT_EXIT_DECODE && x->have_err)
+			fprintf(stderr, "%s: but the trace had decode errors (first at offset 0x%"
+				PRIx64 ")\n", trace_path, x->first_err_off);
+	}
+	return status;
+}
+
 int rtit_cmd_decode(int argc, char **argv)
 {
 	static struct dec x;
@@ -725,6 +762,7 @@ int rtit_cmd_decode(int argc, char **argv)
 	const char *check = o.check;
 	int mode = o.mode, ca = o.ca, cr = o.cr;
 	bool stats = o.stats;
+	x.stats_on = stats;
 	unsigned errata = o.errata;
 	if (!o.trace_path) {
 		decode_usage(stderr);
@@ -833,37 +871,8 @@ int rtit_cmd_decode(int argc, char **argv)
 			t1 > t0 ? (double)st->insns / (t1 - t0) / 1e6 : 0.0, st->enables, st->disables,
 			st->overflows, st->errors, st->skipped_bytes, st->dropped, st->cache_insns);
 
-	if (x.cmp) {
-		struct rtit_flow_cmp_result res;
-		if (!rtit_flow_cmp_finish(x.cmp, &res)) {
-			const struct rtit_flow_mismatch *m = &res.mm;
-			char a[256], b[256];
-			rtit_flow_rec_format(&m->decoded, a, sizeof(a));
-			if (!m->truth_ended)
-				rtit_sim_rec_format(&m->truth, b, sizeof(b));
-			fprintf(stderr, "%s: the decoded flow differs from %s at decoded record %" PRIu64
-				" (truth record %" PRIu64 "): %s\n  decoded: %s\n  truth:   %s\n"
-				"  trace offset 0x%" PRIx64 "; the packets around it:\n",
-				trace_path, check, m->decoded_index, m->truth_index, m->what, a,
-				m->truth_ended ? "(none: the truth ends)" : b, m->offset);
-			rtit_cli_packets_around(trace, tlen, m->offset, cfg.dialect, cfg.cycle_acc);
-			status = RTIT_EXIT_MISMATCH;
-		} else {
-			if (collect_into) {
-				collect_into->matched = true;
-				collect_into->trailing = res.trailing;
-			}
-			if (!x.quiet || stats)
-				fprintf(stderr, "%s: the flow matches %s: %" PRIu64 " records in %" PRIu64
-					" segments; %" PRIu64 " truth records not traced (before enable,"
-					" disabled, overflow gaps), %" PRIu64 " after the last packet\n",
-					trace_path, check, res.compared, res.segments, res.skipped,
-					res.trailing);
-			if (status == RTIT_EXIT_DECODE && x.have_err)
-				fprintf(stderr, "%s: but the trace had decode errors (first at offset 0x%"
-					PRIx64 ")\n", trace_path, x.first_err_off);
-		}
-	}
+	if (x.cmp)
+		status = check_verdict(&x, trace_path, check, &cfg, status);
 	rtit_flow_dec_free(x.fd);
 	rtit_flow_cmp_free(x.cmp);
 	rtit_image_free(x.img);

@@ -40,6 +40,10 @@ struct run {
 	struct rtit_session_result res;
 	bool progress, progress_shown;
 	double t0, last;
+	/* the outputs: NULL when not written */
+	FILE *sideband, *flow_bin, *flow_txt;
+	const char *out, *stem;
+	char prefix[512], bundle_out[512];
 };
 
 static void run_usage(FILE *out)
@@ -297,6 +301,58 @@ static int choice(const char *opt, const char *v, const char *const *names, int 
 	return -1;
 }
 
+/* Appends the --param and --msr options to the scenario text as param
+ * and msr lines, and keeps in @names which option each line came from (a
+ * message about the line names the option).  Returns their number, or -1
+ * after a line naming the bad one. */
+static int append_options(FILE *mem, const char *const *params, int nparams,
+			  const char *const *msrs, int nmsrs, const char **names)
+{
+	static char opt_text[64][300];
+	int n = 0;
+	for (int k = 0; k < 2; k++) {
+		const char *const *v = k ? msrs : params;
+		const char *opt = k ? "--msr" : "--param";
+		for (int i = 0; i < (k ? nmsrs : nparams) && n < 64; i++) {
+			const char *eq = strchr(v[i], '=');
+			if (!eq) {
+				fprintf(stderr, "rtitsim run: %s %s: expected %s=VALUE\n", opt, v[i],
+					k ? "NAME" : "KEY");
+				return -1;
+			}
+			fprintf(mem, "%s %.*s = %s\n", k ? "msr" : "param", (int)(eq - v[i]), v[i],
+				eq + 1);
+			snprintf(opt_text[n], sizeof(opt_text[0]), "%s %s", opt, v[i]);
+			names[n] = opt_text[n];
+			n++;
+		}
+	}
+	return n;
+}
+
+/* @status, or RTIT_EXIT_IO after a line when writing the standard output
+ * failed. */
+static int stdout_status(int status)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	fprintf(stderr, "rtitsim run: writing the standard output failed: %s\n",
+		strerror(errno ? errno : EIO));
+	return status == RTIT_EXIT_OK ? RTIT_EXIT_IO : status;
+}
+
+/* --verify's temporary directory and the files in it, removed. */
+static void remove_verify_dir(const char *dir, const char *pfx)
+{
+	static const char *const ext[] = { ".trace", ".sideband", ".flow", ".flow.txt" };
+	char f[128];
+	for (unsigned i = 0; i < 4; i++) {
+		snprintf(f, sizeof(f), "%s%s", pfx, ext[i]);
+		unlink(f);
+	}
+	rmdir(dir);
+}
+
 int rtit_cmd_run(int argc, char **argv)
 {
 	const char *input = NULL, *out = NULL, *bundle = NULL;
@@ -392,34 +448,12 @@ int rtit_cmd_run(int argc, char **argv)
 	int first_option_line = 1;
 	for (size_t k = 0; k < tlen; k++)
 		first_option_line += text[k] == '\n';
-	static char opt_text[64][300];
 	static const char *opt_names[64];
-	int nopts = 0;
-	for (int i = 0; i < nparams; i++) {
-		snprintf(opt_text[nopts], sizeof(opt_text[0]), "--param %s", extra_params[i]);
-		opt_names[nopts] = opt_text[nopts];
-		nopts++;
-	}
-	for (int i = 0; i < nmsrs; i++) {
-		snprintf(opt_text[nopts], sizeof(opt_text[0]), "--msr %s", extra_msrs[i]);
-		opt_names[nopts] = opt_text[nopts];
-		nopts++;
-	}
-	for (int i = 0; i < nparams; i++) {
-		const char *eq = strchr(extra_params[i], '=');
-		if (!eq) {
-			fprintf(stderr, "rtitsim run: --param %s: expected KEY=VALUE\n", extra_params[i]);
-			return RTIT_EXIT_USAGE;
-		}
-		fprintf(mem, "param %.*s = %s\n", (int)(eq - extra_params[i]), extra_params[i], eq + 1);
-	}
-	for (int i = 0; i < nmsrs; i++) {
-		const char *eq = strchr(extra_msrs[i], '=');
-		if (!eq) {
-			fprintf(stderr, "rtitsim run: --msr %s: expected NAME=VALUE\n", extra_msrs[i]);
-			return RTIT_EXIT_USAGE;
-		}
-		fprintf(mem, "msr %.*s = %s\n", (int)(eq - extra_msrs[i]), extra_msrs[i], eq + 1);
+	int nopts = append_options(mem, extra_params, nparams, extra_msrs, nmsrs, opt_names);
+	if (nopts < 0) {
+		fclose(mem);
+		free(text);
+		return RTIT_EXIT_USAGE;
 	}
 	fclose(mem);
 	struct rtit_run_opts o = {
@@ -461,22 +495,9 @@ int rtit_cmd_run(int argc, char **argv)
 		snprintf(pfx, sizeof(pfx), "%s/run", tmp);
 		o.out = pfx;
 	}
-	status = rtit_run(&o, NULL);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "rtitsim run: writing the standard output failed: %s\n",
-			strerror(errno ? errno : EIO));
-		if (status == RTIT_EXIT_OK)
-			status = RTIT_EXIT_IO;
-	}
-	if (tmp) {
-		static const char *const ext[] = { ".trace", ".sideband", ".flow", ".flow.txt" };
-		char f[128];
-		for (unsigned i = 0; i < 4; i++) {
-			snprintf(f, sizeof(f), "%s%s", pfx, ext[i]);
-			unlink(f);
-		}
-		rmdir(tmp);
-	}
+	status = stdout_status(rtit_run(&o, NULL));
+	if (tmp)
+		remove_verify_dir(tmp, pfx);
 	free(text);
 	return status;
 }
@@ -567,10 +588,72 @@ static int bundle_finish(const struct rtit_run_opts *o, const char *stem, const 
 	return RTIT_EXIT_OK;
 }
 
+/* The outputs under their temporary names (outfile.h), in r's fields;
+ * the bundle's directory made.  RTIT_EXIT_OK or the status. */
+static int open_outputs(const struct rtit_run_opts *o, struct run *r)
+{
+	bool want_bin = o->flow == RTIT_RUN_FLOW_BOTH || o->flow == RTIT_RUN_FLOW_BIN || o->bundle;
+	bool want_txt = o->flow == RTIT_RUN_FLOW_BOTH || o->flow == RTIT_RUN_FLOW_TXT || o->bundle;
+	char path[1024];
+
+	r->out = o->out;
+	r->stem = o->stem ? o->stem : r->sc.name[0] ? r->sc.name : "rtitsim";
+	if (o->bundle) {
+		if (mkdir(o->bundle, 0777) < 0 && errno != EEXIST) {
+			fprintf(stderr, "rtitsim run: --bundle %s: cannot create: %s\n", o->bundle,
+				strerror(errno));
+			return RTIT_EXIT_IO;
+		}
+		snprintf(r->bundle_out, sizeof(r->bundle_out), "%s/%s", o->bundle, r->stem);
+		r->out = r->bundle_out;
+	}
+	if (!r->out && o->default_out)
+		r->out = r->sc.name[0] ? r->sc.name : "rtitsim";
+	if (!r->out)
+		return RTIT_EXIT_OK;
+	snprintf(r->prefix, sizeof(r->prefix), "%s", r->out);
+	if (!(r->trace = open_out(r->prefix, ".trace", path, sizeof(path))) ||
+	    !(r->sideband = open_out(r->prefix, ".sideband", path, sizeof(path))) ||
+	    (want_bin && !(r->flow_bin = open_out(r->prefix, ".flow", path, sizeof(path)))) ||
+	    (want_txt && !(r->flow_txt = open_out(r->prefix, ".flow.txt", path, sizeof(path))))) {
+		FILE *fs[4] = { r->trace, r->sideband, r->flow_bin, r->flow_txt };
+		discard_outputs(r->prefix, fs);
+		return RTIT_EXIT_IO;
+	}
+	return RTIT_EXIT_OK;
+}
+
+/* Closes the outputs; each whole under its name, or none and a line
+ * naming the one that failed.  Returns @status or RTIT_EXIT_IO. */
+static int close_outputs(struct run *r, int status)
+{
+	FILE *fs[] = { r->trace, r->sideband, r->flow_bin, r->flow_txt };
+	static const char *const ext[] = { ".trace", ".sideband", ".flow", ".flow.txt" };
+	for (int i = 0; i < 4; i++) {
+		if (!fs[i])
+			continue;
+		bool bad = ferror(fs[i]);
+		if (fclose(fs[i]) != 0 || bad) {
+			fprintf(stderr, "rtitsim run: %s%s: writing failed: %s\n", r->prefix, ext[i],
+				strerror(errno ? errno : EIO));
+			if (status == RTIT_EXIT_OK)
+				status = RTIT_EXIT_IO;
+		}
+	}
+	/* all whole under their names, or none (outfile.h) */
+	if (r->out && status == RTIT_EXIT_IO) {
+		rtit_out_discard();
+		fprintf(stderr, "rtitsim run: no output file was written (%s.*)\n", r->prefix);
+	} else if (r->out && rtit_out_commit("rtitsim run") < 0) {
+		status = RTIT_EXIT_IO;
+	}
+	return status;
+}
+
 int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 {
 	static struct run r;
-	const char *out = o->out, *name = o->name;
+	const char *name = o->name;
 	bool quiet = o->quiet || o->silent;
 	int deliver = o->deliver;
 	struct rtit_scn_error err;
@@ -586,36 +669,11 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	}
 	r.dialect = r.sc.dialect;
 
-	/* Outputs. */
-	FILE *sideband = NULL, *flow_bin = NULL, *flow_txt = NULL;
-	bool want_bin = o->flow == RTIT_RUN_FLOW_BOTH || o->flow == RTIT_RUN_FLOW_BIN || o->bundle;
-	bool want_txt = o->flow == RTIT_RUN_FLOW_BOTH || o->flow == RTIT_RUN_FLOW_TXT || o->bundle;
-	char prefix[512], bundle_out[512];
-	const char *stem = o->stem ? o->stem : r.sc.name[0] ? r.sc.name : "rtitsim";
-	if (o->bundle) {
-		if (mkdir(o->bundle, 0777) < 0 && errno != EEXIST) {
-			fprintf(stderr, "rtitsim run: --bundle %s: cannot create: %s\n", o->bundle,
-				strerror(errno));
-			rtit_scenario_fini(&r.sc);
-			return RTIT_EXIT_IO;
-		}
-		snprintf(bundle_out, sizeof(bundle_out), "%s/%s", o->bundle, stem);
-		out = bundle_out;
+	if ((status = open_outputs(o, &r)) != RTIT_EXIT_OK) {
+		rtit_scenario_fini(&r.sc);
+		return status;
 	}
-	if (!out && o->default_out)
-		out = r.sc.name[0] ? r.sc.name : "rtitsim";
-	if (out) {
-		snprintf(prefix, sizeof(prefix), "%s", out);
-		if (!(r.trace = open_out(prefix, ".trace", path, sizeof(path))) ||
-		    !(sideband = open_out(prefix, ".sideband", path, sizeof(path))) ||
-		    (want_bin && !(flow_bin = open_out(prefix, ".flow", path, sizeof(path)))) ||
-		    (want_txt && !(flow_txt = open_out(prefix, ".flow.txt", path, sizeof(path))))) {
-			FILE *fs[4] = { r.trace, sideband, flow_bin, flow_txt };
-			discard_outputs(prefix, fs);
-			rtit_scenario_fini(&r.sc);
-			return RTIT_EXIT_IO;
-		}
-	}
+	const char *out = r.out, *stem = r.stem, *prefix = r.prefix;
 	r.account = o->account;
 	if (r.account)
 		printf("== %s: %s\n", r.sc.name[0] ? r.sc.name : name, r.sc.describe);
@@ -623,7 +681,7 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	/* The session: simulator -> encoder -> the trace and the flow. */
 	struct rtit_session_cfg scfg = {
 		.sc = &r.sc, .deliver = deliver,
-		.trace = r.trace, .flow_bin = flow_bin, .flow_txt = flow_txt,
+		.trace = r.trace, .flow_bin = r.flow_bin, .flow_txt = r.flow_txt,
 		.on_packet = on_note, .opaque = &r,
 		.run = run_guarded, .image = o->image, .progress = on_progress,
 	};
@@ -636,7 +694,7 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	if (!res_->ran) {
 		/* nothing ran: no files are left behind */
 		print_msg(o, res_->msg[0] ? res_->msg : res_->io_msg);
-		FILE *fs[4] = { r.trace, sideband, flow_bin, flow_txt };
+		FILE *fs[4] = { r.trace, r.sideband, r.flow_bin, r.flow_txt };
 		if (out)
 			discard_outputs(prefix, fs);
 		rtit_scenario_fini(&r.sc);
@@ -658,8 +716,8 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		fprintf(stderr, "%s: warning: no packet was ever enabled: %s\n", r.sc.path, nt);
 	if (o->bundle && status == RTIT_EXIT_OK)
 		status = bundle_images(o, stem, &r);
-	if (sideband)
-		rtit_sideband_write(sideband, &res_->sb);
+	if (r.sideband)
+		rtit_sideband_write(r.sideband, &res_->sb);
 	if (!quiet)
 		printf("%s: %s; %" PRIu64 " instructions, %" PRIu64 " events -> %" PRIu64
 		       " packets, %" PRIu64 " bytes\n", r.sc.name[0] ? r.sc.name : name, stp->msg,
@@ -667,27 +725,7 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	if (!o->silent)
 		printf("trace %s  flow %s\n", res_->sb.trace_xxh3, res_->sb.flow_xxh3);
 
-	/* Each output whole, or a line naming the one that is not. */
-	FILE *fs[] = { r.trace, sideband, flow_bin, flow_txt };
-	static const char *const ext[] = { ".trace", ".sideband", ".flow", ".flow.txt" };
-	for (int i = 0; i < 4; i++) {
-		if (!fs[i])
-			continue;
-		bool bad = ferror(fs[i]);
-		if (fclose(fs[i]) != 0 || bad) {
-			fprintf(stderr, "rtitsim run: %s%s: writing failed: %s\n", prefix, ext[i],
-				strerror(errno ? errno : EIO));
-			if (status == RTIT_EXIT_OK)
-				status = RTIT_EXIT_IO;
-		}
-	}
-	/* all whole under their names, or none (outfile.h) */
-	if (out && status == RTIT_EXIT_IO) {
-		rtit_out_discard();
-		fprintf(stderr, "rtitsim run: no output file was written (%s.*)\n", prefix);
-	} else if (out && rtit_out_commit("rtitsim run") < 0) {
-		status = RTIT_EXIT_IO;
-	}
+	status = close_outputs(&r, status);
 
 	/* The expect block, checked against the trace as written. */
 	if (r.sc.has_expect && status == RTIT_EXIT_OK) {
