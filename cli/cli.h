@@ -21,5 +21,6 @@ int rtit_cmd_decode(int argc, char **argv);
 int rtit_cmd_perfdata(int argc, char **argv);
 int rtit_cmd_flow(int argc, char **argv);
 int rtit_cmd_explain(int argc, char **argv);
+int rtit_cmd_check(int argc, char **argv);
 
 #endif /* RTIT_CLI_H */

@@ -10,9 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
+#include "bundle.h"
 #include "cli.h"
+#include "decode.h"
 #include "demo_scenario.h"
 #include "rtit/msr_pt.h"
 #include "rtit/flow.h"
@@ -38,7 +41,7 @@ struct dec {
 	struct rtit_flow_dec *fd;
 	struct rtit_flow_cmp *cmp;
 	FILE *out;
-	bool json, quiet;
+	bool json, quiet, stats_on;
 	char sbuf[256];
 	/* the trace, for --chunk reads and for the packets around a mismatch */
 	const uint8_t *trace;
@@ -227,11 +230,47 @@ static size_t fast_line(char *o, const struct rtit_sim_rec *r)
 	return (size_t)(p - o);
 }
 
+/* rtitsim check: the records collected instead of printed. */
+static struct rtit_cli_decoded *collect_into;
+
+static void collect(const struct rtit_sim_rec *recs, const uint64_t *offs, size_t n)
+{
+	struct rtit_cli_decoded *c = collect_into;
+	if (c->n + n > c->cap) {
+		size_t cap = (c->cap ? c->cap * 2 : 4096) + n;
+		struct rtit_sim_rec *r = realloc(c->recs, cap * sizeof(*r));
+		if (r)
+			c->recs = r;
+		uint64_t *o = realloc(c->offs, cap * sizeof(*o));
+		if (o)
+			c->offs = o;
+		if (!r || !o) {
+			c->nomem = true;
+			return;
+		}
+		c->cap = cap;
+	}
+	memcpy(c->recs + c->n, recs, n * sizeof(*recs));
+	for (size_t i = 0; i < n; i++)
+		c->offs[c->n + i] = offs ? offs[i] : 0;
+	c->n += n;
+}
+
+int rtit_cli_decode_collect(int argc, char **argv, struct rtit_cli_decoded *out)
+{
+	collect_into = out;
+	int r = rtit_cmd_decode(argc, argv);
+	collect_into = NULL;
+	return r;
+}
+
 static void on_rec(void *opaque, const struct rtit_sim_rec *recs, size_t n)
 {
 	struct dec *x = opaque;
 	if (x->cmp)
 		rtit_flow_cmp_feed(x->cmp, recs, rtit_flow_dec_batch_offsets(x->fd), n);
+	if (collect_into)
+		collect(recs, rtit_flow_dec_batch_offsets(x->fd), n);
 	if (x->quiet)
 		return;
 	for (size_t i = 0; i < n; i++) {
@@ -432,8 +471,46 @@ static int load_image(struct dec *x, const char *image)
 	return RTIT_EXIT_OK;
 }
 
+/* The sideband's image map (a bundle's image files, relative to the
+ * sideband) and its handlers and external_ctl (docs/formats.md). */
+static int load_maps(struct dec *x, const struct rtit_sideband *sb, const char *sb_path)
+{
+	char path[2048];
+	int r = 0;
+
+	if (sb->nmaps && (r = rtit_image_new(&x->img)) < 0) {
+		fprintf(stderr, "rtitsim decode: %s\n", rtit_errstr(r));
+		return RTIT_EXIT_INPUT;
+	}
+	for (size_t i = 0; i < sb->nmaps && r >= 0; i++) {
+		if (rtit_sideband_map_path(sb, i, sb_path, path, sizeof(path)) < 0) {
+			fprintf(stderr, "rtitsim decode: %s: map %s: the path is too long\n", sb_path,
+				sb->maps[i].file);
+			return RTIT_EXIT_INPUT;
+		}
+		r = sb->maps[i].elf ? rtit_image_add_elf(x->img, path, sb->maps[i].addr) :
+				      rtit_image_add_file(x->img, path, sb->maps[i].addr);
+		if (r < 0)
+			fprintf(stderr, "rtitsim decode: %s (named by %s)\n", rtit_image_errmsg(x->img),
+				sb_path);
+	}
+	if (r < 0)
+		return r == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;
+	return RTIT_EXIT_OK;
+}
+
+/* The handlers and external_ctl a sideband names (with or without maps). */
+static void sideband_handlers(struct dec *x, const struct rtit_sideband *sb)
+{
+	for (size_t i = 0; i < sb->nhandlers && x->hm.n < 64; i++) {
+		x->hm.ip[x->hm.n] = sb->handlers[i].ip;
+		x->hm.vec[x->hm.n++] = (int)sb->handlers[i].vector;
+	}
+	x->external_ctl |= sb->external_ctl;
+}
+
 /* The packets around a trace offset, dump style, marking the one there. */
-static void packets_around(const uint8_t *t, size_t len, uint64_t off, int dialect, bool ca)
+void rtit_cli_packets_around(const uint8_t *t, size_t len, uint64_t off, int dialect, bool ca)
 {
 	static struct rtit_pktdec pd;
 	struct rtit_pktdec_cfg c = { .dialect = (enum rtit_dialect)dialect, .cycle_acc = ca,
@@ -571,6 +648,35 @@ static int decode_parse(int argc, char **argv, struct decode_opts *o, struct dec
 	return -1;
 }
 
+/* TRACE may name a bundle (docs/formats.md "Bundles"): its directory
+ * (holding one STEM.manifest.json), STEM.manifest.json, or STEM; the
+ * trace is then STEM.trace.  Then the trace must exist: a missing one is
+ * named as the trace (exit 2), before anything else is looked for.
+ * Returns -1 to go on, or the exit status. */
+static int resolve_trace(struct decode_opts *o)
+{
+	static char path[1100];
+	char stem[1024];
+	struct stat st;
+	const char *t = o->trace_path;
+
+	if ((stat(t, &st) == 0 && S_ISDIR(st.st_mode)) || ends_with(t, ".manifest.json") ||
+	    (stat(t, &st) != 0 && !ends_with(t, ".trace"))) {
+		if (rtit_cli_bundle_stem(t, stem, sizeof(stem)) < 0)
+			return RTIT_EXIT_USAGE;
+		snprintf(path, sizeof(path), "%s.trace", stem);
+		o->trace_path = path;
+	}
+	FILE *f = fopen(o->trace_path, "rb");
+	if (!f) {
+		fprintf(stderr, "rtitsim decode: %s: cannot read the trace: %s\n", o->trace_path,
+			strerror(errno));
+		return RTIT_EXIT_IO;
+	}
+	fclose(f);
+	return -1;
+}
+
 /* The sideband (given, or next to the trace) into @sb, and the image: the
  * option's, else the sideband's program or scenario (a relative scenario
  * path is tried next to the sideband too).  Returns -1 to go on, or the
@@ -581,6 +687,8 @@ static int decode_inputs(struct decode_opts *o, struct rtit_sideband *sb)
 	char sb_err[512];
 	int ret;
 
+	if ((ret = resolve_trace(o)) >= 0)
+		return ret;
 	if (!o->sb_path && ends_with(o->trace_path, ".trace")) {
 		snprintf(path, sizeof(path), "%.*s.sideband", (int)(strlen(o->trace_path) - 6),
 			 o->trace_path);
@@ -599,6 +707,8 @@ static int decode_inputs(struct decode_opts *o, struct rtit_sideband *sb)
 		o->dialect = sb->dialect;
 	if (!o->image && sb->nmmaps)
 		o->image = "<mmaps>";	/* a process run: the code is in the mmap lines */
+	if (!o->image && sb->nmaps)
+		return -1;	/* the image is the sideband's map */
 	if (!o->image && sb->image[0])
 		o->image = sb->image;
 	if (!o->image && sb->scenario[0] && strcmp(sb->scenario, "<program>")) {
@@ -623,6 +733,43 @@ static int decode_inputs(struct decode_opts *o, struct rtit_sideband *sb)
 	return -1;
 }
 
+/* --check's verdict: the first difference (its packets around it) or the
+ * match.  Returns @status or RTIT_EXIT_MISMATCH. */
+static int check_verdict(struct dec *x, const char *trace_path, const char *check,
+			 const struct rtit_flow_cfg *cfg, int status)
+{
+	struct rtit_flow_cmp_result res;
+	if (!rtit_flow_cmp_finish(x->cmp, &res)) {
+		const struct rtit_flow_mismatch *m = &res.mm;
+		char a[256], b[256];
+		rtit_flow_rec_format(&m->decoded, a, sizeof(a));
+		if (!m->truth_ended)
+			rtit_sim_rec_format(&m->truth, b, sizeof(b));
+		fprintf(stderr, "%s: the decoded flow differs from %s at decoded record %" PRIu64
+			" (truth record %" PRIu64 "): %s\n  decoded: %s\n  truth:   %s\n"
+			"  trace offset 0x%" PRIx64 "; the packets around it:\n",
+			trace_path, check, m->decoded_index, m->truth_index, m->what, a,
+			m->truth_ended ? "(none: the truth ends)" : b, m->offset);
+		rtit_cli_packets_around(x->trace, x->tlen, m->offset, cfg->dialect, cfg->cycle_acc);
+		status = RTIT_EXIT_MISMATCH;
+	} else {
+		if (collect_into) {
+			collect_into->matched = true;
+			collect_into->trailing = res.trailing;
+		}
+		if (!x->quiet || x->stats_on)
+			fprintf(stderr, "%s: the flow matches %s: %" PRIu64 " records in %" PRIu64
+				" segments; %" PRIu64 " truth records not traced (before enable,"
+				" disabled, overflow gaps), %" PRIu64 " after the last packet\n",
+				trace_path, check, res.compared, res.segments, res.skipped,
+				res.trailing);
+		if (status == RTIT_EXIT_DECODE && x->have_err)
+			fprintf(stderr, "%s: but the trace had decode errors (first at offset 0x%"
+				PRIx64 ")\n", trace_path, x->first_err_off);
+	}
+	return status;
+}
+
 int rtit_cmd_decode(int argc, char **argv)
 {
 	static struct dec x;
@@ -632,11 +779,12 @@ int rtit_cmd_decode(int argc, char **argv)
 	memset(&x, 0, sizeof(x));
 	if ((ret = decode_parse(argc, argv, &o, &x)) >= 0)
 		return ret;
-	const char *trace_path = o.trace_path, *check = o.check;
+	const char *check = o.check;
 	int mode = o.mode, ca = o.ca, cr = o.cr;
 	bool stats = o.stats;
+	x.stats_on = stats;
 	unsigned errata = o.errata;
-	if (!trace_path) {
+	if (!o.trace_path) {
 		decode_usage(stderr);
 		return RTIT_EXIT_USAGE;
 	}
@@ -644,6 +792,7 @@ int rtit_cmd_decode(int argc, char **argv)
 	static struct rtit_sideband sb;	/* large */
 	if ((ret = decode_inputs(&o, &sb)) >= 0)
 		return ret;
+	const char *trace_path = o.trace_path;
 	const char *image = o.image;
 	int dialect = o.dialect;
 	x.sb = &sb;
@@ -674,7 +823,10 @@ int rtit_cmd_decode(int argc, char **argv)
 			return RTIT_EXIT_IO;
 	}
 
-	if ((status = load_image(&x, image)) != RTIT_EXIT_OK) {
+	status = image ? load_image(&x, image) : load_maps(&x, &sb, o.sb_path);
+	if (status == RTIT_EXIT_OK && (!image || !ends_with(image, ".scn")))
+		sideband_handlers(&x, &sb);
+	if (status != RTIT_EXIT_OK) {
 		free(trace);
 		free(truth);
 		rtit_flow_cmp_free(x.cmp);
@@ -716,6 +868,10 @@ int rtit_cmd_decode(int argc, char **argv)
 		fprintf(stderr, "rtitsim decode: %s\n", rtit_errstr(ret));
 		return RTIT_EXIT_USAGE;
 	}
+	if (collect_into) {
+		collect_into->dialect = cfg.dialect;
+		collect_into->cycle_acc = cfg.cycle_acc;
+	}
 	double t0 = now();
 	ret = rtit_flow_dec_run(x.fd);
 	double t1 = now();
@@ -738,33 +894,8 @@ int rtit_cmd_decode(int argc, char **argv)
 			t1 > t0 ? (double)st->insns / (t1 - t0) / 1e6 : 0.0, st->enables, st->disables,
 			st->overflows, st->errors, st->skipped_bytes, st->dropped, st->cache_insns);
 
-	if (x.cmp) {
-		struct rtit_flow_cmp_result res;
-		if (!rtit_flow_cmp_finish(x.cmp, &res)) {
-			const struct rtit_flow_mismatch *m = &res.mm;
-			char a[256], b[256];
-			rtit_flow_rec_format(&m->decoded, a, sizeof(a));
-			if (!m->truth_ended)
-				rtit_sim_rec_format(&m->truth, b, sizeof(b));
-			fprintf(stderr, "%s: the decoded flow differs from %s at decoded record %" PRIu64
-				" (truth record %" PRIu64 "): %s\n  decoded: %s\n  truth:   %s\n"
-				"  trace offset 0x%" PRIx64 "; the packets around it:\n",
-				trace_path, check, m->decoded_index, m->truth_index, m->what, a,
-				m->truth_ended ? "(none: the truth ends)" : b, m->offset);
-			packets_around(trace, tlen, m->offset, cfg.dialect, cfg.cycle_acc);
-			status = RTIT_EXIT_MISMATCH;
-		} else {
-			if (!x.quiet || stats)
-				fprintf(stderr, "%s: the flow matches %s: %" PRIu64 " records in %" PRIu64
-					" segments; %" PRIu64 " truth records not traced (before enable,"
-					" disabled, overflow gaps), %" PRIu64 " after the last packet\n",
-					trace_path, check, res.compared, res.segments, res.skipped,
-					res.trailing);
-			if (status == RTIT_EXIT_DECODE && x.have_err)
-				fprintf(stderr, "%s: but the trace had decode errors (first at offset 0x%"
-					PRIx64 ")\n", trace_path, x.first_err_off);
-		}
-	}
+	if (x.cmp)
+		status = check_verdict(&x, trace_path, check, &cfg, status);
 	rtit_flow_dec_free(x.fd);
 	rtit_flow_cmp_free(x.cmp);
 	rtit_image_free(x.img);

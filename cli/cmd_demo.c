@@ -6,6 +6,7 @@
  * an enabling PSB, then the PSB-insertion example of RTIT 3.3.9.
  * Intel PT: a PSB+ and a short flow with TNT, TIP, FUP and timing.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -79,8 +80,13 @@ int rtit_cmd_demo(int argc, char **argv)
 	struct rtit_packet p;
 	int ret;
 
-	(void)argc;
-	(void)argv;
+	if (argc > 1) {
+		bool help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
+		fputs("usage: rtitsim demo\n\nDumps a small hand-built stream of each dialect, each packet"
+		      " with its bytes\nand fields.\n\nExit status: 0 ok, 1 usage, 2 I/O.\n",
+		      help ? stdout : stderr);
+		return help ? RTIT_EXIT_OK : RTIT_EXIT_USAGE;
+	}
 
 	/* RTIT 2.5.1 Table 3 (filter range 0x100-0x110), read as in
 	 * docs/decisions.md: PSB on enable, then steps 1, 3, 4, 5. */

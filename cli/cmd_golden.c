@@ -38,7 +38,11 @@ static void golden_usage(FILE *out)
 	      "  update  rewrite DIR/expected/ and DIR/MANIFEST (after a reviewed change)\n"
 	      "  list    print the manifest\n"
 	      "\n"
-	      "DIR defaults to ./golden.\n", out);
+	      "DIR defaults to ./golden.  Each DIR/expected/NAME.* set is a bundle\n"
+	      "(docs/formats.md \"Bundles\").\n"
+	      "\n"
+	      "Exit status: 0 ok, 1 usage, 2 I/O, 4 no scenarios or one that does not run\n"
+	      "cleanly, 5 a vector differs from its expected files.\n", out);
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -82,39 +86,9 @@ static uint64_t file_digest(const char *path, size_t *len)
 	return h;
 }
 
-static ssize_t read_fd(void *opaque, uint8_t *buf, size_t cap)
-{
-	return read(*(int *)opaque, buf, cap);
-}
-
-/* Writes the readable dump of PREFIX.trace to PREFIX.dump.txt. */
-static int write_dump(const char *prefix, int dialect, bool cycle_acc)
-{
-	char in[1024], outp[1024];
-	struct rtit_dump_opts o = { 0 };
-	struct rtit_pktdec_cfg cfg = { .dialect = (enum rtit_dialect)dialect, .cycle_acc = cycle_acc,
-				       .read = read_fd };
-	int fd, ret;
-	FILE *out;
-
-	snprintf(in, sizeof(in), "%s.trace", prefix);
-	snprintf(outp, sizeof(outp), "%s.dump.txt", prefix);
-	if ((fd = open(in, O_RDONLY)) < 0)
-		return RTIT_EXIT_IO;
-	if (!(out = fopen(outp, "w"))) {
-		close(fd);
-		return RTIT_EXIT_IO;
-	}
-	cfg.opaque = &fd;
-	ret = rtit_dump_stream(out, &o, &cfg, in);
-	close(fd);
-	if (fclose(out) != 0)
-		return RTIT_EXIT_IO;
-	return ret;
-}
-
-/* Runs DIR/NAME.scn into PREFIX.*, with its dump.  Returns RTIT_EXIT_*. */
-static int regenerate(const char *dir, const char *name, const char *prefix,
+/* Runs DIR/NAME.scn into the bundle OUTDIR/NAME.* (rtit/bundle.h).
+ * Returns RTIT_EXIT_*. */
+static int regenerate(const char *dir, const char *name, const char *outdir,
 		      struct rtit_run_result *res)
 {
 	char path[1024];
@@ -128,14 +102,12 @@ static int regenerate(const char *dir, const char *name, const char *prefix,
 		return RTIT_EXIT_IO;
 	}
 	struct rtit_run_opts o = {
-		.text = (const char *)text, .source = path, .name = name, .out = prefix,
-		.silent = true,
+		.text = (const char *)text, .source = path, .name = name, .silent = true,
+		.bundle = outdir, .stem = name,
 	};
 	st = rtit_run(&o, res);
 	free(text);
-	if (st != RTIT_EXIT_OK)
-		return st;
-	return write_dump(prefix, res->dialect, res->cycle_acc);
+	return st;
 }
 
 /* The packet of @trace (decoded as @dialect) that holds byte @off. */
@@ -201,6 +173,21 @@ static int compare(const char *name, const char *what, const char *want_path, co
 	return ret;
 }
 
+/* The files of a golden bundle `verify` compares (the sideband holds the
+ * writer's version and is not compared; the manifest has the digests of
+ * all but it).  The image is the first ELF or raw file. */
+static const struct {
+	const char *ext, *what;
+	bool bin, optional;
+} files[] = {
+	{ ".trace", "trace", true, false }, { ".dump.txt", "dump", false, false },
+	{ ".dump.jsonl", "JSON dump", false, false }, { ".flow.txt", "flow", false, false },
+	{ ".flow", "binary flow", false, false }, { ".events.txt", "events", false, false },
+	{ ".manifest.json", "manifest", false, false }, { ".elf", "image", false, true },
+	{ ".bin", "image", false, true },
+};
+enum { nfiles = sizeof(files) / sizeof(files[0]) };
+
 static int do_verify(const char *dir, char **names, int n)
 {
 	char tmpl[] = "/tmp/rtitsim-golden-XXXXXX";
@@ -214,23 +201,21 @@ static int do_verify(const char *dir, char **names, int n)
 	for (int i = 0; i < n; i++) {
 		char prefix[1024], want[1024], got[1024];
 		struct rtit_run_result res = { 0 };
-		static const struct { const char *ext, *what; bool bin; } files[] = {
-			{ ".trace", "trace", true }, { ".dump.txt", "dump", false },
-			{ ".flow.txt", "flow", false },
-		};
 		int st;
 
 		snprintf(prefix, sizeof(prefix), "%s/%s", tmp, names[i]);
-		st = regenerate(dir, names[i], prefix, &res);
+		st = regenerate(dir, names[i], tmp, &res);
 		if (st != RTIT_EXIT_OK) {
 			fprintf(stderr, "%s: the scenario did not run cleanly (exit %d)\n", names[i], st);
 			bad++;
 			continue;
 		}
 		int diff = 0;
-		for (unsigned f = 0; f < 3; f++) {
+		for (unsigned f = 0; f < nfiles; f++) {
 			snprintf(want, sizeof(want), "%s/expected/%s%s", dir, names[i], files[f].ext);
 			snprintf(got, sizeof(got), "%s%s", prefix, files[f].ext);
+			if (files[f].optional && access(got, F_OK) != 0 && access(want, F_OK) != 0)
+				continue;
 			diff |= compare(names[i], files[f].what, want, got, files[f].bin, res.dialect,
 					res.cycle_acc);
 		}
@@ -238,15 +223,12 @@ static int do_verify(const char *dir, char **names, int n)
 			bad++;
 		else
 			printf("ok  %-28s %s\n", names[i], res.describe);
-		for (unsigned f = 0; f < 3; f++) {
+		for (unsigned f = 0; f < nfiles; f++) {
 			snprintf(got, sizeof(got), "%s%s", prefix, files[f].ext);
 			unlink(got);
 		}
-		static const char *const rest[] = { ".sideband", ".flow" };
-		for (unsigned f = 0; f < 2; f++) {
-			snprintf(got, sizeof(got), "%s%s", prefix, rest[f]);
-			unlink(got);
-		}
+		snprintf(got, sizeof(got), "%s.sideband", prefix);
+		unlink(got);
 	}
 	rmdir(tmp);
 	printf("golden: %d vectors, %d passed, %d failed\n", n, n - bad, bad);
@@ -279,15 +261,14 @@ static int do_update(const char *dir, char **names, int n)
 		int st;
 
 		snprintf(prefix, sizeof(prefix), "%s/expected/%s", dir, names[i]);
-		st = regenerate(dir, names[i], prefix, &res);
+		snprintf(p2, sizeof(p2), "%s/expected", dir);
+		st = regenerate(dir, names[i], p2, &res);
 		if (st != RTIT_EXIT_OK) {
 			fprintf(stderr, "%s: the scenario did not run cleanly (exit %d): not updated\n",
 				names[i], st);
 			fclose(m);
 			return st;
 		}
-		snprintf(p2, sizeof(p2), "%s.flow", prefix);
-		unlink(p2);		/* the binary flow: the text one is kept */
 		snprintf(p2, sizeof(p2), "%s.trace", prefix);
 		canonical(th, file_digest(p2, &tn));
 		snprintf(p2, sizeof(p2), "%s.dump.txt", prefix);

@@ -12,13 +12,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 
 #include "cli.h"
 #include "util.h"
 #include "run.h"
+#include "bundle.h"
+#include "outfile.h"
 #include "demo_scenario.h"
+#include "rtit/bundle.h"
 #include "rtit/msr_rtit.h"
 #include "rtit/print.h"
 #include "rtit/encoder.h"
@@ -34,6 +39,12 @@ struct run {
 	FILE *trace, *account;
 	struct rtit_session_result res;
 	uint64_t off, listed, dropped;	/* the account's packets */
+	bool progress, progress_shown;
+	double t0, last;
+	/* the outputs: NULL when not written */
+	FILE *sideband, *flow_bin, *flow_txt;
+	const char *out, *stem;
+	char prefix[512], bundle_out[512];
 };
 
 static void run_usage(FILE *out)
@@ -69,6 +80,12 @@ static void run_usage(FILE *out)
 	      "                     corpus compares PREFIX.flow.txt; `rtitsim flow\n"
 	      "                     PREFIX.flow` prints the text of a binary one; the text\n"
 	      "                     is ~100 bytes an instruction, the binary 64)\n"
+	      "  --bundle DIR       write a self-contained vector into DIR (created if\n"
+	      "                     missing): NAME.trace, .sideband, .flow, .flow.txt, the\n"
+	      "                     program image (NAME.elf / NAME.bin), NAME.dump.txt,\n"
+	      "                     .dump.jsonl, .events.txt and NAME.manifest.json, every\n"
+	      "                     path relative to DIR (docs/formats.md \"Bundles\");\n"
+	      "                     NAME is the scenario's name; --out and --flow are ignored\n"
 	      "  --dump             print every packet: trace offset, bytes, the packet with\n"
 	      "                     its full IP, its cause; packets lost in an overflow as\n"
 	      "                     'dropped'\n"
@@ -76,15 +93,60 @@ static void run_usage(FILE *out)
 	      "  --msr NAME=VALUE   an MSR preset (as a scenario's msr line)\n"
 	      "  --verify           decode the trace again (rtitsim decode) and check that\n"
 	      "                     the flow comes back whole (RTIT)\n"
-	      "  -q, --quiet        print only errors and the digests\n"
+	      "  -q, --quiet        print only errors and the digests (no progress)\n"
+	      "  --progress         progress on stderr (instructions and events, packets,\n"
+	      "                     bytes, rate) twice a second; the default when stderr\n"
+	      "                     is a terminal and -q is not given\n"
 	      "  --deliver insn|block|batch  how records reach the encoder (default batch;\n"
 	      "                     the bytes must not depend on it)\n"
 	      "\n"
-	      "A scenario's expect block is compared with the packets produced.  Exit\n"
-	      "status: 0 ok (a program exited, whatever its status: the sideband's\n"
+	      "A scenario's expect block is compared with the packets produced.  Output\n"
+	      "files are written under temporary names (NAME.part) and renamed when whole:\n"
+	      "an interrupted or failed run leaves complete files or none.\n"
+	      "\n"
+	      "Exit status: 0 ok (a program exited, whatever its status: the sideband's\n"
 	      "exit_status), 1 usage, 2 I/O, 4 bad scenario or program, 5 the packets differ\n"
 	      "from the expect block, 6 the guest did not end normally (fault with no\n"
 	      "handler, a signal, fork/exec, instruction budget exhausted).\n", out);
+}
+
+/* @msg, one line; "SOURCE:LINE: what" about a line the command line
+ * appended says "rtitsim run: OPTION: what" (the option, not a line past
+ * the end of the file). */
+static void print_msg(const struct rtit_run_opts *o, const char *msg)
+{
+	size_t n = strlen(o->source);
+	if (o->noptions && !strncmp(msg, o->source, n) && msg[n] == ':') {
+		char *end;
+		long line = strtol(msg + n + 1, &end, 10);
+		long i = line - o->first_option_line;
+		if (end != msg + n + 1 && *end == ':' && i >= 0 && i < o->noptions) {
+			fprintf(stderr, "rtitsim run: %s:%s\n", o->options[i], end + 1);
+			return;
+		}
+	}
+	fprintf(stderr, "%s\n", msg);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Progress on stderr, at most twice a second, on one line rewritten. */
+static void on_progress(void *opaque, const struct rtit_session_progress *p)
+{
+	struct run *r = opaque;
+	double t = now_s();
+	if (!r->progress || t - r->last < 0.5)
+		return;
+	r->last = t;
+	r->progress_shown = true;
+	fprintf(stderr, "\rrtitsim run: %.1f M instructions and events, %.1f M packets, %.1f MB,"
+		" %.1f M records/s ", (double)p->records / 1e6, (double)p->packets / 1e6,
+		(double)p->trace_bytes / 1e6, t > r->t0 ? (double)p->records / (t - r->t0) / 1e6 : 0.0);
 }
 
 /* The readable account: each packet, its bytes and why it was sent.
@@ -261,30 +323,24 @@ static void print_summary(const struct run *r, const char *name, FILE *out, cons
 	fputc('\n', out);
 }
 
+/* PREFIX.EXT under its temporary name until the run is whole (outfile.h). */
 static FILE *open_out(const char *prefix, const char *ext, char *path, size_t cap)
 {
 	snprintf(path, cap, "%s%s", prefix, ext);
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		fprintf(stderr, "rtitsim run: %s: cannot create: %s\n", path, strerror(errno));
-	return f;
+	return rtit_out_open("rtitsim run", path);
 }
 
 /* A run that fails before the simulation starts leaves no files behind:
  * closes the outputs opened so far and removes them. */
 static void discard_outputs(const char *prefix, FILE **fs)
 {
-	static const char *const ext[] = { ".trace", ".sideband", ".flow", ".flow.txt" };
-	char path[1024];
-
+	(void)prefix;
 	for (unsigned i = 0; i < 4; i++) {
-		if (!fs[i])
-			continue;
-		fclose(fs[i]);
+		if (fs[i])
+			fclose(fs[i]);
 		fs[i] = NULL;
-		snprintf(path, sizeof(path), "%s%s", prefix, ext[i]);
-		unlink(path);
 	}
+	rtit_out_discard();
 }
 
 static bool is_scenario(const char *path)
@@ -411,11 +467,64 @@ static void prog_scenario(FILE *mem, const char *input, const struct prog *pg)
 		   "msr RTIT_EVENTS = 0x37\nmsr RTIT_CTL = 0x2009\n", mem);
 }
 
+/* Appends the --param and --msr options to the scenario text as param
+ * and msr lines, and keeps in @names which option each line came from (a
+ * message about the line names the option).  Returns their number, or -1
+ * after a line naming the bad one. */
+static int append_options(FILE *mem, const char *const *params, int nparams,
+			  const char *const *msrs, int nmsrs, const char **names)
+{
+	static char opt_text[64][300];
+	int n = 0;
+	for (int k = 0; k < 2; k++) {
+		const char *const *v = k ? msrs : params;
+		const char *opt = k ? "--msr" : "--param";
+		for (int i = 0; i < (k ? nmsrs : nparams) && n < 64; i++) {
+			const char *eq = strchr(v[i], '=');
+			if (!eq) {
+				fprintf(stderr, "rtitsim run: %s %s: expected %s=VALUE\n", opt, v[i],
+					k ? "NAME" : "KEY");
+				return -1;
+			}
+			fprintf(mem, "%s %.*s = %s\n", k ? "msr" : "param", (int)(eq - v[i]), v[i],
+				eq + 1);
+			snprintf(opt_text[n], sizeof(opt_text[0]), "%s %s", opt, v[i]);
+			names[n] = opt_text[n];
+			n++;
+		}
+	}
+	return n;
+}
+
+/* @status, or RTIT_EXIT_IO after a line when writing the standard output
+ * failed. */
+static int stdout_status(int status)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	fprintf(stderr, "rtitsim run: writing the standard output failed: %s\n",
+		strerror(errno ? errno : EIO));
+	return status == RTIT_EXIT_OK ? RTIT_EXIT_IO : status;
+}
+
+/* --verify's temporary directory and the files in it, removed. */
+static void remove_verify_dir(const char *dir, const char *pfx)
+{
+	static const char *const ext[] = { ".trace", ".sideband", ".flow", ".flow.txt" };
+	char f[128];
+	for (unsigned i = 0; i < 4; i++) {
+		snprintf(f, sizeof(f), "%s%s", pfx, ext[i]);
+		unlink(f);
+	}
+	rmdir(dir);
+}
+
 int rtit_cmd_run(int argc, char **argv)
 {
-	const char *input = NULL, *out = NULL;
+	const char *input = NULL, *out = NULL, *bundle = NULL;
 	struct prog pg = { 0 };
 	bool dump = false, quiet = false, verify = false;
+	int progress = -1;
 	int deliver = RTIT_SIM_PER_BATCH, flow = RTIT_RUN_FLOW_BOTH;
 	const char *extra_params[32], *extra_msrs[32];
 	int nparams = 0, nmsrs = 0;
@@ -428,6 +537,16 @@ int rtit_cmd_run(int argc, char **argv)
 			return RTIT_EXIT_OK;
 		} else if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && i + 1 < argc) {
 			out = argv[++i];
+			if (!*out) {
+				fprintf(stderr, "rtitsim run: %s: an empty prefix names no file\n", a);
+				return RTIT_EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--bundle") && i + 1 < argc) {
+			bundle = argv[++i];
+			if (!*bundle) {
+				fprintf(stderr, "rtitsim run: --bundle: an empty directory name\n");
+				return RTIT_EXIT_USAGE;
+			}
 		} else if (!strcmp(a, "--dump")) {
 			dump = true;
 		} else if (!strcmp(a, "--deliver") && i + 1 < argc) {
@@ -446,6 +565,9 @@ int rtit_cmd_run(int argc, char **argv)
 			verify = true;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			quiet = true;
+			progress = 0;
+		} else if (!strcmp(a, "--progress")) {
+			progress = 1;
 		} else if (!strcmp(a, "--param") && i + 1 < argc && nparams < 32) {
 			extra_params[nparams++] = argv[++i];
 		} else if (!strcmp(a, "--msr") && i + 1 < argc && nmsrs < 32) {
@@ -510,21 +632,16 @@ int rtit_cmd_run(int argc, char **argv)
 		name = input;
 	}
 	fputc('\n', mem);
-	for (int i = 0; i < nparams; i++) {
-		const char *eq = strchr(extra_params[i], '=');
-		if (!eq) {
-			fprintf(stderr, "rtitsim run: --param %s: expected KEY=VALUE\n", extra_params[i]);
-			return RTIT_EXIT_USAGE;
-		}
-		fprintf(mem, "param %.*s = %s\n", (int)(eq - extra_params[i]), extra_params[i], eq + 1);
-	}
-	for (int i = 0; i < nmsrs; i++) {
-		const char *eq = strchr(extra_msrs[i], '=');
-		if (!eq) {
-			fprintf(stderr, "rtitsim run: --msr %s: expected NAME=VALUE\n", extra_msrs[i]);
-			return RTIT_EXIT_USAGE;
-		}
-		fprintf(mem, "msr %.*s = %s\n", (int)(eq - extra_msrs[i]), extra_msrs[i], eq + 1);
+	fflush(mem);
+	int first_option_line = 1;
+	for (size_t k = 0; k < tlen; k++)
+		first_option_line += text[k] == '\n';
+	static const char *opt_names[64];
+	int nopts = append_options(mem, extra_params, nparams, extra_msrs, nmsrs, opt_names);
+	if (nopts < 0) {
+		fclose(mem);
+		free(text);
+		return RTIT_EXIT_USAGE;
 	}
 	fclose(mem);
 	struct rtit_run_opts o = {
@@ -541,15 +658,23 @@ int rtit_cmd_run(int argc, char **argv)
 		.image = input ? input : "demo",
 		.flow = flow,
 		.program = input && !is_scenario(input),
+		.bundle = bundle,
+		.progress = quiet ? 0 : progress,
+		.first_option_line = first_option_line,
+		.noptions = nopts,
+		.options = opt_names,
+		/* a program's bundle is named after its file */
+		.stem = input && !is_scenario(input) ?
+			(strrchr(input, '/') ? strrchr(input, '/') + 1 : input) : NULL,
 	};
-	if (o.verify && (flow == RTIT_RUN_FLOW_TXT || flow == RTIT_RUN_FLOW_NONE)) {
+	if (o.verify && !bundle && (flow == RTIT_RUN_FLOW_TXT || flow == RTIT_RUN_FLOW_NONE)) {
 		fprintf(stderr, "rtitsim run: --verify reads the binary flow: --flow both or bin\n");
 		free(text);
 		return RTIT_EXIT_USAGE;
 	}
 	char tmpl[] = "/tmp/rtitsim-verify-XXXXXX", pfx[64];
 	char *tmp = NULL;
-	if (o.verify && !out) {
+	if (o.verify && !out && !bundle) {
 		/* The decoder reads the files: keep them in a temporary place. */
 		if (!(tmp = mkdtemp(tmpl))) {
 			fprintf(stderr, "rtitsim run: cannot make a temporary directory: %s\n", strerror(errno));
@@ -559,22 +684,9 @@ int rtit_cmd_run(int argc, char **argv)
 		snprintf(pfx, sizeof(pfx), "%s/run", tmp);
 		o.out = pfx;
 	}
-	status = rtit_run(&o, NULL);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "rtitsim run: writing the standard output failed: %s\n",
-			strerror(errno ? errno : EIO));
-		if (status == RTIT_EXIT_OK)
-			status = RTIT_EXIT_IO;
-	}
-	if (tmp) {
-		static const char *const ext[] = { ".trace", ".sideband", ".flow", ".flow.txt" };
-		char f[128];
-		for (unsigned i = 0; i < 4; i++) {
-			snprintf(f, sizeof(f), "%s%s", pfx, ext[i]);
-			unlink(f);
-		}
-		rmdir(tmp);
-	}
+	status = stdout_status(rtit_run(&o, NULL));
+	if (tmp)
+		remove_verify_dir(tmp, pfx);
 	free(text);
 	return status;
 }
@@ -604,9 +716,10 @@ static void on_unicorn_abort(int sig)
 		return;
 	}
 	rtit_sim_unicorn_abort_msg(sim, what, sizeof(what));
-	fflush(NULL);
+	fflush(stdout);
+	rtit_out_discard();
 	n = snprintf(line, sizeof(line), "rtitsim: the guest did not end normally: %s; "
-		     "the output files are incomplete\n", what);
+		     "its output files were incomplete and are removed\n", what);
 	if (n > 0)
 		(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 	_exit(RTIT_EXIT_RUN);
@@ -642,10 +755,107 @@ static void process_summary(const struct rtit_sim_process_info *pi, bool quiet)
 			pi->unsupported);
 }
 
+/* A bundle's image files (copied in, the sideband's map lines set to
+ * them) before the sideband is written.  RTIT_EXIT_*. */
+static int bundle_images(const struct rtit_run_opts *o, const char *stem, struct run *r)
+{
+	struct rtit_bundle_scn_images im;
+	char err[1024];
+	int ret = rtit_bundle_scenario_images(&r->sc, &im, err, sizeof(err));
+	if (ret == 0)
+		ret = rtit_bundle_add_images(o->bundle, stem, im.img, im.n, &r->res.sb, err,
+					     sizeof(err));
+	rtit_bundle_scenario_images_fini(&im);
+	if (ret < 0) {
+		fprintf(stderr, "rtitsim run: --bundle %s: %s\n", o->bundle, err);
+		return ret == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;
+	}
+	return RTIT_EXIT_OK;
+}
+
+/* The rest of a bundle after the run's files are complete: the dumps, the
+ * events and the manifest.  RTIT_EXIT_*. */
+static int bundle_finish(const struct rtit_run_opts *o, const char *stem, const char *prefix,
+			 struct run *r)
+{
+	char err[1024];
+	int st = rtit_cli_bundle_outputs(prefix, r->dialect, r->res.cycle_acc);
+	if (st != RTIT_EXIT_OK)
+		return st;
+	if (rtit_bundle_write_manifest(o->bundle, stem, &r->res.sb, r->sc.describe, err,
+				       sizeof(err)) < 0) {
+		fprintf(stderr, "rtitsim run: %s\n", err);
+		return RTIT_EXIT_IO;
+	}
+	return RTIT_EXIT_OK;
+}
+
+/* The outputs under their temporary names (outfile.h), in r's fields;
+ * the bundle's directory made.  RTIT_EXIT_OK or the status. */
+static int open_outputs(const struct rtit_run_opts *o, struct run *r)
+{
+	bool want_bin = o->flow == RTIT_RUN_FLOW_BOTH || o->flow == RTIT_RUN_FLOW_BIN || o->bundle;
+	bool want_txt = o->flow == RTIT_RUN_FLOW_BOTH || o->flow == RTIT_RUN_FLOW_TXT || o->bundle;
+	char path[1024];
+
+	r->out = o->out;
+	r->stem = o->stem ? o->stem : r->sc.name[0] ? r->sc.name : "rtitsim";
+	if (o->bundle) {
+		if (mkdir(o->bundle, 0777) < 0 && errno != EEXIST) {
+			fprintf(stderr, "rtitsim run: --bundle %s: cannot create: %s\n", o->bundle,
+				strerror(errno));
+			return RTIT_EXIT_IO;
+		}
+		snprintf(r->bundle_out, sizeof(r->bundle_out), "%s/%s", o->bundle, r->stem);
+		r->out = r->bundle_out;
+	}
+	if (!r->out && o->default_out)
+		r->out = r->sc.name[0] ? r->sc.name : "rtitsim";
+	if (!r->out)
+		return RTIT_EXIT_OK;
+	snprintf(r->prefix, sizeof(r->prefix), "%s", r->out);
+	if (!(r->trace = open_out(r->prefix, ".trace", path, sizeof(path))) ||
+	    !(r->sideband = open_out(r->prefix, ".sideband", path, sizeof(path))) ||
+	    (want_bin && !(r->flow_bin = open_out(r->prefix, ".flow", path, sizeof(path)))) ||
+	    (want_txt && !(r->flow_txt = open_out(r->prefix, ".flow.txt", path, sizeof(path))))) {
+		FILE *fs[4] = { r->trace, r->sideband, r->flow_bin, r->flow_txt };
+		discard_outputs(r->prefix, fs);
+		return RTIT_EXIT_IO;
+	}
+	return RTIT_EXIT_OK;
+}
+
+/* Closes the outputs; each whole under its name, or none and a line
+ * naming the one that failed.  Returns @status or RTIT_EXIT_IO. */
+static int close_outputs(struct run *r, int status)
+{
+	FILE *fs[] = { r->trace, r->sideband, r->flow_bin, r->flow_txt };
+	static const char *const ext[] = { ".trace", ".sideband", ".flow", ".flow.txt" };
+	for (int i = 0; i < 4; i++) {
+		if (!fs[i])
+			continue;
+		bool bad = ferror(fs[i]);
+		if (fclose(fs[i]) != 0 || bad) {
+			fprintf(stderr, "rtitsim run: %s%s: writing failed: %s\n", r->prefix, ext[i],
+				strerror(errno ? errno : EIO));
+			if (status == RTIT_EXIT_OK)
+				status = RTIT_EXIT_IO;
+		}
+	}
+	/* all whole under their names, or none (outfile.h) */
+	if (r->out && status == RTIT_EXIT_IO) {
+		rtit_out_discard();
+		fprintf(stderr, "rtitsim run: no output file was written (%s.*)\n", r->prefix);
+	} else if (r->out && rtit_out_commit("rtitsim run") < 0) {
+		status = RTIT_EXIT_IO;
+	}
+	return status;
+}
+
 int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 {
 	static struct run r;
-	const char *out = o->out, *name = o->name;
+	const char *name = o->name;
 	bool quiet = o->quiet || o->silent;
 	int deliver = o->deliver;
 	struct rtit_scn_error err;
@@ -655,31 +865,17 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	memset(&r, 0, sizeof(r));
 	ret = rtit_scenario_parse_string(o->text, o->source, &r.sc, &err);
 	if (ret < 0) {
-		fprintf(stderr, "%s\n", err.text);
+		print_msg(o, err.text);
 		rtit_scenario_fini(&r.sc);
 		return ret == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;
 	}
 	r.dialect = r.sc.dialect;
 
-	/* Outputs. */
-	FILE *sideband = NULL, *flow_bin = NULL, *flow_txt = NULL;
-	bool want_bin = o->flow == RTIT_RUN_FLOW_BOTH || o->flow == RTIT_RUN_FLOW_BIN;
-	bool want_txt = o->flow == RTIT_RUN_FLOW_BOTH || o->flow == RTIT_RUN_FLOW_TXT;
-	char prefix[512];
-	if (!out && o->default_out)
-		out = r.sc.name[0] ? r.sc.name : "rtitsim";
-	if (out) {
-		snprintf(prefix, sizeof(prefix), "%s", out);
-		if (!(r.trace = open_out(prefix, ".trace", path, sizeof(path))) ||
-		    !(sideband = open_out(prefix, ".sideband", path, sizeof(path))) ||
-		    (want_bin && !(flow_bin = open_out(prefix, ".flow", path, sizeof(path)))) ||
-		    (want_txt && !(flow_txt = open_out(prefix, ".flow.txt", path, sizeof(path))))) {
-			FILE *fs[4] = { r.trace, sideband, flow_bin, flow_txt };
-			discard_outputs(prefix, fs);
-			rtit_scenario_fini(&r.sc);
-			return RTIT_EXIT_IO;
-		}
+	if ((status = open_outputs(o, &r)) != RTIT_EXIT_OK) {
+		rtit_scenario_fini(&r.sc);
+		return status;
 	}
+	const char *out = r.out, *stem = r.stem, *prefix = r.prefix;
 	r.account = o->account;
 	if (r.account)
 		printf("== %s: %s\n  %-8s  %-23s  %-30s %s\n", r.sc.name[0] ? r.sc.name : name,
@@ -688,16 +884,20 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	/* The session: simulator -> encoder -> the trace and the flow. */
 	struct rtit_session_cfg scfg = {
 		.sc = &r.sc, .deliver = deliver,
-		.trace = r.trace, .flow_bin = flow_bin, .flow_txt = flow_txt,
+		.trace = r.trace, .flow_bin = r.flow_bin, .flow_txt = r.flow_txt,
 		.on_packet = on_note, .opaque = &r,
-		.run = run_guarded, .image = o->image,
+		.run = run_guarded, .image = o->image, .progress = on_progress,
 	};
+	r.progress = o->progress > 0 || (o->progress < 0 && !quiet && isatty(2));
+	r.t0 = r.last = now_s();
 	struct rtit_session_result *res_ = &r.res;
 	int ss = rtit_session_run(&scfg, res_);
+	if (r.progress_shown)
+		fputs("\n", stderr);
 	if (!res_->ran) {
 		/* nothing ran: no files are left behind */
-		fprintf(stderr, "%s\n", res_->msg[0] ? res_->msg : res_->io_msg);
-		FILE *fs[4] = { r.trace, sideband, flow_bin, flow_txt };
+		print_msg(o, res_->msg[0] ? res_->msg : res_->io_msg);
+		FILE *fs[4] = { r.trace, r.sideband, r.flow_bin, r.flow_txt };
 		if (out)
 			discard_outputs(prefix, fs);
 		rtit_scenario_fini(&r.sc);
@@ -716,8 +916,10 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	const char *nt = rtit_encoder_not_traced_why(res_->stats.not_traced);
 	if (nt)
 		fprintf(stderr, "%s: warning: no packet was ever enabled: %s\n", r.sc.path, nt);
-	if (sideband)
-		rtit_sideband_write(sideband, &res_->sb);
+	if (o->bundle && status == RTIT_EXIT_OK)
+		status = bundle_images(o, stem, &r);
+	if (r.sideband)
+		rtit_sideband_write(r.sideband, &res_->sb);
 	/* a program owns stdout: rtitsim's lines go to stderr */
 	FILE *msg = o->program ? stderr : stdout;
 	const char *mp = o->program ? "rtitsim: " : "";
@@ -728,20 +930,7 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	if (!o->silent)
 		fprintf(msg, "%strace %s  flow %s\n", mp, res_->sb.trace_xxh3, res_->sb.flow_xxh3);
 
-	/* Each output whole, or a line naming the one that is not. */
-	FILE *fs[] = { r.trace, sideband, flow_bin, flow_txt };
-	static const char *const ext[] = { ".trace", ".sideband", ".flow", ".flow.txt" };
-	for (int i = 0; i < 4; i++) {
-		if (!fs[i])
-			continue;
-		bool bad = ferror(fs[i]);
-		if (fclose(fs[i]) != 0 || bad) {
-			fprintf(stderr, "rtitsim run: %s%s: writing failed: %s\n", prefix, ext[i],
-				strerror(errno ? errno : EIO));
-			if (status == RTIT_EXIT_OK)
-				status = RTIT_EXIT_IO;
-		}
-	}
+	status = close_outputs(&r, status);
 
 	/* The expect block, checked against the trace as written. */
 	if (r.sc.has_expect && status == RTIT_EXIT_OK) {
@@ -761,6 +950,8 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		}
 		free(t);
 	}
+	if (o->bundle && status == RTIT_EXIT_OK)
+		status = bundle_finish(o, stem, prefix, &r);
 	/* --verify: the flow decoder must give the ground truth back. */
 	if (o->verify && status == RTIT_EXIT_OK && out) {
 		{

@@ -18,6 +18,7 @@ static const struct cmd cmds[] = {
 	{ "decode", rtit_cmd_decode, "reconstruct the instruction flow from a trace and the program" },
 	{ "perf-data", rtit_cmd_perfdata, "an Intel PT run as a perf.data for Linux perf" },
 	{ "explain", rtit_cmd_explain, "a run as one HTML page: why every byte of the trace is there" },
+	{ "check", rtit_cmd_check, "compare another decoder's output with a bundle's ground truth" },
 #endif
 	{ "flow", rtit_cmd_flow, "print a binary ground-truth flow (.flow) as text" },
 	{ "dump", rtit_cmd_dump, "print the packets of a trace, one per line" },

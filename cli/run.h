@@ -26,6 +26,18 @@ struct rtit_run_opts {
 	/* A program run: the guest owns stdout, rtitsim's own lines go to
 	 * stderr with an "rtitsim: " prefix, and the process's summary too. */
 	bool program;
+	/* A directory: write a bundle there (rtit/bundle.h), every file
+	 * named STEM.* (default stem: the scenario's name); out is ignored
+	 * and flow is both. */
+	const char *bundle, *stem;
+	/* Progress on stderr (records, packets, bytes, rate): 1 always, 0
+	 * never, -1 when stderr is a terminal and not quiet. */
+	int progress;
+	/* Lines appended from the command line: scenario line
+	 * first_option_line + i came from options[i] ("--param K=V"), so a
+	 * message about it names the option, not a line of the file. */
+	int first_option_line, noptions;
+	const char *const *options;
 };
 
 enum {

@@ -275,6 +275,12 @@ static int add_segments(struct rtit_image *img, Elf *e, int fd, const char *path
 		if (!gelf_getphdr(e, (int)i, &ph))
 			return fail(img, -RTIT_ERR_INVALID, "%s: program header %zu: %s", path, i,
 				    elf_errmsg(-1));
+		/* a program the simulator could not load is no image either:
+		 * the same bound on the memory a segment asks for (issue 19) */
+		if (ph.p_type == PT_LOAD && ph.p_memsz > RTIT_IMAGE_MAX_BYTES)
+			return fail(img, -RTIT_ERR_INVALID, "%s: PT_LOAD %zu: p_memsz 0x%" PRIx64
+				    " is more than an image may hold (0x%llx bytes)", path, i,
+				    (uint64_t)ph.p_memsz, (unsigned long long)RTIT_IMAGE_MAX_BYTES);
 		if (ph.p_type != PT_LOAD || !ph.p_filesz)
 			continue;
 		if (ph.p_offset > fsize || ph.p_filesz > fsize - ph.p_offset)

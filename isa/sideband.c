@@ -79,6 +79,15 @@ int rtit_sideband_write(FILE *f, const struct rtit_sideband *sb)
 		fprintf(f, "exit_status %d\n", sb->exit_status);
 	if (sb->syscalls)
 		fprintf(f, "syscalls %" PRIu64 "\n", sb->syscalls);
+	for (size_t i = 0; i < sb->nmsrs; i++)
+		fprintf(f, "msr 0x%" PRIx32 " 0x%" PRIx64 "\n", sb->msrs[i].msr, sb->msrs[i].value);
+	for (size_t i = 0; i < sb->nmaps; i++)
+		fprintf(f, "map %s 0x%" PRIx64 " %s\n", sb->maps[i].elf ? "elf" : "raw",
+			sb->maps[i].addr, sb->maps[i].file);
+	for (size_t i = 0; i < sb->nhandlers; i++)
+		fprintf(f, "handler %u 0x%" PRIx64 "\n", sb->handlers[i].vector, sb->handlers[i].ip);
+	if (sb->external_ctl)
+		fputs("external_ctl 1\n", f);
 	return ferror(f) ? -RTIT_ERR_IO : 0;
 }
 
@@ -203,6 +212,82 @@ static int mmap_line(struct rd *rd, struct rtit_sideband *sb, char *v)
 	return 0;
 }
 
+/* "map elf|raw ADDR FILE" (the file last: it may hold blanks). */
+static int map(struct rd *rd, struct rtit_sideband *sb, char *v)
+{
+	char kind[8], addr[32];
+	int n = 0;
+	if (sscanf(v, "%7s %31s %n", kind, addr, &n) != 2 || !n || !v[n] ||
+	    (strcmp(kind, "elf") && strcmp(kind, "raw")))
+		return bad(rd, "map: expected 'map elf|raw ADDRESS FILE'");
+	if (sb->nmaps == RTIT_SIDEBAND_MAX_MAPS)
+		return bad(rd, "map: more than %d", RTIT_SIDEBAND_MAX_MAPS);
+	struct rtit_sideband_map *m = &sb->maps[sb->nmaps];
+	int r = num(rd, "map address", addr, 0, &m->addr);
+	if (r == 0)
+		r = str(rd, "map file", v + n, m->file, sizeof(m->file));
+	m->elf = !strcmp(kind, "elf");
+	if (r == 0)
+		sb->nmaps++;
+	return r;
+}
+
+/* "handler VECTOR IP" and "msr MSR VALUE": two numbers. */
+static int pair(struct rd *rd, const char *key, char *v, uint64_t *a, uint64_t *b)
+{
+	char *sp = strchr(v, ' ');
+	if (!sp)
+		return bad(rd, "%s: expected two numbers", key);
+	*sp = 0;
+	int r = num(rd, key, v, 0, a);
+	return r ? r : num(rd, key, sp + 1, 0, b);
+}
+
+/* The lines that repeat: map, handler, msr.  1 when @key is none. */
+static int repeated(struct rd *rd, struct rtit_sideband *sb, const char *key, char *v)
+{
+	uint64_t a, b;
+	int r;
+	if (!strcmp(key, "map"))
+		return map(rd, sb, v);
+	if (!strcmp(key, "handler")) {
+		if ((r = pair(rd, key, v, &a, &b)) != 0)
+			return r;
+		if (a > 255 || sb->nhandlers == RTIT_SIDEBAND_MAX_HANDLERS)
+			return bad(rd, "handler: vector %" PRIu64 " is not 0-255, or more than %d",
+				   a, RTIT_SIDEBAND_MAX_HANDLERS);
+		sb->handlers[sb->nhandlers].vector = (unsigned)a;
+		sb->handlers[sb->nhandlers++].ip = b;
+		return 0;
+	}
+	if (!strcmp(key, "msr")) {
+		if ((r = pair(rd, key, v, &a, &b)) != 0)
+			return r;
+		if (a > 0xffffffffu || sb->nmsrs == RTIT_SIDEBAND_MAX_MSRS)
+			return bad(rd, "msr: 0x%" PRIx64 " is not a 32-bit MSR, or more than %d",
+				   a, RTIT_SIDEBAND_MAX_MSRS);
+		sb->msrs[sb->nmsrs].msr = (uint32_t)a;
+		sb->msrs[sb->nmsrs++].value = b;
+		return 0;
+	}
+	if (!strcmp(key, "external_ctl")) {
+		if (strcmp(v, "0") && strcmp(v, "1"))
+			return bad(rd, "external_ctl: '%s' is not 0 or 1", v);
+		sb->external_ctl = v[0] == '1';
+		return 0;
+	}
+	return 1;
+}
+
+int rtit_sideband_map_path(const struct rtit_sideband *sb, size_t i, const char *sideband_path,
+			   char *out, size_t cap)
+{
+	const char *f = sb->maps[i].file, *slash = sideband_path ? strrchr(sideband_path, '/') : NULL;
+	int n = f[0] == '/' || !slash ? snprintf(out, cap, "%s", f) :
+		snprintf(out, cap, "%.*s/%s", (int)(slash - sideband_path), sideband_path, f);
+	return n < 0 || (size_t)n >= cap ? -RTIT_ERR_NOSPACE : 0;
+}
+
 /* One "KEY VALUE" line. */
 static int line(struct rd *rd, struct rtit_sideband *sb, char *key, char *v)
 {
@@ -252,6 +337,8 @@ static int line(struct rd *rd, struct rtit_sideband *sb, char *key, char *v)
 			return bad(rd, "exit_status: %d is not 0 to 255", sb->exit_status);
 		return r;
 	}
+	if ((r = repeated(rd, sb, key, v)) <= 0)
+		return r;
 	if (!strcmp(key, "trace_xxh3"))
 		return hex16(rd, key, v, sb->trace_xxh3);
 	if (!strcmp(key, "flow_xxh3"))

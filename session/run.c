@@ -11,6 +11,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "rtit/msr_rtit.h"
 #include "rtit/session.h"
 #include "rtit/version.h"
 
@@ -23,7 +24,27 @@ struct session {
 	int io_err;
 	uint64_t first_ctl;
 	bool have_ctl;
+	/* every MSR the encoder took before tracing was first enabled, the
+	 * last value of each (the sideband's msr lines) */
+	struct rtit_sideband_msr msrs[RTIT_SIDEBAND_MAX_MSRS];
+	size_t nmsrs;
+	uint64_t records, next_progress;	/* the progress callback's */
 };
+
+/* Keeps @v as @msr's value at the first enable (the enabling write
+ * included). */
+static void keep_msr(struct session *s, uint32_t msr, uint64_t v)
+{
+	size_t i = 0;
+	while (i < s->nmsrs && s->msrs[i].msr != msr)
+		i++;
+	if (i == RTIT_SIDEBAND_MAX_MSRS)
+		return;
+	if (i == s->nmsrs)
+		s->nmsrs++;
+	s->msrs[i].msr = msr;
+	s->msrs[i].value = v;
+}
 
 /* ------------------------------------------------ the encoder's sink */
 
@@ -53,25 +74,37 @@ static void on_batch(const struct rtit_sim_rec *recs, size_t n, void *opaque)
 	rtit_flow_writer_on_batch(recs, n, &s->flow);
 	if (!s->cfg->on_record) {
 		rtit_encoder_on_batch(s->enc, recs, n);
-		return;
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			struct rtit_enc_state es;
+			rtit_encoder_on_batch(s->enc, recs + i, 1);
+			rtit_encoder_observe(s->enc, &es);
+			s->cfg->on_record(s->cfg->opaque, recs + i, &es);
+		}
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct rtit_enc_state st;
-		rtit_encoder_on_batch(s->enc, recs + i, 1);
-		rtit_encoder_observe(s->enc, &st);
-		s->cfg->on_record(s->cfg->opaque, recs + i, &st);
+	s->records += n;
+	if (s->records >= s->next_progress && s->cfg->progress) {
+		struct rtit_enc_stats st;
+		rtit_encoder_stats(s->enc, &st);
+		struct rtit_session_progress p = { s->records, st.packets, s->trace_bytes };
+		s->next_progress = s->records + (1u << 20);
+		s->cfg->progress(s->cfg->opaque, &p);
 	}
 }
 
 static int msr_write(void *opaque, uint32_t msr, uint64_t v, const struct rtit_sim_rec *ctx)
 {
 	struct session *s = opaque;
+	bool had = s->have_ctl;
 	if (msr == rtit_encoder_ctl_msr(s->enc) && !s->have_ctl &&
 	    rtit_encoder_ctl_trace_en(s->enc, v)) {
 		s->first_ctl = v;
 		s->have_ctl = true;
 	}
-	return rtit_encoder_msr_write(s->enc, msr, v, ctx);
+	int r = rtit_encoder_msr_write(s->enc, msr, v, ctx);
+	if (!had && r == 0)
+		keep_msr(s, msr, v);
+	return r;
 }
 
 static int msr_read(void *opaque, uint32_t msr, uint64_t *v, const struct rtit_sim_rec *ctx)
@@ -163,8 +196,40 @@ static int make_sim(struct session *s, struct rtit_sim **simp, struct rtit_sessi
 	return RTIT_SESSION_OK;
 }
 
+static int cmp_msr(const void *a, const void *b)
+{
+	uint32_t x = ((const struct rtit_sideband_msr *)a)->msr;
+	uint32_t y = ((const struct rtit_sideband_msr *)b)->msr;
+	return (x > y) - (x < y);
+}
+
+/* What the decoder takes from the scenario besides the code: the handlers
+ * (labels resolved in the loaded program) and whether RTIT_CTL is written
+ * from outside; the trace MSRs at the first enable, by number. */
+static void sideband_scenario(const struct session *s, const struct rtit_sim *sim,
+			      struct rtit_sideband *sb)
+{
+	const struct rtit_scenario *sc = s->cfg->sc;
+	for (size_t i = 0; i < sc->nhandlers && sb->nhandlers < RTIT_SIDEBAND_MAX_HANDLERS; i++) {
+		uint64_t v = sc->handlers[i].ip.value;
+		if (sc->handlers[i].ip.label[0] &&
+		    rtit_sim_symbol(sim, sc->handlers[i].ip.label, &v) < 0)
+			continue;
+		sb->handlers[sb->nhandlers].vector = sc->handlers[i].vector;
+		sb->handlers[sb->nhandlers++].ip = v;
+	}
+	for (size_t i = 0; i < sc->nevents; i++)
+		if (sc->events[i].ev.kind == RTIT_EV_MSR_WRITE_EXTERNAL &&
+		    sc->events[i].ev.msr == RTIT_R_MSR_CTL)
+			sb->external_ctl = true;
+	memcpy(sb->msrs, s->msrs, s->nmsrs * sizeof(s->msrs[0]));
+	sb->nmsrs = s->nmsrs;
+	qsort(sb->msrs, sb->nmsrs, sizeof(sb->msrs[0]), cmp_msr);
+}
+
 /* The sideband of the run (docs/formats.md). */
-static void fill_sideband(const struct session *s, struct rtit_session_result *res)
+static void fill_sideband(const struct session *s, const struct rtit_sim *sim,
+			  struct rtit_session_result *res)
 {
 	const struct rtit_scenario *sc = s->cfg->sc;
 	struct rtit_sideband *sb = &res->sb;
@@ -199,6 +264,7 @@ static void fill_sideband(const struct session *s, struct rtit_session_result *r
 	sb->psbs = res->stats.psbs;
 	sb->overflows = (int64_t)res->stats.overflows;
 	snprintf(sb->stop, sizeof(sb->stop), "%s", res->st.msg);
+	sideband_scenario(s, sim, sb);
 }
 
 /* A process run: its mappings, exit status and system calls. */
@@ -263,14 +329,14 @@ static void run_and_finish(struct session *s, struct rtit_sim *sim,
 			 path, s->io_err ? strerror(s->io_err) : rtit_errstr(fin < 0 ? fin : fw));
 		res->status = RTIT_SESSION_IO;
 	}
-	fill_sideband(s, res);
+	fill_sideband(s, sim, res);
 	if (s->cfg->sc->code_kind == RTIT_SCN_CODE_PROCESS)
 		process_sideband(sim, res);
 }
 
 int rtit_session_run(const struct rtit_session_cfg *cfg, struct rtit_session_result *res)
 {
-	struct session s = { .cfg = cfg };
+	struct session s = { .cfg = cfg, .next_progress = 1u << 20 };
 	struct rtit_sim *sim = NULL;
 
 	memset(res, 0, sizeof(*res));

@@ -81,6 +81,19 @@ static const struct msr_name msr_names[] = {
 	{ "IA32_UINTR_TT", RTIT_SIM_MSR_UINTR_TT, -1 },
 };
 
+const char *rtit_scenario_msr_name(uint32_t msr, int dialect)
+{
+	for (size_t i = 0; i < sizeof(msr_names) / sizeof(msr_names[0]); i++)
+		if (msr_names[i].msr == msr && (msr_names[i].dialect < 0 ||
+						 msr_names[i].dialect == dialect))
+			return msr_names[i].name;
+	/* written by the simulator's clock (frequency changes), not by a
+	 * scenario line */
+	if (msr == RTIT_SIM_MSR_PERF_STATUS)
+		return "IA32_PERF_STATUS";
+	return NULL;
+}
+
 int rtit_scenario_msr_by_name(const char *name, int dialect, uint32_t *msr)
 {
 	size_t n = sizeof(msr_names) / sizeof(msr_names[0]);
@@ -1359,6 +1372,14 @@ static void rel_path(const struct rtit_scenario *sc, char *out, size_t size)
 	else
 		snprintf(out, size, "%.*s/%s", (int)(slash - sc->path), sc->path,
 			 sc->code_path);
+}
+
+int rtit_scenario_code_path(const struct rtit_scenario *sc, char *out, size_t size)
+{
+	if (!sc || (sc->code_kind != RTIT_SCN_CODE_ELF && sc->code_kind != RTIT_SCN_CODE_FLAT))
+		return -RTIT_ERR_INVALID;
+	rel_path(sc, out, size);
+	return 0;
 }
 
 int rtit_scenario_image(const struct rtit_scenario *sc, struct rtit_image *img,

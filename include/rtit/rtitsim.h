@@ -7,7 +7,7 @@
  *
  * The simulator and the encoder models (pkg-config rtitsim) add
  * rtit/sim.h, rtit/scenario.h, rtit/encoder.h (rtit_encoder.h,
- * pt_encoder.h), rtit/session.h and rtit/perfdata.h.
+ * pt_encoder.h), rtit/session.h, rtit/bundle.h and rtit/perfdata.h.
  */
 #ifndef RTIT_RTITSIM_H
 #define RTIT_RTITSIM_H

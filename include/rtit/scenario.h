@@ -200,6 +200,11 @@ struct rtit_image;
 int rtit_scenario_image(const struct rtit_scenario *sc, struct rtit_image *img,
 			struct rtit_scn_error *err);
 
+/* The file of a `code elf` or `code flat` scenario as the simulator opens
+ * it (relative to the scenario's directory).  0, or -RTIT_ERR_INVALID
+ * (`code asm`: no file). */
+int rtit_scenario_code_path(const struct rtit_scenario *sc, char *out, size_t size);
+
 /*
  * Loads the code into sim, maps memory, resolves labels, sets handlers,
  * registers, the end address, the injected events, and presets the MSRs
@@ -211,5 +216,9 @@ int rtit_scenario_setup(const struct rtit_scenario *sc, struct rtit_sim *sim,
 
 /* Looks up a trace or platform MSR by name for a dialect; 0 if found. */
 int rtit_scenario_msr_by_name(const char *name, int dialect, uint32_t *msr);
+
+/* The name of @msr in @dialect (as a scenario's msr line spells it), or
+ * NULL when the scenario language has none. */
+const char *rtit_scenario_msr_name(uint32_t msr, int dialect);
 
 #endif /* RTIT_SCENARIO_H */

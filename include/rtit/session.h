@@ -19,6 +19,11 @@
 #include "rtit/sideband.h"
 #include "rtit/sim.h"
 
+/* What a run has done so far (rtit_session_cfg.progress). */
+struct rtit_session_progress {
+	uint64_t records, packets, trace_bytes;
+};
+
 struct rtit_session_cfg {
 	const struct rtit_scenario *sc;
 	int deliver;			/* enum rtit_sim_deliver */
@@ -40,6 +45,9 @@ struct rtit_session_cfg {
 	int (*run)(struct rtit_sim *sim, struct rtit_sim_status *st);
 	/* A program run: the program's path for the sideband's image key. */
 	const char *image;
+	/* Optional: called after every 2^20 records (instructions and events)
+	 * with what the run has done so far, for a progress display. */
+	void (*progress)(void *opaque, const struct rtit_session_progress *p);
 };
 
 /* How a session ended. */

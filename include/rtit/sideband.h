@@ -28,6 +28,9 @@
 #define RTIT_SIDEBAND_HEADER "# rtitsim sideband: what a decoder needs besides the trace"
 #define RTIT_SIDEBAND_MAX_PARAMS 64
 #define RTIT_SIDEBAND_NERRATA 9	/* RTIT errata E1..E8 by number */
+#define RTIT_SIDEBAND_MAX_MAPS 16
+#define RTIT_SIDEBAND_MAX_HANDLERS 64
+#define RTIT_SIDEBAND_MAX_MSRS 32
 
 /* A file mapping of a process run ("mmap" lines): the code a decoder
  * needs is the file's bytes [offset, offset + size) at addr. */
@@ -43,6 +46,21 @@ struct rtit_sideband_mmap {
 struct rtit_sideband_param {
 	char key[64];
 	char value[192];
+};
+
+/* A program image file (`map` lines): an ELF loaded at its p_vaddr + addr
+ * (the bias), or a raw file's bytes at addr.  The file is relative to the
+ * sideband's directory unless absolute (a bundle: docs/formats.md). */
+struct rtit_sideband_map {
+	char file[512];
+	uint64_t addr;
+	bool elf;
+};
+
+/* A trace MSR as it was when tracing was first enabled (`msr` lines). */
+struct rtit_sideband_msr {
+	uint32_t msr;
+	uint64_t value;
 };
 
 struct rtit_sideband {
@@ -92,6 +110,17 @@ struct rtit_sideband {
 	uint64_t mmaps_total;
 	int exit_status;
 	uint64_t syscalls;
+	/* The program image (`map`), the interrupt/exception handlers the
+	 * decoder binds events to (`handler VECTOR IP`), whether RTIT_CTL is
+	 * written from outside the program (`external_ctl`), and every trace
+	 * MSR value at the first enable (`msr`): issue 19's bundles. */
+	struct rtit_sideband_map maps[RTIT_SIDEBAND_MAX_MAPS];
+	size_t nmaps;
+	struct { unsigned vector; uint64_t ip; } handlers[RTIT_SIDEBAND_MAX_HANDLERS];
+	size_t nhandlers;
+	bool external_ctl;
+	struct rtit_sideband_msr msrs[RTIT_SIDEBAND_MAX_MSRS];
+	size_t nmsrs;
 };
 
 /* Empties @sb: nothing given (the -1s above). */
@@ -108,6 +137,12 @@ int rtit_sideband_read(const char *path, struct rtit_sideband *sb, char *err,
 
 /* Writes @sb in the format above.  Returns 0 or -RTIT_ERR_IO. */
 int rtit_sideband_write(FILE *f, const struct rtit_sideband *sb);
+
+/* The path of map @i's file as a caller opens it: absolute, or relative
+ * to the directory of @sideband_path (the sideband file).  Returns 0, or
+ * -RTIT_ERR_NOSPACE when it does not fit @cap. */
+int rtit_sideband_map_path(const struct rtit_sideband *sb, size_t i, const char *sideband_path,
+			   char *out, size_t cap);
 
 /* The value of param @key, or NULL. */
 const char *rtit_sideband_param(const struct rtit_sideband *sb, const char *key);

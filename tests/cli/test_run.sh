@@ -117,10 +117,14 @@ check "... named with its address and bytes" grep -q 'aborted translating the in
 "$R" run missing.scn 2> e.txt >/dev/null; rc=$?
 check "missing scenario: exit 2" test $rc -eq 2
 printf 'not an elf' > junk
-"$R" run junk 2> e.txt >/dev/null; rc=$?
+cp prog.trace keep.trace
+"$R" run --out prog junk 2> e.txt >/dev/null; rc=$?
 check "malformed ELF: exit 4" test $rc -eq 4
 check "malformed ELF: named" grep -q 'junk' e.txt
-check "malformed ELF: no output files left" test -z "$(ls junk.* 2>/dev/null)"
+check "malformed ELF: no output files left" test -z "$(ls junk.* *.part 2>/dev/null)"
+# outputs are written under temporary names (issue 19): a failed run
+# leaves the complete files of an earlier run with the same prefix intact
+check "... and the earlier run's files intact" cmp -s prog.trace keep.trace
 "$R" run --bogus 2>/dev/null; check "bad option: exit 1" test $? -eq 1
 
 # The expect block: names, IPs and, after 'bytes', the packet's exact bytes

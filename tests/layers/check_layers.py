@@ -33,7 +33,7 @@ HEADERS = {
     "flow.h": "flow", "image.h": "flow", "sideband.h": "isa", "pt_errata.h": "isa",
     "rtitsim.h": "flow",
     "sim.h": "sim", "scenario.h": "sim",
-    "session.h": "session", "perfdata.h": "session",
+    "session.h": "session", "perfdata.h": "session", "bundle.h": "session",
 }
 
 INC = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]')

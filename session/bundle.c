@@ -1,0 +1,368 @@
+/*
+ * bundle.c - self-contained test vectors: the program image files copied
+ * next to the trace, and the JSON manifest (rtit/bundle.h,
+ * docs/formats.md "Bundles").
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "rtit/bundle.h"
+
+/* ------------------------------------------------------------- images */
+
+int rtit_bundle_scenario_images(const struct rtit_scenario *sc,
+				struct rtit_bundle_scn_images *out, char *err, size_t errsz)
+{
+	memset(out, 0, sizeof(*out));
+	if (sc->code_kind == RTIT_SCN_CODE_ASM) {
+		int r = rtit_asm_build(sc->asm_text, sc->load, sc->mode == 32 ? 32 : 64, sc->path,
+				       sc->asm_line, &out->tmp, err, errsz);
+		if (r < 0)
+			return r;
+		out->has_tmp = true;
+		snprintf(out->path, sizeof(out->path), "%s", out->tmp.elf);
+		out->img[0] = (struct rtit_bundle_image){ out->path, 0, true };
+	} else if (rtit_scenario_code_path(sc, out->path, sizeof(out->path)) == 0) {
+		bool elf = sc->code_kind == RTIT_SCN_CODE_ELF;
+		out->img[0] = (struct rtit_bundle_image){ out->path, elf ? 0 : sc->load, elf };
+	} else {
+		snprintf(err, errsz, "%s: no code", sc->path);
+		return -RTIT_ERR_INVALID;
+	}
+	out->n = 1;
+	return 0;
+}
+
+void rtit_bundle_scenario_images_fini(struct rtit_bundle_scn_images *out)
+{
+	if (out->has_tmp)
+		rtit_asm_cleanup(&out->tmp);
+	out->has_tmp = false;
+}
+
+/* Copies @from to @to, whole.  0 or -RTIT_ERR_IO with @err. */
+static int copy_file(const char *from, const char *to, char *err, size_t errsz)
+{
+	FILE *in = fopen(from, "rb"), *out = NULL;
+	char buf[65536];
+	size_t n;
+	int r = 0;
+
+	if (!in) {
+		snprintf(err, errsz, "%s: cannot read: %s", from, strerror(errno));
+		return -RTIT_ERR_IO;
+	}
+	char part[2100];
+	snprintf(part, sizeof(part), "%s.part", to);
+	if (!(out = fopen(part, "wb"))) {
+		snprintf(err, errsz, "%s: cannot create: %s", to, strerror(errno));
+		fclose(in);
+		return -RTIT_ERR_IO;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			break;
+	if (ferror(in)) {
+		snprintf(err, errsz, "%s: cannot read: %s", from, strerror(errno));
+		r = -RTIT_ERR_IO;
+	}
+	bool bad = ferror(out);
+	if ((fclose(out) != 0 || bad) && r == 0) {
+		snprintf(err, errsz, "%s: writing failed: %s", to, strerror(errno ? errno : EIO));
+		r = -RTIT_ERR_IO;
+	}
+	fclose(in);
+	/* whole under its name, or not there */
+	if (r == 0 && rename(part, to) != 0) {
+		snprintf(err, errsz, "%s: cannot rename %s to it: %s", to, part, strerror(errno));
+		r = -RTIT_ERR_IO;
+	}
+	if (r < 0)
+		unlink(part);
+	return r;
+}
+
+int rtit_bundle_add_images(const char *dir, const char *stem,
+			   const struct rtit_bundle_image *imgs, size_t n,
+			   struct rtit_sideband *sb, char *err, size_t errsz)
+{
+	bool had_elf = false, had_raw = false;
+
+	if (n > RTIT_SIDEBAND_MAX_MAPS) {
+		snprintf(err, errsz, "%s: more than %d image files", stem, RTIT_SIDEBAND_MAX_MAPS);
+		return -RTIT_ERR_INVALID;
+	}
+	sb->nmaps = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct rtit_sideband_map *m = &sb->maps[sb->nmaps];
+		const char *ext = imgs[i].elf ? "elf" : "bin";
+		bool *had = imgs[i].elf ? &had_elf : &had_raw;
+		char to[2048];
+		int r;
+
+		if (*had)
+			snprintf(m->file, sizeof(m->file), "%s.%zu.%s", stem, i, ext);
+		else
+			snprintf(m->file, sizeof(m->file), "%s.%s", stem, ext);
+		*had = true;
+		snprintf(to, sizeof(to), "%s/%s", dir, m->file);
+		if ((r = copy_file(imgs[i].path, to, err, errsz)) < 0)
+			return r;
+		m->addr = imgs[i].addr;
+		m->elf = imgs[i].elf;
+		sb->nmaps++;
+	}
+	return 0;
+}
+
+/* ----------------------------------------------------------- manifest */
+
+/* A JSON string (docs/formats.md: UTF-8, ", \ and control bytes escaped). */
+static void jstr(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* The size and XXH3-64 (canonical hex) of DIR/FILE; false when it cannot
+ * be read. */
+static bool digest_file(const char *dir, const char *file, uint64_t *bytes, char hex[17])
+{
+	char path[2048];
+	uint8_t buf[65536];
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	FILE *in = fopen(path, "rb");
+	if (!in)
+		return false;
+	XXH3_state_t *st = XXH3_createState();
+	if (!st) {
+		fclose(in);
+		return false;
+	}
+	XXH3_64bits_reset(st);
+	*bytes = 0;
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0) {
+		XXH3_64bits_update(st, buf, n);
+		*bytes += n;
+	}
+	bool ok = !ferror(in);
+	fclose(in);
+	XXH64_canonical_t c;
+	XXH64_canonicalFromHash(&c, XXH3_64bits_digest(st));
+	XXH3_freeState(st);
+	for (int i = 0; i < 8; i++)
+		snprintf(hex + 2 * i, 3, "%02x", c.digest[i]);
+	return ok;
+}
+
+/* "file": FILE, "bytes": N, "xxh3": H of DIR/FILE (the last two when it
+ * can be read; returns whether it could). */
+static bool file_fields(FILE *f, const char *dir, const char *file)
+{
+	uint64_t bytes;
+	char hex[17];
+	fputs("\"file\": ", f);
+	jstr(f, file);
+	if (!digest_file(dir, file, &bytes, hex))
+		return false;
+	fprintf(f, ", \"bytes\": %" PRIu64 ", \"xxh3\": \"%s\"", bytes, hex);
+	return true;
+}
+
+/* "files": every bundle file present, by role. */
+static void manifest_files(FILE *f, const char *dir, const char *stem)
+{
+	static const struct { const char *key, *ext; } roles[] = {
+		{ "trace", ".trace" }, { "dump_txt", ".dump.txt" },
+		{ "dump_jsonl", ".dump.jsonl" }, { "flow_bin", ".flow" },
+		{ "flow_txt", ".flow.txt" }, { "events_txt", ".events.txt" },
+	};
+	char file[600], hex[17];
+	uint64_t bytes;
+	/* the sideband by name only: it holds the writer's version */
+	snprintf(file, sizeof(file), "%s.sideband", stem);
+	fputs("  \"files\": {\n    \"sideband\": {\"file\": ", f);
+	jstr(f, file);
+	fputc('}', f);
+	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+		snprintf(file, sizeof(file), "%s%s", stem, roles[i].ext);
+		if (!digest_file(dir, file, &bytes, hex))
+			continue;
+		fprintf(f, ",\n    \"%s\": {", roles[i].key);
+		file_fields(f, dir, file);
+		fputc('}', f);
+	}
+	fputs("\n  }\n", f);
+}
+
+/* "images" and "libipt": the map, and the same as ptxed options. */
+static void manifest_images(FILE *f, const char *dir, const char *stem,
+			    const struct rtit_sideband *sb)
+{
+	fputs("  \"images\": [", f);
+	for (size_t i = 0; i < sb->nmaps; i++) {
+		const struct rtit_sideband_map *m = &sb->maps[i];
+		fprintf(f, "%s\n    {\"kind\": \"%s\", \"%s\": \"0x%" PRIx64 "\", ",
+			i ? "," : "", m->elf ? "elf" : "raw", m->elf ? "bias" : "address", m->addr);
+		file_fields(f, dir, m->file);
+		fputc('}', f);
+	}
+	fputs("\n  ],\n", f);
+	/* libipt: `ptxed --pt TRACE --elf FILE` / `--raw FILE:ADDR`; no --cpu:
+	 * the model has no CPU's errata (D130) */
+	fputs("  \"libipt\": ", f);
+	if (sb->dialect != RTIT_DIALECT_PT) {
+		fputs("null,\n", f);
+		return;
+	}
+	char line[4096];
+	size_t k = (size_t)snprintf(line, sizeof(line), "ptxed --pt %s.trace", stem);
+	for (size_t i = 0; i < sb->nmaps && k < sizeof(line); i++) {
+		const struct rtit_sideband_map *m = &sb->maps[i];
+		if (m->elf && !m->addr)
+			k += (size_t)snprintf(line + k, sizeof(line) - k, " --elf %s", m->file);
+		else if (m->elf)
+			k += (size_t)snprintf(line + k, sizeof(line) - k, " --elf %s:0x%" PRIx64,
+					      m->file, m->addr);
+		else
+			k += (size_t)snprintf(line + k, sizeof(line) - k, " --raw %s:0x%" PRIx64,
+					      m->file, m->addr);
+	}
+	fputs("{\"cpu\": null, \"ptxed\": ", f);
+	jstr(f, line);
+	fputs("},\n", f);
+}
+
+/* "msrs", "params", "errata", "handlers". */
+static void manifest_config(FILE *f, const struct rtit_sideband *sb)
+{
+	fputs("  \"msrs\": [", f);
+	for (size_t i = 0; i < sb->nmsrs; i++) {
+		const char *nm = rtit_scenario_msr_name(sb->msrs[i].msr, sb->dialect);
+		fprintf(f, "%s\n    {\"msr\": \"0x%" PRIx32 "\", \"name\": ", i ? "," : "",
+			sb->msrs[i].msr);
+		if (nm)
+			jstr(f, nm);
+		else
+			fputs("null", f);
+		fprintf(f, ", \"value\": \"0x%" PRIx64 "\"}", sb->msrs[i].value);
+	}
+	fputs("\n  ],\n  \"params\": {", f);
+	for (size_t i = 0; i < sb->nparams; i++) {
+		fputs(i ? ", " : "", f);
+		jstr(f, sb->params[i].key);
+		fputs(": ", f);
+		jstr(f, sb->params[i].value);
+	}
+	/* the errata switched on are the params e1..e8 (RTIT Appendix E) */
+	fputs("},\n  \"errata\": {\"on\": [", f);
+	bool comma = false;
+	for (size_t i = 0; i < sb->nparams; i++) {
+		const char *k = sb->params[i].key, *v = sb->params[i].value;
+		if (k[0] == 'e' && k[1] >= '1' && k[1] <= '8' && !k[2] && strcmp(v, "off") &&
+		    strcmp(v, "0")) {
+			fprintf(f, "%s\"E%c\"", comma ? ", " : "", k[1]);
+			comma = true;
+		}
+	}
+	fputs("], \"fired\": {", f);
+	comma = false;
+	for (int e = 1; e < RTIT_SIDEBAND_NERRATA; e++)
+		if (sb->errata_fired[e]) {
+			fprintf(f, "%s\"E%d\": %" PRIu64, comma ? ", " : "", e, sb->errata_fired[e]);
+			comma = true;
+		}
+	fputs("}},\n  \"handlers\": [", f);
+	for (size_t i = 0; i < sb->nhandlers; i++)
+		fprintf(f, "%s{\"vector\": %u, \"ip\": \"0x%" PRIx64 "\"}", i ? ", " : "",
+			sb->handlers[i].vector, sb->handlers[i].ip);
+	fputs("],\n", f);
+}
+
+/* "trace_config": what the stream does not state, per dialect. */
+static void manifest_trace_config(FILE *f, const struct rtit_sideband *sb)
+{
+	if (sb->dialect == RTIT_DIALECT_PT)
+		fprintf(f, "  \"trace_config\": {\"ia32_rtit_ctl\": \"0x%" PRIx64 "\", "
+			"\"ret_compression\": %s, \"mtc_freq\": %u, \"cyc_thresh\": %u, "
+			"\"art_num\": %u, \"art_den\": %u, \"cbr\": %u},\n",
+			sb->ia32_rtit_ctl, sb->ret_compression > 0 ? "true" : "false",
+			sb->mtc_freq, sb->cyc_thresh, sb->art_num, sb->art_den, sb->cbr);
+	else
+		fprintf(f, "  \"trace_config\": {\"rtit_ctl\": \"0x%" PRIx64 "\", "
+			"\"cycle_accurate\": %s, \"cmprs_ret\": %s, \"mtc_range\": %d},\n",
+			sb->rtit_ctl, sb->cycle_acc > 0 ? "true" : "false",
+			sb->cmprs_ret > 0 ? "true" : "false", sb->mtc_range < 0 ? 0 : sb->mtc_range);
+}
+
+int rtit_bundle_write_manifest(const char *dir, const char *stem,
+			       const struct rtit_sideband *sb, const char *describe,
+			       char *err, size_t errsz)
+{
+	char path[2048];
+	bool pt = sb->dialect == RTIT_DIALECT_PT;
+
+	char part[2100];
+	snprintf(path, sizeof(path), "%s/%s.manifest.json", dir, stem);
+	snprintf(part, sizeof(part), "%s.part", path);
+	FILE *f = fopen(part, "w");
+	if (!f) {
+		snprintf(err, errsz, "%s: cannot create: %s", path, strerror(errno));
+		return -RTIT_ERR_IO;
+	}
+	fprintf(f, "{\n  \"format\": \"rtitsim-bundle\",\n  \"format_version\": %d,\n  \"name\": ",
+		RTIT_BUNDLE_FORMAT_VERSION);
+	jstr(f, stem);
+	fputs(",\n  \"describe\": ", f);
+	jstr(f, describe ? describe : "");
+	fprintf(f, ",\n  \"dialect\": \"%s\",\n  \"cpu\": ", pt ? "pt" : "rtit");
+	/* RTIT: the core; Intel PT: the model is no particular CPU (D130) */
+	if (pt)
+		fputs("{\"name\": \"default\", \"family\": null, \"model\": null, \"stepping\": null},\n", f);
+	else {
+		fputs("{\"name\": ", f);
+		jstr(f, sb->cpu);
+		fputs("},\n", f);
+	}
+	fprintf(f, "  \"mode\": %d,\n  \"external_ctl\": %s,\n", sb->mode ? sb->mode : 64,
+		sb->external_ctl ? "true" : "false");
+	manifest_trace_config(f, sb);
+	manifest_config(f, sb);
+	manifest_images(f, dir, stem, sb);
+	fputs("  \"stop\": ", f);
+	jstr(f, sb->stop);
+	fprintf(f, ",\n  \"counts\": {\"trace_bytes\": %" PRIu64 ", \"packets\": %" PRIu64
+		", \"psbs\": %" PRIu64 ", \"overflows\": %" PRId64 ", \"flow_records\": %" PRIu64
+		", \"instructions\": %" PRIu64 ", \"events\": %" PRIu64 "},\n",
+		sb->trace_bytes, sb->packets, sb->psbs, sb->overflows < 0 ? 0 : sb->overflows,
+		sb->flow_records, sb->instructions, sb->events);
+	fprintf(f, "  \"digests\": {\"trace_xxh3\": \"%s\", \"flow_xxh3\": \"%s\"},\n",
+		sb->trace_xxh3, sb->flow_xxh3);
+	manifest_files(f, dir, stem);
+	fputs("}\n", f);
+	bool bad = ferror(f);
+	if (fclose(f) != 0 || bad || rename(part, path) != 0) {
+		snprintf(err, errsz, "%s: writing failed: %s", path, strerror(errno ? errno : EIO));
+		unlink(part);
+		return -RTIT_ERR_IO;
+	}
+	return 0;
+}

@@ -1,0 +1,192 @@
+/*
+ * ptxed_lines.c - a small decoder on libipt (Intel's reference decoder,
+ * independent of rtitsim) that writes what ptxed writes: one line per
+ * instruction, "IP  BYTES", and '[...]' lines for what libipt reports
+ * besides (enable, disable, overflow, resync, errors).  It takes ptxed's
+ * options for the trace and the image, so a bundle manifest's `ptxed`
+ * line runs with this program in ptxed's place:
+ *
+ *   ptxed_lines --pt TRACE [--elf FILE[:BIAS]] [--raw FILE:ADDR] ...
+ *
+ * Each ELF's PT_LOAD segments are image sections (pt_image_add_file at
+ * p_vaddr + BIAS, p_filesz bytes); no CPU is configured (docs/formats.md,
+ * D130).  Nothing of rtitsim is used: this is what a decoder author
+ * would write from docs/formats.md "Loading a vector with libipt".
+ * Exit 0, or 2 on bad arguments or files.
+ */
+#include <elf.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <intel-pt.h>
+
+/* The whole file (read in 64 KiB steps: this program shares no code with
+ * rtitsim's). */
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b = NULL;
+	size_t n = 0, got;
+	if (!f)
+		return NULL;
+	do {
+		uint8_t *nb = realloc(b, n + 65536);
+		if (!nb) {
+			free(b);
+			fclose(f);
+			return NULL;
+		}
+		b = nb;
+		got = fread(b + n, 1, 65536, f);
+		n += got;
+	} while (got == 65536);
+	fclose(f);
+	*len = n;
+	return b;
+}
+
+/* FILE:NUMBER -> @file (cut at the last ':') and @v; no ':' -> v = 0. */
+static void split(char *arg, uint64_t *v)
+{
+	char *c = strrchr(arg, ':');
+	*v = 0;
+	if (c) {
+		*c = 0;
+		*v = strtoull(c + 1, NULL, 0);
+	}
+}
+
+/* An ELF's PT_LOAD segments as image sections at p_vaddr + bias. */
+static int add_elf(struct pt_image *img, const char *path, uint64_t bias)
+{
+	size_t len;
+	uint8_t *b = slurp(path, &len);
+	int n = 0;
+	if (!b || len < sizeof(Elf32_Ehdr) || memcmp(b, ELFMAG, SELFMAG)) {
+		fprintf(stderr, "ptxed_lines: %s: not an ELF file\n", path);
+		free(b);
+		return -1;
+	}
+	bool c64 = b[EI_CLASS] == ELFCLASS64;
+	const Elf64_Ehdr *e64 = (const void *)b;
+	const Elf32_Ehdr *e32 = (const void *)b;
+	uint64_t phoff = c64 ? e64->e_phoff : e32->e_phoff;
+	unsigned phnum = c64 ? e64->e_phnum : e32->e_phnum;
+	size_t phsz = c64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+	for (unsigned i = 0; i < phnum && phoff + (i + 1) * phsz <= len; i++) {
+		const uint8_t *p = b + phoff + i * phsz;
+		uint64_t type, off, va, fsz;
+		if (c64) {
+			const Elf64_Phdr *ph = (const void *)p;
+			type = ph->p_type, off = ph->p_offset, va = ph->p_vaddr, fsz = ph->p_filesz;
+		} else {
+			const Elf32_Phdr *ph = (const void *)p;
+			type = ph->p_type, off = ph->p_offset, va = ph->p_vaddr, fsz = ph->p_filesz;
+		}
+		if (type != PT_LOAD || !fsz)
+			continue;
+		if (pt_image_add_file(img, path, off, fsz, NULL, va + bias) < 0) {
+			fprintf(stderr, "ptxed_lines: %s: segment %u rejected by libipt\n", path, i);
+			free(b);
+			return -1;
+		}
+		n++;
+	}
+	free(b);
+	return n ? 0 : -1;
+}
+
+static void event_line(const struct pt_event *ev)
+{
+	switch (ev->type) {
+	case ptev_enabled: puts("[enabled]"); break;
+	case ptev_disabled: case ptev_async_disabled: puts("[disabled]"); break;
+	case ptev_overflow: puts("[overflow]"); break;
+	case ptev_async_branch: puts("[interrupt]"); break;
+	case ptev_paging: case ptev_async_paging: puts("[paging]"); break;
+	case ptev_exec_mode: puts("[exec mode]"); break;
+	case ptev_tsx: puts(ev->variant.tsx.aborted ? "[aborted]" : "[tsx]"); break;
+	default: puts("[event]"); break;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *trace_path = NULL;
+	size_t tlen = 0;
+	struct pt_image *img = pt_image_alloc("image");
+
+	for (int i = 1; i < argc; i++) {
+		uint64_t v;
+		if (!strcmp(argv[i], "--pt") && i + 1 < argc) {
+			trace_path = argv[++i];
+		} else if (!strcmp(argv[i], "--elf") && i + 1 < argc) {
+			char *f = argv[++i];
+			split(f, &v);
+			if (add_elf(img, f, v) < 0)
+				return 2;
+		} else if (!strcmp(argv[i], "--raw") && i + 1 < argc) {
+			char *f = argv[++i];
+			size_t n;
+			uint8_t *b;
+			split(f, &v);
+			if (!(b = slurp(f, &n)) || pt_image_add_file(img, f, 0, n, NULL, v) < 0) {
+				fprintf(stderr, "ptxed_lines: %s: cannot add\n", f);
+				return 2;
+			}
+			free(b);
+		} else {
+			fprintf(stderr, "usage: ptxed_lines --pt TRACE [--elf FILE[:BIAS]] [--raw FILE:ADDR]\n");
+			return 2;
+		}
+	}
+	uint8_t *trace = trace_path ? slurp(trace_path, &tlen) : NULL;
+	if (!trace) {
+		fprintf(stderr, "ptxed_lines: no trace (--pt)\n");
+		return 2;
+	}
+	struct pt_config cfg;
+	pt_config_init(&cfg);		/* no CPU: no errata workarounds */
+	cfg.begin = trace;
+	cfg.end = trace + tlen;
+	struct pt_insn_decoder *d = pt_insn_alloc_decoder(&cfg);
+	if (!d || pt_insn_set_image(d, img) < 0)
+		return 2;
+
+	size_t after_eos = 0;
+	int st = pt_insn_sync_forward(d);
+	while (st != -pte_eos) {
+		if (st < 0) {
+			uint64_t off = 0;
+			pt_insn_get_offset(d, &off);
+			printf("[%" PRIx64 ": error: %s]\n", off, pt_errstr(pt_errcode(st)));
+			st = pt_insn_sync_forward(d);
+			continue;
+		}
+		while (st >= 0 && (st & pts_event_pending)) {
+			struct pt_event ev;
+			st = pt_insn_event(d, &ev, sizeof(ev));
+			if (st >= 0)
+				event_line(&ev);
+		}
+		if (st < 0)
+			continue;
+		/* past the last packet libipt walks on: a bound */
+		if ((st & pts_eos) && ++after_eos > 100000)
+			break;
+		struct pt_insn in;
+		st = pt_insn_next(d, &in, sizeof(in));
+		if (st < 0)
+			continue;
+		printf("%016" PRIx64 " ", in.ip);
+		for (unsigned k = 0; k < in.size; k++)
+			printf(" %02x", in.raw[k]);
+		putchar('\n');
+	}
+	pt_insn_free_decoder(d);
+	pt_image_free(img);
+	free(trace);
+	return 0;
+}

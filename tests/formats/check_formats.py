@@ -1,0 +1,397 @@
+#!/usr/bin/env python3
+"""check_formats.py DIR - an independent reader of rtitsim's bundles,
+written only from docs/formats.md (no rtitsim code, no rtitsim header):
+it checks every bundle in DIR (STEM.manifest.json and the files it names)
+against the document.  For each bundle:
+
+  * the manifest: one JSON object, no key twice, the keys and types of
+    the "STEM.manifest.json" table, every file's size and XXH3-64;
+  * the sideband: the header line, KEY VALUE lines, each known key's
+    type, trace_bytes/trace_xxh3 against the trace, its map, handler
+    and msr lines against the manifest;
+  * the binary flow: header, 64-byte records, trailer (count, digest over
+    the records), against the sideband's flow_records/flow_xxh3 and
+    instructions/events;
+  * the text flow: each line rebuilt from the binary record by the
+    field table and the EXTRA rules, compared byte for byte;
+  * the events: the E lines of the text flow;
+  * the dump: JSON lines (no key twice; offset/bytes/type; the bytes are
+    the trace's at the offset, the packets tile the trace), and the text
+    dump's offset and byte columns;
+  * the image: an ELF with PT_LOAD segments (or a raw file), and every
+    traced-record instruction's bytes inside it.
+
+Exit 0 when every bundle agrees, 1 otherwise (each problem one line).
+"""
+import glob
+import json
+import os
+import re
+import struct
+import sys
+
+import xxhash
+
+problems = []
+
+
+def bad(stem, what):
+    problems.append(f"{stem}: {what}")
+
+
+def xxh3(data):
+    return xxhash.xxh3_64(data).hexdigest()   # canonical big-endian hex
+
+
+def no_dup(pairs):
+    d = {}
+    for k, v in pairs:
+        if k in d:
+            raise ValueError(f"key {k!r} twice")
+        d[k] = v
+    return d
+
+
+HEX = re.compile(r"^0x[0-9a-f]+$")
+HEX16 = re.compile(r"^[0-9a-f]{16}$")
+
+# docs/formats.md "PREFIX.flow (binary)": the names in order from 0
+CLASSES = ["other", "cond", "jmp", "call", "jmp-ind", "call-ind", "ret", "far-jmp",
+           "far-call", "far-ret", "iret", "int", "syscall", "sysret", "sysenter",
+           "sysexit", "mov-cr3", "mov-cr0", "wrmsr", "rdmsr", "hlt", "ptwrite", "mwait",
+           "xbegin", "xend", "enclu", "uiret"]
+KINDS = ["none", "exception", "interrupt", "nmi", "smi", "rsm", "vmexit", "vmentry",
+         "freq", "sleep", "wake", "msr-write", "tsx-abort", "aex", "init", "sipi",
+         "uintr", "pebs"]
+F_TAKEN, F_ZLC, F_FAULT, F_PG, F_ERR, F_IF, F_TX, F_ENCL = (1 << i for i in range(8))
+
+
+# ------------------------------------------------------------ manifest
+
+MANIFEST_KEYS = {
+    "format": str, "format_version": int, "name": str, "describe": str, "dialect": str,
+    "cpu": dict, "mode": int, "external_ctl": bool, "trace_config": dict, "msrs": list,
+    "params": dict, "errata": dict, "handlers": list, "images": list,
+    "libipt": (dict, type(None)), "stop": str, "counts": dict, "digests": dict,
+    "files": dict,
+}
+
+
+def check_file_entry(stem, d, e, role):
+    if not isinstance(e, dict) or not isinstance(e.get("file"), str):
+        return bad(stem, f"files.{role}: not an object with a file")
+    p = os.path.join(d, e["file"])
+    if "/" in e["file"] or not os.path.isfile(p):
+        return bad(stem, f"{role}: {e['file']} is not a file in the bundle")
+    if role == "sideband":
+        return None
+    data = open(p, "rb").read()
+    if e.get("bytes") != len(data) or e.get("xxh3") != xxh3(data):
+        bad(stem, f"{role}: size or xxh3 of {e['file']} differ from the manifest")
+    return data
+
+
+def check_manifest(d, stem):
+    m = json.load(open(os.path.join(d, stem + ".manifest.json")), object_pairs_hook=no_dup)
+    for k, t in MANIFEST_KEYS.items():
+        if k not in m or not isinstance(m[k], t) or (t is int and isinstance(m[k], bool)):
+            bad(stem, f"manifest: {k} missing or not {t}")
+    if m.get("format") != "rtitsim-bundle" or m.get("name") != stem:
+        bad(stem, "manifest: format or name")
+    if m.get("dialect") not in ("rtit", "pt") or m.get("mode") not in (16, 32, 64):
+        bad(stem, "manifest: dialect or mode")
+    pt = m.get("dialect") == "pt"
+    tc = m.get("trace_config", {})
+    want = (["ia32_rtit_ctl", "ret_compression", "mtc_freq", "cyc_thresh", "art_num",
+             "art_den", "cbr"] if pt else ["rtit_ctl", "cycle_accurate", "cmprs_ret",
+                                           "mtc_range"])
+    if sorted(tc) != sorted(want) or not HEX.match(tc.get(want[0], "")):
+        bad(stem, f"manifest: trace_config keys {sorted(tc)}")
+    for x in m.get("msrs", []):
+        if not (HEX.match(x.get("msr", "")) and HEX.match(x.get("value", "")) and
+                (x.get("name") is None or isinstance(x["name"], str))):
+            bad(stem, f"manifest: msr entry {x}")
+    for h in m.get("handlers", []):
+        if not (isinstance(h.get("vector"), int) and HEX.match(h.get("ip", ""))):
+            bad(stem, f"manifest: handler {h}")
+    if pt != isinstance(m.get("libipt"), dict):
+        bad(stem, "manifest: libipt is an object for Intel PT only")
+    data = {}
+    files = m.get("files", {})
+    for role in ("trace", "sideband", "dump_txt", "dump_jsonl", "flow_bin", "flow_txt",
+                 "events_txt"):
+        if role not in files:
+            bad(stem, f"manifest: no files.{role}")
+        else:
+            data[role] = check_file_entry(stem, d, files[role], role)
+    images = []
+    for im in m.get("images", []):
+        if im.get("kind") not in ("elf", "raw"):
+            bad(stem, f"image kind {im.get('kind')}")
+            continue
+        at = im.get("bias" if im["kind"] == "elf" else "address", "")
+        if not HEX.match(at):
+            bad(stem, f"image {im.get('file')}: no bias/address")
+            continue
+        b = check_file_entry(stem, d, im, "image")
+        if b is not None:
+            images.append((im["kind"], int(at, 16), b, im["file"]))
+    if not images:
+        bad(stem, "no image")
+    return m, data, images
+
+
+# ------------------------------------------------------------ sideband
+
+SB_HEADER = "# rtitsim sideband: what a decoder needs besides the trace"
+SB_TYPES = {
+    "dialect": r"rtit|pt", "mode": r"16|32|64", "ia32_rtit_ctl": r"0x[0-9a-f]+",
+    "rtit_ctl": r"0x[0-9a-f]+", "ret_compression": r"[01]", "cycle_accurate": r"[01]",
+    "cmprs_ret": r"[01]", "mtc_range": r"[0-3]", "trace_xxh3": r"[0-9a-f]{16}",
+    "flow_xxh3": r"[0-9a-f]{16}", "param": r"\S+ = .+", "external_ctl": r"[01]",
+    "msr": r"0x[0-9a-f]+ 0x[0-9a-f]+", "handler": r"[0-9]+ 0x[0-9a-f]+",
+    "map": r"(elf|raw) 0x[0-9a-f]+ .+",
+}
+for k in ("mtc_freq", "cyc_thresh", "art_num", "art_den", "cbr", "trace_bytes",
+          "flow_records", "instructions", "events", "packets", "psbs", "overflows"):
+    SB_TYPES[k] = r"[0-9]+"
+
+
+def check_sideband(stem, text, m, trace):
+    lines = text.split("\n")
+    if lines[0] != SB_HEADER or lines[-1] != "":
+        return bad(stem, "sideband: header line or final newline"), {}
+    sb, rep = {}, {"msr": [], "handler": [], "map": [], "param": []}
+    for ln in lines[1:-1]:
+        if not ln or ln.startswith("#"):
+            continue
+        k, _, v = ln.partition(" ")
+        if k in SB_TYPES and not re.fullmatch(SB_TYPES[k], v):
+            bad(stem, f"sideband: {k}: {v!r} is not of its type")
+        if k in rep:
+            rep[k].append(v)
+        else:
+            sb[k] = v
+    if sb.get("dialect") != m["dialect"] or int(sb.get("trace_bytes", -1)) != len(trace):
+        bad(stem, "sideband: dialect or trace_bytes")
+    if sb.get("trace_xxh3") != xxh3(trace) or m["digests"]["trace_xxh3"] != xxh3(trace):
+        bad(stem, "sideband/manifest: trace_xxh3 is not the trace's")
+    maps = [v.split(" ", 2) for v in rep["map"]]
+    want = [[im["kind"], im.get("bias", im.get("address")), im["file"]] for im in m["images"]]
+    if maps != want:
+        bad(stem, f"sideband map {maps} != manifest images {want}")
+    hs = [{"vector": int(a), "ip": b} for a, b in (v.split() for v in rep["handler"])]
+    if hs != m["handlers"]:
+        bad(stem, "sideband handlers != manifest")
+    ms = [v.split() for v in rep["msr"]]
+    if ms != [[x["msr"], x["value"]] for x in m["msrs"]]:
+        bad(stem, "sideband msr lines != manifest msrs")
+    if [int(a, 16) for a, _ in ms] != sorted(int(a, 16) for a, _ in ms):
+        bad(stem, "sideband msr lines not in ascending order")
+    return sb
+
+
+# ---------------------------------------------------------------- flow
+
+def read_flow(stem, b, sb):
+    if len(b) < 40 or b[:8] != b"RTITFLOW" or struct.unpack_from("<II", b, 8) != (1, 64):
+        bad(stem, "flow: header")
+        return []
+    body = b[16:-24]
+    tr = b[-24:]
+    if len(body) % 64 or tr[:8] != b"RTITEND\0":
+        bad(stem, "flow: records or trailer")
+        return []
+    n = struct.unpack_from("<Q", tr, 8)[0]
+    if n != len(body) // 64 or tr[16:].hex() != xxh3(body):
+        bad(stem, "flow: trailer count or digest")
+    if int(sb.get("flow_records", -1)) != n or sb.get("flow_xxh3") != xxh3(body):
+        bad(stem, "flow: sideband flow_records/flow_xxh3")
+    recs = []
+    for i in range(n):
+        f = struct.unpack_from("<QQQQQQIBBBBBBB", body, 64 * i)
+        r = dict(zip(["ip", "next", "cr3", "cycles", "tsc", "value", "msr", "kind", "cls",
+                      "len", "flags", "cpl", "mode", "vector"], f))
+        if body[64 * i + 59:64 * i + 64] != b"\0" * 5 or r["kind"] not in (1, 2):
+            bad(stem, f"flow record {i}: kind or the zero bytes")
+        recs.append(r)
+    ni = sum(r["kind"] == 1 for r in recs)
+    if int(sb.get("instructions", -1)) != ni or int(sb.get("events", -1)) != n - ni:
+        bad(stem, "flow: instructions/events against the sideband")
+    return recs
+
+
+def extra(r):
+    """EXTRA of docs/formats.md, by class or kind."""
+    c, v, msr, vec, fl = r["cls"], r["value"], r["msr"], r["vector"], r["flags"]
+    if r["kind"] == 1:
+        name = CLASSES[c]
+        if name == "int":
+            return f" vec={vec}"
+        if name in ("wrmsr", "rdmsr"):
+            return f" msr=0x{msr:x} val=0x{v:x}"
+        if name in ("ptwrite", "mov-cr3", "mov-cr0"):
+            return f" val=0x{v:x}"
+        if name == "mwait":
+            return f" eax=0x{v:x} ecx=0x{msr:x} c={vec}"
+        if name in ("xbegin", "xend"):
+            return f" depth={vec}" + (" TX" if fl & F_TX else "")
+        if name == "enclu":
+            return f" leaf={v} " + ("debug" if vec else "opt-out")
+        return ""
+    name = KINDS[c]
+    ft = "fault" if fl & F_FAULT else "trap"
+    if name == "exception":
+        return f" vec={vec} {ft} err=0x{msr:x} cr2=0x{v:x}"
+    if name in ("interrupt", "nmi", "sipi", "uintr"):
+        return f" vec={vec}"
+    if name == "init":
+        return " ap" if vec else ""
+    if name == "freq":
+        return f" ratio={v}"
+    if name in ("sleep", "wake"):
+        return f" c{vec} ticks={v}"
+    if name == "msr-write":
+        return f" msr=0x{msr:x} val=0x{v:x}"
+    if name == "tsx-abort":
+        return f" status=0x{v:x} depth={vec}"
+    if name == "pebs":
+        return f" eip=0x{v:x} groups=0x{vec:x} items=0x{msr:08x}"
+    if name == "vmexit":
+        # the vector for basic exit reasons 0 and 1 (D48)
+        return f" reason={msr} qual=0x{v:x}" + (f" vec={vec}" if msr in (0, 1) else "")
+    if name == "aex":
+        return f" vec={vec} {ft} err=0x{msr:x} aep=0x{v:x}"
+    return ""
+
+
+def flow_line(r):
+    tail = (f" cpl={r['cpl']} cr3=0x{r['cr3']:x} pg={int(bool(r['flags'] & F_PG))}"
+            f" if={int(bool(r['flags'] & F_IF))} m={r['mode']} cyc={r['cycles']}"
+            f" tsc={r['tsc']}" + (" enclave" if r["flags"] & F_ENCL else ""))
+    if r["kind"] == 1:
+        t = ("T " if r["flags"] & F_TAKEN else "") + ("ZLC " if r["flags"] & F_ZLC else "")
+        return (f"I {r['ip']:016x} {CLASSES[r['cls']]:<8} len={r['len']} {t}-> "
+                f"{r['next']:016x}{extra(r)}{tail}")
+    return f"E {r['ip']:016x} {KINDS[r['cls']]:<8}{extra(r)} -> {r['next']:016x}{tail}"
+
+
+def check_flow_text(stem, txt, events, recs):
+    lines = txt.decode().split("\n")
+    if lines[-1] != "" or len(lines) - 1 != len(recs):
+        return bad(stem, f"flow.txt: {len(lines) - 1} lines for {len(recs)} records")
+    for i, r in enumerate(recs):
+        if lines[i] != flow_line(r):
+            return bad(stem, f"flow.txt line {i + 1}: {lines[i]!r}, the document gives "
+                             f"{flow_line(r)!r}")
+    ev = "".join(ln + "\n" for ln in lines[:-1] if ln.startswith("E "))
+    if events.decode() != ev:
+        bad(stem, "events.txt is not the E lines of flow.txt")
+
+
+# ---------------------------------------------------------------- dump
+
+def check_dump(stem, jl, txt, trace):
+    pos = 0
+    tlines = txt.decode().split("\n")[:-1]
+    jlines = jl.decode().split("\n")[:-1]
+    if len(tlines) != len(jlines):
+        bad(stem, f"dump: {len(tlines)} text lines, {len(jlines)} JSON lines")
+    for i, ln in enumerate(jlines):
+        o = json.loads(ln, object_pairs_hook=no_dup)
+        if "error" in o:
+            if not all(isinstance(o.get(k), t) for k, t in
+                       (("offset", int), ("error", str), ("why", str), ("skipped", int))):
+                bad(stem, f"dump.jsonl line {i + 1}: error line keys")
+            pos = o["offset"] + o["skipped"]
+            continue
+        if not (isinstance(o.get("offset"), int) and isinstance(o.get("type"), str) and
+                re.fullmatch(r"([0-9a-f]{2})+", o.get("bytes", ""))):
+            return bad(stem, f"dump.jsonl line {i + 1}: offset/bytes/type")
+        raw = bytes.fromhex(o["bytes"])
+        if o["offset"] != pos or trace[pos:pos + len(raw)] != raw:
+            return bad(stem, f"dump.jsonl line {i + 1}: not the trace's bytes at {pos}")
+        if "ip" in o and not (o["ip"] in ("suppressed", None) or
+                              re.fullmatch(r"0x[0-9a-f]{16}", o["ip"])):
+            bad(stem, f"dump.jsonl line {i + 1}: ip {o['ip']!r}")
+        for k in ("payload", "cr3", "tsc", "vmcs", "value", "last_ip"):
+            if k in o and not HEX.match(o[k]):
+                bad(stem, f"dump.jsonl line {i + 1}: {k} is not a hex string")
+        want = f"{pos:08x}  " + "".join(f"{b:02x} " for b in raw)
+        if i < len(tlines) and not (tlines[i].startswith(want) and
+                                    tlines[i][58:].split()[0] == o["type"]):
+            bad(stem, f"dump.txt line {i + 1}: {tlines[i]!r} (offset, bytes, name)")
+        pos += len(raw)
+    if pos != len(trace):
+        bad(stem, f"dump: the packets cover {pos} of {len(trace)} bytes")
+
+
+# --------------------------------------------------------------- image
+
+def elf_segments(b):
+    """(vaddr, filesz, offset) of each PT_LOAD: ELF64 or ELF32."""
+    if b[:4] != b"\x7fELF":
+        return None
+    c64 = b[4] == 2
+    if c64:
+        phoff, = struct.unpack_from("<Q", b, 32)
+        phentsize, phnum = struct.unpack_from("<HH", b, 54)
+    else:
+        phoff, = struct.unpack_from("<I", b, 28)
+        phentsize, phnum = struct.unpack_from("<HH", b, 42)
+    segs = []
+    for i in range(phnum):
+        o = phoff + i * phentsize
+        if c64:
+            t, _, off, va, _, fs = struct.unpack_from("<IIQQQQ", b, o)
+        else:
+            t, off, va, _, fs = struct.unpack_from("<IIIII", b, o)
+        if t == 1:
+            segs.append((va, fs, off))
+    return segs
+
+
+def check_image(stem, images, recs):
+    regions = []
+    for kind, at, b, name in images:
+        if kind == "raw":
+            regions.append((at, b))
+            continue
+        segs = elf_segments(b)
+        if not segs:
+            return bad(stem, f"{name}: not an ELF with PT_LOAD segments")
+        regions += [(va + at, b[off:off + fs]) for va, fs, off in segs]
+    missing = 0
+    for r in recs:
+        if r["kind"] != 1:
+            continue
+        if not any(a <= r["ip"] and r["ip"] + r["len"] <= a + len(by) for a, by in regions):
+            missing += 1
+    return missing
+
+
+def main():
+    d = sys.argv[1]
+    stems = sorted(os.path.basename(p)[:-len(".manifest.json")]
+                   for p in glob.glob(os.path.join(d, "*.manifest.json")))
+    outside = 0
+    for stem in stems:
+        try:
+            m, data, images = check_manifest(d, stem)
+            sbtext = open(os.path.join(d, m["files"]["sideband"]["file"])).read()
+            sb = check_sideband(stem, sbtext, m, data["trace"])
+            recs = read_flow(stem, data["flow_bin"], sb)
+            check_flow_text(stem, data["flow_txt"], data["events_txt"], recs)
+            check_dump(stem, data["dump_jsonl"], data["dump_txt"], data["trace"])
+            outside += check_image(stem, images, recs) or 0
+        except (ValueError, KeyError, TypeError, OSError, struct.error) as e:
+            bad(stem, f"unreadable: {type(e).__name__}: {e}")
+    for p in problems:
+        print(p)
+    print(f"check_formats: {len(stems)} bundles, {len(problems)} problems; "
+          f"{outside} ground-truth instructions outside the images")
+    return 1 if problems or len(stems) == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
