@@ -519,6 +519,53 @@ static void remove_verify_dir(const char *dir, const char *pfx)
 	rmdir(dir);
 }
 
+/* The scenario text of the run: the file, a program's process (or --bare)
+ * scenario, or the built-in demo; then the --param/--msr lines, whose
+ * first line number goes to *first_line (messages name the option).
+ * Returns the option lines' number, or -1 after a line (*status set). */
+static int scenario_text(const char *input, const struct prog *pg, const char *const *params,
+			 int nparams, const char *const *msrs, int nmsrs, char **textp,
+			 int *first_line, const char **opt_names, int *status)
+{
+	char *text = NULL;
+	size_t tlen = 0;
+	*textp = NULL;
+	*status = RTIT_EXIT_IO;
+	FILE *mem = open_memstream(&text, &tlen);
+	if (!mem)
+		return -1;
+	if (!input) {
+		fputs(demo_scenario, mem);
+	} else if (is_scenario(input)) {
+		size_t n;
+		uint8_t *b = rtit_cli_slurp(input, &n);
+		if (!b) {
+			fprintf(stderr, "rtitsim run: %s: cannot read: %s\n", input, strerror(errno));
+			fclose(mem);
+			free(text);
+			return -1;
+		}
+		fwrite(b, 1, n, mem);
+		free(b);
+	} else {
+		prog_scenario(mem, input, pg);
+	}
+	fputc('\n', mem);
+	fflush(mem);
+	*first_line = 1;
+	for (size_t k = 0; k < tlen; k++)
+		*first_line += text[k] == '\n';
+	int nopts = append_options(mem, params, nparams, msrs, nmsrs, opt_names);
+	fclose(mem);
+	if (nopts < 0) {
+		free(text);
+		*status = RTIT_EXIT_USAGE;
+		return -1;
+	}
+	*textp = text;
+	return nopts;
+}
+
 int rtit_cmd_run(int argc, char **argv)
 {
 	const char *input = NULL, *out = NULL, *bundle = NULL;
@@ -597,6 +644,11 @@ int rtit_cmd_run(int argc, char **argv)
 			break;
 		}
 	}
+	if (bundle && input && !is_scenario(input) && !pg.bare) {
+		fprintf(stderr, "rtitsim run: --bundle: a process run's bundle (its mapped files"
+			" copied in) is not written yet; its sideband's mmap lines name the files\n");
+		return RTIT_EXIT_USAGE;
+	}
 	if ((pg.dialect || pg.bare || pg.nenv || pg.seed || pg.writable || pg.stdin_path ||
 	     pg.cycles || pg.budget) && (!input || is_scenario(input))) {
 		fprintf(stderr, "rtitsim run: --dialect, --bare, --env, --seed, --writable, --stdin,"
@@ -605,45 +657,14 @@ int rtit_cmd_run(int argc, char **argv)
 		return RTIT_EXIT_USAGE;
 	}
 
-	/* The scenario: a file, a program with tracing of everything, or the
-	 * built-in demo.  Extra --param/--msr lines are appended. */
-	char *text = NULL;
-	size_t tlen = 0;
-	FILE *mem = open_memstream(&text, &tlen);
-	if (!mem)
-		return RTIT_EXIT_IO;
-	const char *name = "demo";
-	if (!input) {
-		fputs(demo_scenario, mem);
-	} else if (is_scenario(input)) {
-		size_t n;
-		uint8_t *b = rtit_cli_slurp(input, &n);
-		if (!b) {
-			fprintf(stderr, "rtitsim run: %s: cannot read: %s\n", input, strerror(errno));
-			fclose(mem);
-			free(text);
-			return RTIT_EXIT_IO;
-		}
-		fwrite(b, 1, n, mem);
-		free(b);
-		name = input;
-	} else {
-		prog_scenario(mem, input, &pg);
-		name = input;
-	}
-	fputc('\n', mem);
-	fflush(mem);
-	int first_option_line = 1;
-	for (size_t k = 0; k < tlen; k++)
-		first_option_line += text[k] == '\n';
+	char *text;
+	int first_option_line;
 	static const char *opt_names[64];
-	int nopts = append_options(mem, extra_params, nparams, extra_msrs, nmsrs, opt_names);
-	if (nopts < 0) {
-		fclose(mem);
-		free(text);
-		return RTIT_EXIT_USAGE;
-	}
-	fclose(mem);
+	int nopts = scenario_text(input, &pg, extra_params, nparams, extra_msrs, nmsrs, &text,
+				  &first_option_line, opt_names, &status);
+	if (nopts < 0)
+		return status;
+	const char *name = input ? input : "demo";
 	struct rtit_run_opts o = {
 		.text = text,
 		.source = input && is_scenario(input) ? input : (input ? "<program>" : "<demo>"),

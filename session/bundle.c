@@ -226,15 +226,31 @@ static void manifest_images(FILE *f, const char *dir, const char *stem,
 		fputc('}', f);
 	}
 	fputs("\n  ],\n", f);
-	/* libipt: `ptxed --pt TRACE --elf FILE` / `--raw FILE:ADDR`; no --cpu:
-	 * the model has no CPU's errata (D130) */
+	/* libipt: `ptxed --pt TRACE [--cpu F/M/S] --elf FILE` / `--raw
+	 * FILE:ADDR`; --cpu when the run claims a CPU (its errata, D100),
+	 * else none: the model has no CPU's errata (D130) */
 	fputs("  \"libipt\": ", f);
 	if (sb->dialect != RTIT_DIALECT_PT) {
 		fputs("null,\n", f);
 		return;
 	}
 	char line[4096];
+	unsigned fam, mod, step;
+	char c;
+	bool cpu = sscanf(sb->cpu, "%u/%i/%u%c", &fam, &mod, &step, &c) == 3;
 	size_t k = (size_t)snprintf(line, sizeof(line), "ptxed --pt %s.trace", stem);
+	if (cpu)
+		k += (size_t)snprintf(line + k, sizeof(line) - k, " --cpu %s", sb->cpu);
+	/* the filter ranges IA32_RTIT_CTL uses (libipt's SKL014 workaround
+	 * needs them: D105), as ptxed's --filter:addrN_cfg/_a/_b */
+	for (unsigned n = 0; sb->pt_errata && n < 4 && k < sizeof(line); n++) {
+		unsigned cfg = (unsigned)(sb->ia32_rtit_ctl >> (32 + 4 * n)) & 0xf;
+		if (cfg)
+			k += (size_t)snprintf(line + k, sizeof(line) - k,
+					      " --filter:addr%u_cfg %u --filter:addr%u_a 0x%" PRIx64
+					      " --filter:addr%u_b 0x%" PRIx64, n, cfg, n, sb->addr_a[n],
+					      n, sb->addr_b[n]);
+	}
 	for (size_t i = 0; i < sb->nmaps && k < sizeof(line); i++) {
 		const struct rtit_sideband_map *m = &sb->maps[i];
 		if (m->elf && !m->addr)
@@ -246,7 +262,13 @@ static void manifest_images(FILE *f, const char *dir, const char *stem,
 			k += (size_t)snprintf(line + k, sizeof(line) - k, " --raw %s:0x%" PRIx64,
 					      m->file, m->addr);
 	}
-	fputs("{\"cpu\": null, \"ptxed\": ", f);
+	if (cpu) {
+		fputs("{\"cpu\": ", f);
+		jstr(f, sb->cpu);
+		fputs(", \"ptxed\": ", f);
+	} else {
+		fputs("{\"cpu\": null, \"ptxed\": ", f);
+	}
 	jstr(f, line);
 	fputs("},\n", f);
 }

@@ -116,6 +116,9 @@ int main(int argc, char **argv)
 {
 	const char *trace_path = NULL;
 	size_t tlen = 0;
+	unsigned fam = 0, mod = 0, step = 0;
+	bool have_cpu = false;
+	uint64_t filt_cfg = 0, filt_a[4] = { 0 }, filt_b[4] = { 0 };
 	struct pt_image *img = pt_image_alloc("image");
 
 	for (int i = 1; i < argc; i++) {
@@ -127,6 +130,29 @@ int main(int argc, char **argv)
 			split(f, &v);
 			if (add_elf(img, f, v) < 0)
 				return 2;
+		} else if (!strcmp(argv[i], "--cpu") && i + 1 < argc) {
+			/* as ptxed's --cpu f/m[/s]: libipt applies that CPU's errata */
+			int n = sscanf(argv[++i], "%u/%i/%u", &fam, &mod, &step);
+			if (n < 2) {
+				fprintf(stderr, "ptxed_lines: --cpu %s: expected F/M[/S]\n", argv[i]);
+				return 2;
+			}
+			have_cpu = true;
+		} else if (!strncmp(argv[i], "--filter:addr", 13) && i + 1 < argc) {
+			/* ptxed's --filter:addrN_cfg / _a / _b */
+			unsigned n = (unsigned)(argv[i][13] - '0');
+			const char *what = argv[i] + 14;
+			uint64_t x = strtoull(argv[++i], NULL, 0);
+			if (n > 3) {
+				fprintf(stderr, "ptxed_lines: %s: no such filter\n", argv[i - 1]);
+				return 2;
+			}
+			if (!strcmp(what, "_cfg"))
+				filt_cfg |= (x & 0xf) << (4 * n);
+			else if (!strcmp(what, "_a"))
+				filt_a[n] = x;
+			else
+				filt_b[n] = x;
 		} else if (!strcmp(argv[i], "--raw") && i + 1 < argc) {
 			char *f = argv[++i];
 			size_t n;
@@ -138,7 +164,7 @@ int main(int argc, char **argv)
 			}
 			free(b);
 		} else {
-			fprintf(stderr, "usage: ptxed_lines --pt TRACE [--elf FILE[:BIAS]] [--raw FILE:ADDR]\n");
+			fprintf(stderr, "usage: ptxed_lines --pt TRACE [--cpu F/M[/S]] [--elf FILE[:BIAS]] [--raw FILE:ADDR]\n");
 			return 2;
 		}
 	}
@@ -148,7 +174,24 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	struct pt_config cfg;
-	pt_config_init(&cfg);		/* no CPU: no errata workarounds */
+	pt_config_init(&cfg);		/* no --cpu: no errata workarounds */
+	if (have_cpu) {
+		cfg.cpu.vendor = pcv_intel;
+		cfg.cpu.family = (uint16_t)fam;
+		cfg.cpu.model = (uint8_t)mod;
+		cfg.cpu.stepping = (uint8_t)step;
+		if (pt_cpu_errata(&cfg.errata, &cfg.cpu) < 0)
+			return 2;
+	}
+	cfg.addr_filter.config.addr_cfg = filt_cfg;
+	cfg.addr_filter.addr0_a = filt_a[0];
+	cfg.addr_filter.addr0_b = filt_b[0];
+	cfg.addr_filter.addr1_a = filt_a[1];
+	cfg.addr_filter.addr1_b = filt_b[1];
+	cfg.addr_filter.addr2_a = filt_a[2];
+	cfg.addr_filter.addr2_b = filt_b[2];
+	cfg.addr_filter.addr3_a = filt_a[3];
+	cfg.addr_filter.addr3_b = filt_b[3];
 	cfg.begin = trace;
 	cfg.end = trace + tlen;
 	struct pt_insn_decoder *d = pt_insn_alloc_decoder(&cfg);

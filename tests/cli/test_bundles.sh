@@ -66,7 +66,7 @@ _start:
 	hlt
 ASM
 if as --64 -o "$T/p.o" "$T/p.s" && ld -static -o "$T/prog" "$T/p.o"; then
-	"$R" run "$T/prog" --bundle "$T/b2" -q >/dev/null 2>"$T/err" && ok ||
+	"$R" run --bare --bundle "$T/b2" -q "$T/prog" >/dev/null 2>"$T/err" && ok ||
 		bad "run PROGRAM --bundle: $(cat "$T/err")"
 	rm "$T/prog"
 	"$R" decode "$T/b2" --check "$T/b2/prog.flow" >/dev/null 2>"$T/err" && ok ||

@@ -71,7 +71,7 @@ f:	lea g(%rip), %rax
 g:	ret
 ASM
 if as "$T/p.s" -o "$T/p.o" && ld -static -Ttext=0x401000 "$T/p.o" -o "$T/p" &&
-   "$R" run "$T/p" --out "$T/prog" -q >/dev/null 2>&1; then
+   "$R" run --bare --out "$T/prog" -q "$T/p" >/dev/null 2>&1; then
 	if "$R" decode "$T/prog.trace" --image "$T/p" --check "$T/prog.flow" -q 2>"$T/prog.err"; then ok
 	else bad "ELF program: $(head -8 "$T/prog.err")"; fi
 	# the sideband's image line names the program

@@ -72,6 +72,7 @@ expect "ENOSYS summary" 0 "answered ENOSYS \(not modelled\): .*rseq x1" -- "$R" 
 expect "bad dialect" 1 "--dialect takes rtit or pt" -- "$R" run --dialect arm ./bad
 expect "scenario with arguments" 1 "a scenario takes no arguments" -- "$R" run "$S/../../golden/rtit_branches.scn" x
 expect "program options on a scenario" 1 "are for a PROGRAM" -- "$R" run --seed 3 "$S/../../golden/rtit_branches.scn"
+expect "--bundle of a process: refused, not wrong" 1 "a process run.s bundle .* is not written yet" -- "$R" run --bundle bdir ./bad efault
 expect "-- before the program" 0 "write\(1, 0x8, 16\)" -- "$R" run -q --out a -- ./bad efault
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
