@@ -86,6 +86,8 @@ static void run_usage(FILE *out)
 	      "                     .dump.jsonl, .events.txt and NAME.manifest.json, every\n"
 	      "                     path relative to DIR (docs/formats.md \"Bundles\");\n"
 	      "                     NAME is the scenario's name; --out and --flow are ignored\n"
+	      "  --perf-data DIR    Intel PT: also write DIR/perf.data (and image.elf) as\n"
+	      "                     `rtitsim perf-data PREFIX DIR` does (needs --out)\n"
 	      "  --dump             print every packet: trace offset, bytes, the packet with\n"
 	      "                     its full IP, its cause; packets lost in an overflow as\n"
 	      "                     'dropped'\n"
@@ -568,7 +570,7 @@ static int scenario_text(const char *input, const struct prog *pg, const char *c
 
 int rtit_cmd_run(int argc, char **argv)
 {
-	const char *input = NULL, *out = NULL, *bundle = NULL;
+	const char *input = NULL, *out = NULL, *bundle = NULL, *perf_data = NULL;
 	struct prog pg = { 0 };
 	bool dump = false, quiet = false, verify = false;
 	int progress = -1;
@@ -588,6 +590,8 @@ int rtit_cmd_run(int argc, char **argv)
 				fprintf(stderr, "rtitsim run: %s: an empty prefix names no file\n", a);
 				return RTIT_EXIT_USAGE;
 			}
+		} else if (!strcmp(a, "--perf-data") && i + 1 < argc) {
+			perf_data = argv[++i];
 		} else if (!strcmp(a, "--bundle") && i + 1 < argc) {
 			bundle = argv[++i];
 			if (!*bundle) {
@@ -679,6 +683,7 @@ int rtit_cmd_run(int argc, char **argv)
 		.image = input ? input : "demo",
 		.flow = flow,
 		.program = input && !is_scenario(input),
+		.perf_data = perf_data,
 		.bundle = bundle,
 		.progress = quiet ? 0 : progress,
 		.first_option_line = first_option_line,
@@ -761,6 +766,28 @@ static int run_guarded(struct rtit_sim *sim, struct rtit_sim_status *st)
 	sigaction(SIGABRT, &old_sa, NULL);
 	sim_running = NULL;
 	return ret;
+}
+
+/* --perf-data DIR: the run as `perf record -e intel_pt//` would have
+ * written it (`rtitsim perf-data PREFIX DIR`, session/perfdata.c), DIR
+ * made when missing.  RTIT_EXIT_*. */
+static int perf_data_out(const char *dir, const char *prefix, int dialect)
+{
+	if (dialect != RTIT_DIALECT_PT) {
+		fprintf(stderr, "rtitsim run: --perf-data: perf.data holds Intel PT only (this run"
+			" is RTIT)\n");
+		return RTIT_EXIT_INPUT;
+	}
+	if (!prefix) {
+		fprintf(stderr, "rtitsim run: --perf-data needs the run's files (--out)\n");
+		return RTIT_EXIT_USAGE;
+	}
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+		fprintf(stderr, "rtitsim run: --perf-data %s: %s\n", dir, strerror(errno));
+		return RTIT_EXIT_IO;
+	}
+	char *av[] = { "perf-data", (char *)prefix, (char *)dir, NULL };
+	return rtit_cmd_perfdata(3, av);
 }
 
 /* What a process did: its system calls and what it missed. */
@@ -973,6 +1000,8 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	}
 	if (o->bundle && status == RTIT_EXIT_OK)
 		status = bundle_finish(o, stem, prefix, &r);
+	if (o->perf_data && status == RTIT_EXIT_OK)
+		status = perf_data_out(o->perf_data, out ? prefix : NULL, r.dialect);
 	/* --verify: the flow decoder must give the ground truth back. */
 	if (o->verify && status == RTIT_EXIT_OK && out) {
 		{

@@ -26,6 +26,8 @@ struct rtit_run_opts {
 	/* A program run: the guest owns stdout, rtitsim's own lines go to
 	 * stderr with an "rtitsim: " prefix, and the process's summary too. */
 	bool program;
+	/* A directory: also write the perf.data of the run there (Intel PT). */
+	const char *perf_data;
 	/* A directory: write a bundle there (rtit/bundle.h), every file
 	 * named STEM.* (default stem: the scenario's name); out is ignored
 	 * and flow is both. */

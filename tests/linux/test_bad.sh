@@ -73,6 +73,9 @@ expect "bad dialect" 1 "--dialect takes rtit or pt" -- "$R" run --dialect arm ./
 expect "scenario with arguments" 1 "a scenario takes no arguments" -- "$R" run "$S/../../golden/rtit_branches.scn" x
 expect "program options on a scenario" 1 "are for a PROGRAM" -- "$R" run --seed 3 "$S/../../golden/rtit_branches.scn"
 expect "--bundle of a process: refused, not wrong" 1 "a process run.s bundle .* is not written yet" -- "$R" run --bundle bdir ./bad efault
+expect "--perf-data with RTIT: refused" 4 "perf.data holds Intel PT only" -- "$R" run -q --perf-data pd --out a ./bad efault
+expect "--perf-data with Intel PT" 0 "write\\(1, 0x8" -- "$R" run -q --dialect pt --perf-data pd --out a ./bad efault
+[ -s pd/perf.data ] && [ -s pd/image.elf ] && ok "--perf-data wrote pd/perf.data" || bad "--perf-data wrote no pd/perf.data"
 expect "-- before the program" 0 "write\(1, 0x8, 16\)" -- "$R" run -q --out a -- ./bad efault
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
