@@ -319,7 +319,7 @@ static int scan_phdrs(struct rtit_sim *sim, Elf *e, const char *path, size_t nph
  * whole pages from the file, the rest of the last file page of a
  * segment with bss and the bss itself zero (padzero). */
 static int map_segments(struct rtit_sim *sim, Elf *e, const char *path, size_t nph,
-			const char *raw, struct loaded *L)
+			const char *raw, size_t fsize, struct loaded *L)
 {
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
@@ -336,8 +336,6 @@ static int map_segments(struct rtit_sim *sim, Elf *e, const char *path, size_t n
 			return sim_seterr(sim, -RTIT_ERR_INVALID,
 					  "%s: cannot map PT_LOAD %zu at 0x%" PRIx64, path, i, lo);
 		/* whole file pages, bounded by the file */
-		size_t fsize;
-		elf_rawfile(e, &fsize);
 		uint64_t copy = ph.p_filesz ? PAGE_UP(fend) - lo : 0;
 		if (off + copy > fsize)
 			copy = fsize - off;
@@ -408,7 +406,7 @@ static int load_one(struct rtit_sim *sim, const char *path, bool interp, struct 
 			       L->hi + L->bias);
 		goto out;
 	}
-	if ((r = map_segments(sim, e, path, nph, raw, L)) < 0)
+	if ((r = map_segments(sim, e, path, nph, raw, fsize, L)) < 0)
 		goto out;
 	L->entry = eh.e_entry + L->bias;
 	L->phnum = (uint16_t)nph;

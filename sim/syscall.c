@@ -739,7 +739,7 @@ static int64_t sys_sysinfo(struct rtit_sim *sim, uint64_t buf)
 	uint8_t b[112];
 	memset(b, 0, sizeof(b));
 	int64_t up = (int64_t)(LX_BOOT + now_ns(sim) / 1000000000ull);
-	uint64_t ram = 4ull << 30, one = 1;
+	uint64_t ram = 4ull << 30;
 	uint16_t procs = 1;
 	memcpy(b, &up, 8);
 	memcpy(b + 32, &ram, 8);	/* totalram */
@@ -747,7 +747,6 @@ static int64_t sys_sysinfo(struct rtit_sim *sim, uint64_t buf)
 	memcpy(b + 80, &procs, 2);
 	uint32_t unit = 1;
 	memcpy(b + 104, &unit, 4);
-	(void)one;
 	return gwrite(sim, buf, b, sizeof(b));
 }
 
