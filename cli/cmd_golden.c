@@ -199,7 +199,7 @@ static int do_verify(const char *dir, char **names, int n)
 		return RTIT_EXIT_IO;
 	}
 	for (int i = 0; i < n; i++) {
-		char prefix[1024], want[1024], got[1024];
+		char prefix[1024], want[1024], got[1100];
 		struct rtit_run_result res = { 0 };
 		int st;
 

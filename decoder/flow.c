@@ -198,13 +198,51 @@ static void apply_pip(struct rtit_flow_dec *d, const struct rtit_packet *p)
 
 /* The next packet from the packet layer.  1: a packet in *it, 0: the end
  * of the stream, < 0: an error (bad bytes: the reason in d->msg). */
+static int read_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it);
+
+/*
+ * The next packet, read FLOW_AHEAD packets ahead: when one of those is
+ * malformed, that error comes now and the packets before it are not used
+ * (D137).  The bytes a single corruption turns into valid packets (a TNT
+ * from a header, packets from a payload) are mostly followed within a few
+ * packets by bytes that are no packet; the records the valid-looking ones
+ * would give are then not established.  A stream that ends inside a
+ * packet is not such an error: it comes when the packets before it are
+ * used up.
+ */
 int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 {
+	enum { ring = FLOW_AHEAD + 1 };
+
 	if (d->have_stash) {
 		*it = d->stash;
 		d->have_stash = false;
 		return 1;
 	}
+	while (d->ahead_n < ring && !d->eos && !d->ahead_err) {
+		int r = read_packet(d, &d->ahead[(d->ahead_head + d->ahead_n) % ring]);
+		if (r == 1) {
+			d->ahead_n++;
+		} else if (r == -RTIT_ERR_EOS) {
+			d->ahead_err = r;
+		} else if (r < 0) {
+			d->ahead_n = 0;		/* not used: the error first */
+			return r;
+		}
+	}
+	if (!d->ahead_n) {
+		int r = d->ahead_err;
+		d->ahead_err = 0;
+		return r;	/* the cut packet's error, or the end */
+	}
+	*it = d->ahead[d->ahead_head];
+	d->ahead_head = (d->ahead_head + 1) % ring;
+	d->ahead_n--;
+	return 1;
+}
+
+static int read_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
+{
 	if (d->eos)
 		return 0;
 	int r = rtit_pktdec_next(&d->pd, it);
@@ -255,6 +293,14 @@ int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool
 		return flow_fail(d, RTIT_ERR_NOIP, it->offset,
 				 "%s compressed against an unknown %s", rtit_pkt_name(it->pkt.type),
 				 d->pt ? "Last IP" : "LAST_LIP");
+	/* no instruction lies at a non-canonical address (SDM Vol. 1
+	 * 3.3.7.1; with 5-level paging bits 63:57 copy bit 56): an IPBytes
+	 * 110b IP that is not is no IP of this trace (D137) */
+	if (rtit_pkt_has_ip(it->pkt.type) && it->ip_status == 0 &&
+	    ((int64_t)(it->ip << 7) >> 7) != (int64_t)it->ip)
+		return flow_fail(d, RTIT_ERR_BAD_PACKET, it->offset,
+				 "%s with the non-canonical IP 0x%" PRIx64 " (SDM Vol. 1 3.3.7.1)",
+				 rtit_pkt_name(it->pkt.type), it->ip);
 	return 1;
 }
 
@@ -682,8 +728,16 @@ int flow_walk_end(struct rtit_flow_dec *d)
 			commit(d);
 			return 2;
 		}
-		if ((r = ic_get(d, d->ip, &e)) < 0)
+		if ((r = ic_get(d, d->ip, &e)) < 0) {
+			/* the run ended at end_ip, which the walk cannot
+			 * reach from code the image lacks: the stream
+			 * contradicts where the run ended (D137) */
+			if (r == -RTIT_ERR_NOMAP || r == -RTIT_ERR_INVALID) {
+				flow_drop_uncertain(d, d->last_off);
+				return r;
+			}
 			break;
+		}
 		uint64_t nlip = d->ip + e->len, next = nlip;
 		uint8_t fl = 0;
 		switch (e->cls) {
@@ -1234,6 +1288,8 @@ static int recover(struct rtit_flow_dec *d)
 	d->retc_valid = false;
 	flow_pt_reset(d);
 	d->have_stash = false;
+	d->ahead_n = 0;
+	d->ahead_err = 0;
 	uint64_t before = d->pd.skipped;
 	/* SDM 33.4.2.17, D81: the next PSB from the byte after the bad packet's
 	 * first, so that a PSB it swallowed the start of is found.  The bad

@@ -57,6 +57,10 @@ struct la {
 	uint64_t tsc;		/* the TSC known when it came into view */
 };
 
+/* How many packets the flow decoder reads ahead of the one it uses: a
+ * malformed packet among them is reported before that one is used (D137). */
+#define FLOW_AHEAD 4
+
 struct rtit_flow_dec {
 	struct rtit_flow_cfg cfg;
 	ZydisDecoder zd;
@@ -138,6 +142,9 @@ struct rtit_flow_dec {
 	 * the groups seen; pebs_fup: a BEP(IP=1) came, its FUP is next */
 	bool pebs_in, pebs_fup;
 	uint8_t pebs_blk, pebs_groups;
+	/* the BIP IDs of the open block, the BBP types of the open record
+	 * (D137) */
+	uint32_t pebs_ids, pebs_types;
 	uint64_t pebs_h, pebs_eip;
 	bool pge_ok;		/* take_tip: a TIP.PGE may end an event's
 				 * packets (INIT on an AP, then SIPI, D58) */
@@ -169,6 +176,11 @@ struct rtit_flow_dec {
 
 	struct rtit_flow_stats st;
 	struct rtit_pktdec_item stash;	/* RTIT: read ahead for a CCP */
+	/* the packets read ahead of the one in use (flow_next_packet,
+	 * D137): a ring of ahead_n from ahead_head */
+	struct rtit_pktdec_item ahead[FLOW_AHEAD + 1];
+	unsigned ahead_head, ahead_n;
+	int ahead_err;		/* a stream cut inside the packet after them */
 	struct rtit_pktdec pd;	/* large: last */
 };
 
@@ -232,7 +244,11 @@ static inline struct rtit_sim_rec *rec_new(struct rtit_flow_dec *d)
 			d->ncommit = d->nbatch;
 		flow_flush_committed(d);
 	}
-	d->offs[d->nbatch] = d->last_off;
+	/* the packet behind the record: with no TNT bit pending, the walk
+	 * goes on towards the packet in view, which is what establishes the
+	 * record (an async event's FUP, the TIP of the indirect branch
+	 * ahead); else the last one consumed (D137) */
+	d->offs[d->nbatch] = d->have_la && !d->tnt_n ? d->la.offset : d->last_off;
 	return &d->batch[d->nbatch++];
 }
 

@@ -176,37 +176,190 @@ static bool cyc_eligible(enum rtit_pkt_type t)
 	}
 }
 
-/* A PEBS record's BBP, BIP or BEP: its blocks run from the first BBP to
- * the BEP (33.4.1.1, D55). */
-static void pebs_block(struct rtit_flow_dec *d, const struct rtit_packet *p)
+/* How many BIP IDs Table 33-47 defines for BBP type @type (IDs 0 to
+ * n-1); 0 for a type Table 33-45 reserves. */
+static unsigned bip_ids(uint8_t type)
+{
+	switch (type) {
+	case rtit_pt_bbp_gpr: return 0x12;		/* R/EFLAGS .. R15 */
+	case rtit_pt_bbp_pebs_basic: return 3;
+	case rtit_pt_bbp_pebs_mem: return 4;
+	case rtit_pt_bbp_lbr0: case rtit_pt_bbp_lbr1: case rtit_pt_bbp_lbr2:
+	case rtit_pt_bbp_xmm: return 32;
+	default: return 0;
+	}
+}
+
+/* A PEBS record's BBP, BIP or BEP at @off: its blocks run from the first
+ * BBP to the BEP (33.4.1.1, D55).  What Tables 33-45 and 33-47 rule out
+ * is an error (D137): a reserved block type, a BIP ID the block type does
+ * not define, an ID twice in one block ("uniquely identifies the state
+ * value"), a block type twice in one record, a BEP with no block open
+ * (a BBP "will always be followed by a BEP", and generation never
+ * resumes inside a block). */
+static int pebs_block(struct rtit_flow_dec *d, const struct rtit_packet *p, uint64_t off)
 {
 	switch (p->type) {
 	case RTIT_PT_BBP:
+		if (!bip_ids(p->u.bbp.type))
+			return flow_fail(d, RTIT_ERR_BAD_PACKET, off,
+					 "BBP of reserved type 0x%02x (SDM Table 33-45)",
+					 p->u.bbp.type);
 		if (!d->pebs_in) {
 			d->pebs_in = true;
 			d->pebs_h = RTIT_PEBS_DIGEST_INIT;
 			d->pebs_eip = 0;
 			d->pebs_groups = 0;
+			d->pebs_types = 0;
+		} else if (d->pebs_types & (1u << p->u.bbp.type)) {
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+					 "a second block of type 0x%02x in one PEBS record"
+					 " (SDM 33.4.1.1)", p->u.bbp.type);
 		}
+		d->pebs_types |= 1u << p->u.bbp.type;
+		d->pebs_ids = 0;
 		d->pebs_blk = p->u.bbp.type;
 		d->pebs_groups |= rtit_pebs_group_of(p->u.bbp.type);
 		break;
 	case RTIT_PT_BIP:
-		if (d->pebs_in) {
-			d->pebs_h = rtit_pebs_digest_step(d->pebs_h, d->pebs_blk, p->u.bip.id,
-							  p->u.bip.value);
-			if (d->pebs_blk == rtit_pt_bbp_pebs_basic && p->u.bip.id == 0)
-				d->pebs_eip = p->u.bip.value;
-		}
+		if (!d->pebs_in)
+			break;
+		if (p->u.bip.id >= bip_ids(d->pebs_blk))
+			return flow_fail(d, RTIT_ERR_BAD_PACKET, off,
+					 "BIP ID 0x%02x, which block type 0x%02x does not define"
+					 " (SDM Table 33-47)", p->u.bip.id, d->pebs_blk);
+		if (d->pebs_ids & (1u << p->u.bip.id))
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+					 "BIP ID 0x%02x twice in one block (SDM 33.4.1.1)",
+					 p->u.bip.id);
+		d->pebs_ids |= 1u << p->u.bip.id;
+		d->pebs_h = rtit_pebs_digest_step(d->pebs_h, d->pebs_blk, p->u.bip.id,
+						  p->u.bip.value);
+		if (d->pebs_blk == rtit_pt_bbp_pebs_basic && p->u.bip.id == 0)
+			d->pebs_eip = p->u.bip.value;
 		break;
 	default:	/* BEP */
+		if (!d->pebs_in)
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+					 "BEP with no block open (SDM 33.4.2.26)");
 		/* IP=1: the FUP that follows binds the record (Table
 		 * 33-48); IP=0 (ContextEn=0): nothing traced here to
 		 * bind it to, it is not reported */
-		d->pebs_fup = d->pebs_in && p->u.ip_bit;
+		d->pebs_fup = p->u.ip_bit;
 		d->pebs_in = false;
 		break;
 	}
+	return 0;
+}
+
+/* A TIP.PGD with an IP, IA32_RTIT_CTL fixed: the IP is where tracing
+ * ends "unless ContextEn = 0 or TraceEn = 0" then (33.4.2.5), so FilterEn
+ * cleared it: an IP outside every ADDRn range with ADDRn_CFG = 1.  With
+ * no range configured FilterEn "is set to 1 at all times" (33.2.6.5), and
+ * no TraceStop range or ToPA output may have stopped the trace either
+ * (D137). */
+static int pgd_ip_allowed(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
+{
+	uint64_t ctl = d->cfg.pt_ctl;
+	bool filter = false;
+
+	if (ctl & RTIT_PT_CTL_TOPA)
+		return 0;
+	for (unsigned n = 0; n < 4; n++) {
+		uint64_t cfgn = (ctl & RTIT_PT_CTL_ADDR_CFG_MASK(n)) >> RTIT_PT_CTL_ADDR_CFG_SHIFT(n);
+		if (cfgn == 2)
+			return 0;	/* TraceStop */
+		if (cfgn != 1)
+			continue;
+		filter = true;
+		if (it->ip >= d->cfg.pt_addr_a[n] && it->ip <= d->cfg.pt_addr_b[n])
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+					 "TIP.PGD at 0x%" PRIx64 ", inside the ADDR%u filter range: FilterEn"
+					 " is 1 there (SDM 33.2.4, 33.4.2.5)", it->ip, n);
+	}
+	if (filter)
+		return 0;
+	return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+			 "TIP.PGD with the IP 0x%" PRIx64 ", but no IP filter range is configured:"
+			 " FilterEn is 1 at all times (SDM 33.2.6.5, 33.4.2.5)", it->ip);
+}
+
+/* Whether IA32_RTIT_CTL, the same at every enable (cfg.pt_ctl_fixed),
+ * lets @p be generated: the Dependencies rows of SDM 33.4.2 (D137).
+ * Inside a packet block, the packets of Table 33-15 cannot stand. */
+static int pt_packet_allowed(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
+{
+	const struct rtit_packet *p = &it->pkt;
+	uint64_t ctl = d->cfg.pt_ctl, need = 0;
+	const char *what = "";
+
+	if (d->pebs_in) {
+		switch (p->type) {
+		case RTIT_PT_TNT8: case RTIT_PT_TNT64: case RTIT_PT_TIP: case RTIT_PT_TIP_PGE:
+		case RTIT_PT_TIP_PGD: case RTIT_PT_MODE_EXEC: case RTIT_PT_MODE_TSX:
+		case RTIT_PT_PIP: case RTIT_PT_VMCS: case RTIT_PT_TRACESTOP: case RTIT_PT_PSB:
+		case RTIT_PT_PSBEND: case RTIT_PT_PTW: case RTIT_PT_MWAIT:
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+					 "%s inside a packet block (SDM Table 33-15)",
+					 rtit_pkt_name(p->type));
+		default:
+			break;
+		}
+	}
+	if (d->bound_fup || d->pebs_fup) {
+		/* an IP bit of EXSTOP, PTW, CFE or BEP says a FUP follows
+		 * (Tables 33-41, 33-40, 33-49, 33-48): no packet of another
+		 * instruction or event comes first (D137) */
+		switch (p->type) {
+		case RTIT_PT_TNT8: case RTIT_PT_TNT64: case RTIT_PT_TIP: case RTIT_PT_TIP_PGE:
+		case RTIT_PT_TIP_PGD: case RTIT_PT_TRACESTOP: case RTIT_PT_PTW: case RTIT_PT_EXSTOP:
+		case RTIT_PT_MWAIT: case RTIT_PT_PWRE: case RTIT_PT_PWRX: case RTIT_PT_CFE:
+		case RTIT_PT_EVD: case RTIT_PT_BBP: case RTIT_PT_BEP:
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+					 "%s where the FUP an IP bit announced must come (SDM 33.4.2)",
+					 rtit_pkt_name(p->type));
+		default:
+			break;
+		}
+	}
+	if (!d->cfg.pt_ctl_fixed)
+		return 0;
+	switch (p->type) {
+	case RTIT_PT_TIP_PGD:
+		return it->ip_status == 0 ? pgd_ip_allowed(d, it) : 0;
+	case RTIT_PT_TNT8: case RTIT_PT_TNT64:
+		if (ctl & RTIT_PT_CTL_DIS_TNT)
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+					 "TNT with IA32_RTIT_CTL.DisTNT=1 (SDM 33.4.2.1)");
+		return 0;
+	case RTIT_PT_CYC: need = RTIT_PT_CTL_CYC_EN; what = "CYCEn (SDM 33.4.2.14)"; break;
+	case RTIT_PT_MTC: need = RTIT_PT_CTL_MTC_EN; what = "MTCEn (SDM 33.4.2.12)"; break;
+	case RTIT_PT_TSC: need = RTIT_PT_CTL_TSC_EN; what = "TSCEn (SDM 33.4.2.11)"; break;
+	case RTIT_PT_TMA:
+		need = RTIT_PT_CTL_MTC_EN | RTIT_PT_CTL_TSC_EN;
+		what = "MTCEn and TSCEn (SDM 33.4.2.13)";
+		break;
+	case RTIT_PT_PIP: need = RTIT_PT_CTL_OS; what = "OS (SDM 33.4.2.7)"; break;
+	case RTIT_PT_PTW:
+		need = RTIT_PT_CTL_PTW_EN | (p->u.ptw.ip ? RTIT_PT_CTL_FUP_ON_PTW : 0);
+		what = p->u.ptw.ip ? "PTWEn and FUPonPTW (SDM 33.4.2.21)" : "PTWEn (SDM 33.4.2.21)";
+		break;
+	case RTIT_PT_EXSTOP: case RTIT_PT_MWAIT: case RTIT_PT_PWRE: case RTIT_PT_PWRX:
+		need = RTIT_PT_CTL_PWR_EVT_EN;
+		what = "PwrEvtEn (SDM 33.4.2.22-25)";
+		break;
+	case RTIT_PT_CFE: case RTIT_PT_EVD:
+		need = RTIT_PT_CTL_EVENT_EN;
+		what = "EventEn (SDM 33.4.2.29-30)";
+		break;
+	default:
+		return 0;
+	}
+	if ((ctl & need) == need)
+		return 0;
+	return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+			 "%s, which IA32_RTIT_CTL rules out: it needs %s (IA32_RTIT_CTL 0x%" PRIx64 ")",
+			 rtit_pkt_name(p->type), what, ctl);
 }
 
 /* Whether the walk, standing at d->ip with no packet of the stream before
@@ -362,6 +515,8 @@ static int pt_peek(struct rtit_flow_dec *d)
 		if (r <= 0)
 			return r;
 		const struct rtit_packet *p = &it.pkt;
+		if ((r = pt_packet_allowed(d, &it)) < 0)
+			return r;
 		/* a CYC gives the time of the CYC-eligible packet right
 		 * after it (33.3.6); one before a CYC or another packet is
 		 * stand-alone (D49) */
@@ -403,6 +558,13 @@ static int pt_peek(struct rtit_flow_dec *d)
 			if (d->state == ST_ENABLED && !d->in_psb) {
 				if (!mode_same(d, p->u.mode.bits))
 					break;
+				/* that keeps the mode: only EventEn sends one
+				 * (an RFLAGS.IF change, 33.4.2.8 Generation
+				 * Scenario; D137) */
+				if (!d->cfg.event_trace)
+					return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it.offset,
+							 "MODE.Exec that changes no mode bit while"
+							 " tracing, without EventEn (SDM 33.4.2.8)");
 				d->if_pend = (p->u.mode.bits & rtit_pt_mode_exec_if) ? 1 : 0;
 				d->mode_fup = true;
 				continue;
@@ -430,7 +592,8 @@ static int pt_peek(struct rtit_flow_dec *d)
 				d->bound_fup = true;
 			continue;
 		case RTIT_PT_BBP: case RTIT_PT_BIP: case RTIT_PT_BEP:
-			pebs_block(d, p);
+			if ((r = pebs_block(d, p, it.offset)) < 0)
+				return r;
 			continue;
 		case RTIT_PT_CFE:
 			if (d->evd_pend && (r = evd_check(d, p)) < 0)
@@ -1289,6 +1452,14 @@ static int pt_walk_far(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t
 		if (r && is_type(d, RTIT_PT_FUP) && d->la.ip == d->ip) {
 			consume(d);
 			fup_here = true;
+		} else if (r && is_type(d, RTIT_PT_TIP)) {
+			/* a software interrupt or an ENCLU leaf sends FUP(CLIP)
+			 * + TIP (Table 33-55 cases 13, 17): a TIP alone is not
+			 * this instruction's (D137) */
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->la.offset,
+					 "the %s at 0x%" PRIx64 " needs FUP(0x%" PRIx64 ") + TIP"
+					 " (SDM Table 33-55 cases 13, 17); the next packet is a TIP"
+					 " with no FUP", rtit_insn_class_name(e->cls), d->ip, d->ip);
 		}
 	}
 	bool cfe_other = d->cfe_type && (d->cfe_type != rtit_pt_cfe_intr ||

@@ -41,9 +41,22 @@ void rtit_flow_cfg_from_sideband(struct rtit_flow_cfg *cfg, const struct rtit_si
 	 * pt_cpu_errata) and those the run switched on (D106) */
 	cfg->pt_errata = rtit_pt_cpu_errata_str(sb->cpu) | sb->pt_errata;
 	cfg->pt_ctl = sb->ia32_rtit_ctl;
+	cfg->pt_ctl_fixed = sb->has_ia32_rtit_ctl && sb->ctl_fixed == 1;
 	for (int n = 0; n < 4; n++) {
 		cfg->pt_addr_a[n] = sb->addr_a[n];
 		cfg->pt_addr_b[n] = sb->addr_b[n];
+	}
+	/* the ranges from the msr lines too (IA32_RTIT_ADDRn_A/B, SDM
+	 * 33.2.8.5), for the TIP.PGD check of D137 */
+	for (size_t i = 0; i < sb->nmsrs; i++) {
+		uint32_t m = sb->msrs[i].msr;
+		if (m >= RTIT_PT_MSR_ADDR0_A && m < RTIT_PT_MSR_ADDR0_A + 8) {
+			unsigned n = (m - RTIT_PT_MSR_ADDR0_A) / 2;
+			if ((m - RTIT_PT_MSR_ADDR0_A) % 2)
+				cfg->pt_addr_b[n] = sb->msrs[i].value;
+			else
+				cfg->pt_addr_a[n] = sb->msrs[i].value;
+		}
 	}
 	cfg->mtc_freq = sb->mtc_freq;
 	if (sb->art_num && sb->art_den) {

@@ -18,6 +18,7 @@ void rtit_sideband_init(struct rtit_sideband *sb)
 	sb->ret_compression = -1;
 	sb->overflows = -1;
 	sb->exit_status = -1;
+	sb->ctl_fixed = -1;
 }
 
 const char *rtit_sideband_param(const struct rtit_sideband *sb, const char *key)
@@ -88,6 +89,8 @@ int rtit_sideband_write(FILE *f, const struct rtit_sideband *sb)
 		fprintf(f, "handler %u 0x%" PRIx64 "\n", sb->handlers[i].vector, sb->handlers[i].ip);
 	if (sb->external_ctl)
 		fputs("external_ctl 1\n", f);
+	if (sb->ctl_fixed >= 0)
+		fprintf(f, "ctl_fixed %d\n", sb->ctl_fixed);
 	return ferror(f) ? -RTIT_ERR_IO : 0;
 }
 
@@ -161,6 +164,14 @@ static int hex16(struct rd *rd, const char *key, const char *v, char out[17])
 }
 
 /* "stop ..." also gives where the run ended (docs/formats.md). */
+static void stop_end(struct rtit_sideband *sb);
+
+void rtit_sideband_set_stop(struct rtit_sideband *sb, const char *stop)
+{
+	snprintf(sb->stop, sizeof(sb->stop), "%s", stop);
+	stop_end(sb);
+}
+
 static void stop_end(struct rtit_sideband *sb)
 {
 	unsigned long long v;
@@ -274,6 +285,12 @@ static int repeated(struct rd *rd, struct rtit_sideband *sb, const char *key, ch
 		if (strcmp(v, "0") && strcmp(v, "1"))
 			return bad(rd, "external_ctl: '%s' is not 0 or 1", v);
 		sb->external_ctl = v[0] == '1';
+		return 0;
+	}
+	if (!strcmp(key, "ctl_fixed")) {
+		if (strcmp(v, "0") && strcmp(v, "1"))
+			return bad(rd, "ctl_fixed: '%s' is not 0 or 1", v);
+		sb->ctl_fixed = v[0] == '1';
 		return 0;
 	}
 	return 1;

@@ -24,6 +24,8 @@ struct session {
 	int io_err;
 	uint64_t first_ctl;
 	bool have_ctl;
+	/* a later enabling write wrote another value (sideband ctl_fixed) */
+	bool ctl_varies;
 	/* every MSR the encoder took before tracing was first enabled, the
 	 * last value of each (the sideband's msr lines) */
 	struct rtit_sideband_msr msrs[RTIT_SIDEBAND_MAX_MSRS];
@@ -104,6 +106,9 @@ static int msr_write(void *opaque, uint32_t msr, uint64_t v, const struct rtit_s
 	int r = rtit_encoder_msr_write(s->enc, msr, v, ctx);
 	if (!had && r == 0)
 		keep_msr(s, msr, v);
+	if (had && r == 0 && msr == rtit_encoder_ctl_msr(s->enc) &&
+	    rtit_encoder_ctl_trace_en(s->enc, v) && v != s->first_ctl)
+		s->ctl_varies = true;
 	return r;
 }
 
@@ -218,10 +223,16 @@ static void sideband_scenario(const struct session *s, const struct rtit_sim *si
 		sb->handlers[sb->nhandlers].vector = sc->handlers[i].vector;
 		sb->handlers[sb->nhandlers++].ip = v;
 	}
-	for (size_t i = 0; i < sc->nevents; i++)
-		if (sc->events[i].ev.kind == RTIT_EV_MSR_WRITE_EXTERNAL &&
-		    sc->events[i].ev.msr == RTIT_R_MSR_CTL)
+	bool external = false;
+	for (size_t i = 0; i < sc->nevents; i++) {
+		if (sc->events[i].ev.kind != RTIT_EV_MSR_WRITE_EXTERNAL)
+			continue;
+		external = true;
+		if (sc->events[i].ev.msr == RTIT_R_MSR_CTL)
 			sb->external_ctl = true;
+	}
+	/* D137: only the program's own writes are seen here */
+	sb->ctl_fixed = s->have_ctl ? !s->ctl_varies && !external : -1;
 	memcpy(sb->msrs, s->msrs, s->nmsrs * sizeof(s->msrs[0]));
 	sb->nmsrs = s->nmsrs;
 	qsort(sb->msrs, sb->nmsrs, sizeof(sb->msrs[0]), cmp_msr);
@@ -263,7 +274,7 @@ static void fill_sideband(const struct session *s, const struct rtit_sim *sim,
 	sb->packets = res->stats.packets;
 	sb->psbs = res->stats.psbs;
 	sb->overflows = (int64_t)res->stats.overflows;
-	snprintf(sb->stop, sizeof(sb->stop), "%s", res->st.msg);
+	rtit_sideband_set_stop(sb, res->st.msg);
 	sideband_scenario(s, sim, sb);
 }
 

@@ -154,6 +154,11 @@ struct rtit_flow_cfg {
 	 * the sideband's cpu and pt_errata) */
 	unsigned pt_errata;
 	uint64_t pt_ctl, pt_addr_a[4], pt_addr_b[4];
+	/* Intel PT: pt_ctl held at every enable (the sideband's ctl_fixed):
+	 * a packet that its enables rule out (CYC without CYCEn, MTC without
+	 * MTCEn, ...: the Dependencies rows of SDM 33.4.2) is an error
+	 * (docs/decisions.md D137) */
+	bool pt_ctl_fixed;
 	/* RTIT: CR0.PG where the trace starts (a MOV CR0 sends a PIP only
 	 * when it changes PG, 4.2.10): 1 (rtit_flow_cfg_default: rtitsim's
 	 * simulator starts with CR0.PE|PG), 0, or -1 when not known, until
@@ -239,8 +244,10 @@ int rtit_flow_dec_run(struct rtit_flow_dec *d);
 
 const struct rtit_flow_stats *rtit_flow_dec_stats(const struct rtit_flow_dec *d);
 
-/* During on_rec: the trace offset of the last packet consumed when each
- * record was made (parallel to the records passed). */
+/* During on_rec: the trace offset of the packet behind each record
+ * (parallel to the records passed): the packet that made the walk go
+ * there, i.e. the last one consumed, or with no TNT bit pending the one in
+ * view that the walk was going towards (docs/decisions.md D137). */
 const uint64_t *rtit_flow_dec_batch_offsets(const struct rtit_flow_dec *d);
 
 /* One text line for a decoded record: the simulator's line format

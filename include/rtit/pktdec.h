@@ -55,8 +55,9 @@ struct rtit_pktdec_error {
 
 enum { rtit_pktdec_bufsize = 1 << 16 };
 /* Bytes before the position kept buffered across a refill (for
- * rtit_pktdec_resync_after): more than the longest packet and a PSB. */
-enum { rtit_pktdec_history = 64 };
+ * rtit_pktdec_resync_after): more than a PSB and the packets the flow
+ * decoder reads ahead (5 of at most 16 bytes, then the bad one). */
+enum { rtit_pktdec_history = 128 };
 
 /*
  * One row of the fast path's first-byte table (packet/pktdec_fast.c

@@ -119,9 +119,18 @@ struct rtit_sideband {
 	struct { unsigned vector; uint64_t ip; } handlers[RTIT_SIDEBAND_MAX_HANDLERS];
 	size_t nhandlers;
 	bool external_ctl;
+	/* Whether the trace control MSR (IA32_RTIT_CTL, RTIT_CTL) held the
+	 * same value (the msr line's) every time tracing was enabled, so its
+	 * packet enables hold for the whole trace (`ctl_fixed`): 1, 0, or
+	 * -1 not given (docs/decisions.md D137) */
+	int ctl_fixed;
 	struct rtit_sideband_msr msrs[RTIT_SIDEBAND_MAX_MSRS];
 	size_t nmsrs;
 };
+
+/* Sets @sb's stop line and, from it, where the run ended (has_end,
+ * end_ip, end_after), as reading a `stop` line does. */
+void rtit_sideband_set_stop(struct rtit_sideband *sb, const char *stop);
 
 /* Empties @sb: nothing given (the -1s above). */
 void rtit_sideband_init(struct rtit_sideband *sb);

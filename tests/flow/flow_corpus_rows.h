@@ -69,15 +69,15 @@
 	.dialect = RTIT_DIALECT_PT,
 	/* JMP RAX at 0x1000 takes the TIP at @25, cut after 2 bytes of its
 	 * IP: its last 4 are the PSB's first (02 82 02 82 at @28), so its
-	 * target is 0xffff820282022000, which the image lacks.  The search
-	 * from @26 finds the PSB at @28; after PSBEND @44 the TIP.PGE @46
-	 * and the TIP @53. */
+	 * target would be 0xffff820282022000.  The packet after it, @32 (the
+	 * PSB's rest, 02 82 ...), is no packet: that error comes before the
+	 * TIP and the TIP.PGE before it are used (packets read ahead, D137), so no JMP to that
+	 * target is printed.  The search from @26 finds the PSB at @28;
+	 * after PSBEND @44 the TIP.PGE @46 and the TIP @53. */
 	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x6d, 0x00, 0x20,
 	       PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x3000)),
 	.img = { REG(0x1000, 0xff, 0xe0), REG(0x3000, 0xff, 0xe0) },
-	.want = "# enable 1000\n"
-		"I 0000000000001000 jmp-ind  len=2 T -> ffff820282022000\n"
-		"# error @25 no memory mapped at the address\n"
+	.want = "# error @32 reserved encoding inside packet\n"
 		"# resync 1000 @46\n"
 		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000003000\n"
 		"# end\n",
@@ -90,13 +90,13 @@
 	/* a TIP @16 cut after 2 of its 6 IP bytes: the rest are the PSB's
 	 * C0 00 00 00 (@19), so JMP RAX at 0x1000 goes to 0xc02000 and the
 	 * PSB's last five 00 bytes (@23) are a reserved opcode (RTIT 4.2,
-	 * Figure 2).  The search from the byte after the TIP's first (@17),
-	 * the last packet consumed, finds the PSB at @19 */
+	 * Figure 2): that error comes before the TIP is used (one packet
+	 * read ahead, D137: the FUP.PGE is not used either), so no JMP to
+	 * 0xc02000 is printed.  The search
+	 * from the byte after the TIP's first (@17) finds the PSB at @19 */
 	STREAM(R_PSB, R_PGE(0x1000), 0xb2, 0x00, 0x20, R_PSB, R_PGE(0x1000), R_TIP(0x3000)),
 	.img = { REG(0x1000, 0xff, 0xe0), REG(0x3000, 0xff, 0xe0) },
-	.want = "# enable 1000\n"
-		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000c02000\n"
-		"# error @23 reserved or unknown opcode\n"
+	.want = "# error @23 reserved or unknown opcode\n"
 		"# resync 1000 @28\n"
 		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000003000\n"
 		"# end\n",
@@ -453,10 +453,11 @@
 	.name = "class BAD_OPC: a reserved extended opcode (02 FF)",
 	.cite = "SDM Table 33-17 (opcode map)",
 	.dialect = RTIT_DIALECT_PT,
+	/* the error comes before the TIP.PGE before it is used (packets
+	 * read ahead, D137) */
 	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0xff, PT_PSB, PT_PSBEND, PT_PGE6(0x2000)),
 	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0) },
-	.want = "# enable 1000\n"
-		"# error @25 reserved or unknown opcode\n"
+	.want = "# error @25 reserved or unknown opcode\n"
 		"# resync 2000 @45\n"
 		"# end\n",
 	.want_errors = 1,

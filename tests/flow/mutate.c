@@ -3,7 +3,7 @@
  * sure"): every golden vector's trace with single-byte mutations, decoded
  * against the vector's program image and compared with its ground truth.
  *
- *   mutate [-k N] [-v] [--max-silent N] GOLDEN_DIR
+ *   mutate [-k N] [-v] [--show N] [--max-silent N] GOLDEN_DIR
  *
  * For each GOLDEN_DIR/NAME.scn: the session runs it in memory (the trace
  * and the ground-truth flow, as `rtitsim run` writes them; `rtitsim golden
@@ -25,18 +25,28 @@
  *   value changed     no error before it, and the mutated packet decodes
  *                     to the same type and size at the same offset with
  *                     another value in a field (a TNT bit, an IP with the
- *                     same compression, a CR3, ...), the record being the
+ *                     same compression, a CR3, a TNT of the same size
+ *                     with other bits or another bit count: D137, ...),
+ *                     the record being the
  *                     one that consumed that packet or a later one: a
  *                     well-formed trace, often of another flow the
  *                     program could have run; no decoder can tell (D87);
+ *   decoded alike     Intel PT, built with libipt: libipt's instruction
+ *     by libipt       decoder gives the same instructions as rtitsim up
+ *                     to and past the first wrong record, with no error:
+ *                     a well-formed trace of that other flow by an
+ *                     independent reading of the rules (D137);
  *   silently wrong    any other: the decoder printed a record not in the
- *                     truth with no error before it.  Its records up to
- *                     the next error are counted.  The target is 0; the
- *                     exit status is 1 when there are more than
- *                     --max-silent N of them (default 0).
+ *                     truth with no error at or before it (an error that
+ *                     comes later does not help; one right after that
+ *                     record, at its packet, counts as at it: D137).  Its
+ *                     records up to the next error are counted.  The
+ *                     target is 0; the exit status is 1 when there are
+ *                     more than --max-silent N of them (default 0).
  *
  * Prints the counts, and the first silently wrong mutants (vector,
- * offset, old and new byte, the difference).
+ * offset, old and new byte, the difference; --show N: the first N, 10 by
+ * default).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -47,15 +57,21 @@
 #include <malloc.h>
 #include <time.h>
 
+#ifdef HAVE_LIBIPT
+#include <intel-pt.h>
+#endif
+
 #include "rtit/flow.h"
 #include "rtit/image.h"
 #include "rtit/msr_rtit.h"
 #include "rtit/pktdec.h"
+#include "rtit/pt_errata.h"
 #include "rtit/record.h"
 #include "rtit/scenario.h"
 #include "rtit/session.h"
 
-enum { max_handlers = 64, max_show = 10 };
+enum { max_handlers = 64 };
+static unsigned max_show = 10;	/* --show N: how many silently wrong mutants to print */
 
 struct vec {
 	char name[256];
@@ -71,7 +87,19 @@ struct vec {
 	 * holding each byte, and whether it is a TNT or an IP packet */
 	uint32_t *pkt_start;
 	uint8_t *pkt_kind;	/* 0 other, 1 TNT, 2 IP */
+	/* for libipt: the CPU and the address filter (the sideband's) */
+	char cpu[64];
+	uint64_t ctl, addr_a[4], addr_b[4];
+	bool has_filter;
 };
+
+/* The decoded instructions of one decode up to its first error note:
+ * their IPs, INT n and ENCLU left out (libipt reports them as events,
+ * D131), and for each decoded record, how many of those came before it. */
+static uint64_t *dec_ips;
+static size_t dec_nips, dec_cap;
+static uint32_t *dec_at;	/* per decoded record */
+static size_t dec_nrec, dec_rcap;
 
 /* One decode's verdict. */
 struct judge {
@@ -79,6 +107,9 @@ struct judge {
 	struct rtit_flow_cmp *cmp;
 	bool error_seen, diverged, silent;
 	uint64_t wrong_recs;		/* records after a silent divergence */
+	uint64_t div_index;		/* the first wrong record's, in the decoded ones */
+	bool at_div;			/* an error came right at that record */
+	uint64_t err_off;		/* the first error note's offset */
 	uint64_t div_off;		/* trace offset behind the first difference */
 	char what[256];
 };
@@ -117,8 +148,26 @@ static void feed(struct judge *j, const struct rtit_sim_rec *recs, const uint64_
 static void on_rec(void *opaque, const struct rtit_sim_rec *recs, size_t n)
 {
 	struct judge *j = opaque;
+	if (!j->error_seen) {
+		if (dec_nips + n > dec_cap || dec_nrec + n > dec_rcap) {
+			dec_cap = dec_rcap = 2 * (dec_nrec + dec_nips + n);
+			dec_ips = realloc(dec_ips, dec_cap * sizeof(*dec_ips));
+			dec_at = realloc(dec_at, dec_rcap * sizeof(*dec_at));
+			if (!dec_ips || !dec_at) {
+				fputs("mutate: out of memory\n", stderr);
+				exit(2);
+			}
+		}
+		for (size_t i = 0; i < n; i++) {
+			dec_at[dec_nrec++] = (uint32_t)dec_nips;
+			if (recs[i].kind == RTIT_SIM_INSN && recs[i].cls != RTIT_IC_INT &&
+			    recs[i].cls != RTIT_IC_ENCLU)
+				dec_ips[dec_nips++] = recs[i].ip;
+		}
+	}
 	if (j->silent) {
-		j->wrong_recs += n;
+		if (!j->error_seen)	/* up to the next error */
+			j->wrong_recs += n;
 		return;
 	}
 	if (j->diverged)
@@ -147,6 +196,7 @@ static void feed(struct judge *j, const struct rtit_sim_rec *recs, const uint64_
 		rtit_flow_cmp_finish(j->cmp, &res);
 		j->diverged = true;
 		j->div_off = res.mm.offset;
+		j->div_index = res.mm.decoded_index;
 		snprintf(j->what, sizeof(j->what), "%s", res.mm.what);
 		if (!j->error_seen) {
 			j->silent = true;	/* the first wrong record; later batches add theirs */
@@ -159,8 +209,15 @@ static void on_note(void *opaque, const struct rtit_flow_note *nt)
 {
 	struct judge *j = opaque;
 	if (nt->kind == RTIT_FLOW_N_ERROR) {
+		/* an error right after the first wrong record, at the packet
+		 * behind it (a TIP into memory the image lacks: the branch's
+		 * record, then "no memory mapped" at that TIP): the error is
+		 * at the divergence (D137) */
+		if (j->silent && j->wrong_recs == 1 && nt->offset <= j->div_off)
+			j->silent = false, j->at_div = true;
+		if (!j->error_seen)
+			j->err_off = nt->offset;
 		j->error_seen = true;
-		j->silent = false;	/* wrong records from here on follow an error */
 	}
 	if (!j->diverged)
 		rtit_flow_cmp_note(j->cmp, nt);
@@ -174,6 +231,7 @@ static int judge_run(struct vec *v, const uint8_t *t, size_t len, struct judge *
 	int r;
 
 	memset(j, 0, sizeof(*j));
+	dec_nips = dec_nrec = 0;
 	cfg.mem = t;
 	cfg.mem_len = len;
 	cfg.opaque = j;
@@ -187,12 +245,13 @@ static int judge_run(struct vec *v, const uint8_t *t, size_t len, struct judge *
 		if (!rtit_flow_cmp_finish(j->cmp, &res)) {
 			j->diverged = true;
 			j->div_off = res.mm.offset;
+			j->div_index = res.mm.decoded_index;
 			snprintf(j->what, sizeof(j->what), "%s", res.mm.what);
 			if (!j->error_seen)
 				silent_was = true, j->wrong_recs = 1;
 		}
 	}
-	j->silent = silent_was || j->silent;
+	j->silent = (silent_was || j->silent) && !j->at_div;
 	rtit_flow_dec_free(j->fd);
 	rtit_flow_cmp_free(j->cmp);
 	return r < 0 ? -1 : 0;
@@ -267,8 +326,8 @@ static bool pkt_at(const struct vec *v, const uint8_t *t, uint32_t s, struct rti
 /*
  * Whether the mutant @t at @pos only changes a field's value (D87): the
  * packet holding @pos decodes to the same type and size at the same
- * offset, a TNT with as many bits, an IP packet with the same compression
- * (RTIT 4.2.2/4.2.3, SDM Tables 33-16 to 33-22).
+ * offset, a TNT of the same size with any bits (D137), an IP packet with
+ * the same compression (RTIT 4.2.2/4.2.3, SDM Tables 33-16 to 33-22).
  */
 static bool value_mutant(const struct vec *v, const uint8_t *t, size_t pos)
 {
@@ -279,12 +338,134 @@ static bool value_mutant(const struct vec *v, const uint8_t *t, size_t pos)
 		return false;
 	if (a.type != b.type || a.size != b.size)
 		return false;
-	if (v->pkt_kind[pos] == 1)
-		return a.u.tnt.nbits == b.u.tnt.nbits;
+	if (v->pkt_kind[pos] == 1)	/* other bits, or as many more or fewer
+					 * as the same size holds (D137) */
+		return true;
 	if (v->pkt_kind[pos] == 2)
 		return a.u.ip.ipc == b.u.ip.ipc && a.u.ip.zext == b.u.ip.zext;
 	return true;
 }
+
+#ifdef HAVE_LIBIPT
+/* libipt's image callback: the vector's image (the bytes its files
+ * provide, as rtitsim decode's). */
+static int ipt_read(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip,
+		    void *ctx)
+{
+	(void)asid;
+	while (size && rtit_image_read(((const struct vec *)ctx)->img, ip, buf, size) < 0)
+		size--;
+	return size ? (int)size : -pte_nomap;
+}
+
+/* libipt's instruction decoder over @t, configured as its users do: the
+ * vector's CPU and the errata pt_cpu_errata gives it, its address filter
+ * when known (as tests/libipt/ptflow_check.c), the image by callback. */
+static struct pt_insn_decoder *ipt_decoder(const struct vec *v, const uint8_t *t)
+{
+	struct pt_config c;
+	unsigned f, m, st;
+
+	pt_config_init(&c);
+	c.begin = (uint8_t *)t;
+	c.end = (uint8_t *)t + v->tlen;
+	if (rtit_pt_cpu_parse(v->cpu, &f, &m, &st) == 1) {
+		c.cpu.vendor = pcv_intel;
+		c.cpu.family = (uint16_t)f;
+		c.cpu.model = (uint8_t)m;
+		c.cpu.stepping = (uint8_t)st;
+		(void)pt_cpu_errata(&c.errata, &c.cpu);
+	}
+	if (v->has_filter) {
+		c.addr_filter.config.addr_cfg = (uint32_t)((v->ctl >> 32) & 0xffff);
+		c.addr_filter.addr0_a = v->addr_a[0];
+		c.addr_filter.addr0_b = v->addr_b[0];
+		c.addr_filter.addr1_a = v->addr_a[1];
+		c.addr_filter.addr1_b = v->addr_b[1];
+		c.addr_filter.addr2_a = v->addr_a[2];
+		c.addr_filter.addr2_b = v->addr_b[2];
+		c.addr_filter.addr3_a = v->addr_a[3];
+		c.addr_filter.addr3_b = v->addr_b[3];
+	}
+	struct pt_insn_decoder *dec = pt_insn_alloc_decoder(&c);
+	if (dec)
+		pt_image_set_callback(pt_insn_get_image(dec), ipt_read, (void *)v);
+	return dec;
+}
+
+/*
+ * Whether libipt 2.0.5's instruction-flow decoder (Intel's reference
+ * decoder, configured with the vector's CPU, its errata and its address
+ * filter as its users configure it) decodes the mutant @t to the same
+ * instructions rtitsim's decoder gave (dec_ips) up to and past the first
+ * wrong record (@j->div_index, and 8 records more), with no error and
+ * before it says the trace has ended (pts_eos: from there it only guesses).
+ * Then the mutant is a well-formed trace of that other flow by an
+ * independent reading of the rules, not a fault of rtitsim's (D137).
+ */
+static bool ipt_confirms(const struct vec *v, const uint8_t *t, const struct judge *j)
+{
+	size_t upto = j->div_index + 9 < dec_nrec ? j->div_index + 9 : dec_nrec;
+	size_t want = upto < dec_nrec ? dec_at[upto] : dec_nips, k = 0;
+	bool same = true;
+
+	if (!want)
+		return false;
+	struct pt_insn_decoder *dec = ipt_decoder(v, t);
+	if (!dec)
+		return false;
+	int s = pt_insn_sync_forward(dec);
+	while (s >= 0 && k < want && same) {
+		while (s >= 0 && (s & pts_event_pending)) {
+			struct pt_event ev;
+			s = pt_insn_event(dec, &ev, sizeof(ev));
+		}
+		if (s < 0 || (s & pts_eos))
+			break;
+		struct pt_insn in;
+		s = pt_insn_next(dec, &in, sizeof(in));
+		if (s < 0)
+			break;
+		same = in.ip == dec_ips[k++];
+	}
+	pt_insn_free_decoder(dec);
+	return same && k == want;
+}
+
+/* libipt's first error decoding @t (ipt_decoder's configuration):
+ * true with its offset (pt_insn_get_offset: where its decoder stood),
+ * false when it decodes to the end of the trace with none.  Errors after
+ * it said the trace ended (pts_eos: it walks on past the last packet, into
+ * code the trace says nothing about) are not counted. */
+static int ipt_last_code;
+
+static bool ipt_first_error(const struct vec *v, const uint8_t *t, uint64_t *off)
+{
+	bool err = false;
+	struct pt_insn_decoder *dec = ipt_decoder(v, t);
+	if (!dec)
+		return false;
+	int s = pt_insn_sync_forward(dec);
+	for (unsigned k = 0; k < 1u << 20 && s >= 0; k++) {
+		while (s >= 0 && (s & pts_event_pending)) {
+			struct pt_event ev;
+			s = pt_insn_event(dec, &ev, sizeof(ev));
+		}
+		if (s < 0 || (s & pts_eos))
+			break;
+		struct pt_insn in;
+		s = pt_insn_next(dec, &in, sizeof(in));
+	}
+	if (s < 0 && s != -pte_eos) {
+		err = true;
+		ipt_last_code = s;
+		if (pt_insn_get_offset(dec, off) < 0)
+			*off = 0;
+	}
+	pt_insn_free_decoder(dec);
+	return err;
+}
+#endif
 
 static int load_vector(const char *dir, const char *name, struct vec *v)
 {
@@ -348,6 +529,11 @@ static int load_vector(const char *dir, const char *name, struct vec *v)
 	v->cfg.mem_opaque = v;
 	v->cfg.on_rec = on_rec;
 	v->cfg.on_note = on_note;
+	snprintf(v->cpu, sizeof(v->cpu), "%s", res->sb.cpu);
+	v->ctl = res->sb.ia32_rtit_ctl;
+	memcpy(v->addr_a, res->sb.addr_a, sizeof(v->addr_a));
+	memcpy(v->addr_b, res->sb.addr_b, sizeof(v->addr_b));
+	v->has_filter = res->sb.pt_errata != 0;	/* as ptflow_check: ranges known */
 	ret = map_packets(v);
 out:
 	free(tb);
@@ -367,8 +553,15 @@ int main(int argc, char **argv)
 	const char *dir = NULL, *ke = getenv("RTITSIM_MUTATE_K");
 	unsigned k = ke ? (unsigned)atoi(ke) : 18;
 	bool verbose = false;
+	unsigned show_ipt = 0;	/* --show-libipt N: mutants only libipt rejects */
 	uint64_t max_silent = 0;
 	uint64_t n = 0, repro = 0, errfirst = 0, other = 0, silent = 0, silent_recs = 0;
+	uint64_t by_ipt = 0;
+	/* error positions against libipt (issue 17): mutants libipt rejects,
+	 * and of those, rtitsim rejects at or before libipt's offset, later,
+	 * or not at all */
+	uint64_t ipt_err = 0, ipt_same = 0, ipt_later = 0, ipt_none = 0;
+	unsigned ipt_vectors = 0;
 	unsigned shown = 0, nvec = 0, left_out = 0;
 	uint64_t rng = 0x9e3779b97f4a7c15ull;	/* fixed seed: deterministic */
 	char *names[512];
@@ -381,11 +574,15 @@ int main(int argc, char **argv)
 			max_silent = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "-v"))
 			verbose = true;
+		else if (!strcmp(argv[i], "--show") && i + 1 < argc)
+			max_show = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--show-libipt") && i + 1 < argc)
+			show_ipt = (unsigned)atoi(argv[++i]);
 		else
 			dir = argv[i];
 	}
 	if (!dir || k < 1 || k > 255) {
-		fputs("usage: mutate [-k 1..255] [-v] [--max-silent N] GOLDEN_DIR\n", stderr);
+		fputs("usage: mutate [-k 1..255] [-v] [--show N] [--max-silent N] GOLDEN_DIR\n", stderr);
 		return 2;
 	}
 	DIR *d = opendir(dir);
@@ -426,6 +623,13 @@ int main(int argc, char **argv)
 			goto next;
 		}
 		nvec++;
+#ifdef HAVE_LIBIPT
+		uint64_t o0;
+		/* libipt 2.0.5 knows no PEBS blocks or Event Trace packets:
+		 * only vectors whose trace it decodes cleanly are compared */
+		bool ipt_cmp = v.cfg.dialect == RTIT_DIALECT_PT && !ipt_first_error(&v, v.trace, &o0);
+		ipt_vectors += ipt_cmp;
+#endif
 		uint8_t *t = malloc(v.tlen);
 		memcpy(t, v.trace, v.tlen);
 		for (size_t pos = 0; pos < v.tlen; pos++) {
@@ -448,12 +652,33 @@ int main(int argc, char **argv)
 				if (judge_run(&v, t, v.tlen, &j) < 0)
 					return 2;
 				n++;
+#ifdef HAVE_LIBIPT
+				uint64_t io;
+				if (ipt_cmp && ipt_first_error(&v, t, &io)) {
+					ipt_err++;
+					if (!j.error_seen) {
+						ipt_none++;
+						if (show_ipt && ipt_none <= show_ipt)
+							printf("libipt only: %s offset 0x%zx %02x -> %02x: libipt %s"
+							       " at 0x%" PRIx64 "\n", v.name, pos, v.trace[pos], nb,
+							       pt_errstr(pt_errcode(ipt_last_code)), io);
+					}
+					else if (j.err_off <= io)
+						ipt_same++;
+					else
+						ipt_later++;
+				}
+#endif
 				if (!j.diverged && !j.error_seen)
 					repro++;
 				else if (!j.silent)
 					errfirst++;
 				else if (value_mutant(&v, t, pos) && j.div_off >= v.pkt_start[pos])
 					other++;
+#ifdef HAVE_LIBIPT
+				else if (v.cfg.dialect == RTIT_DIALECT_PT && ipt_confirms(&v, t, &j))
+					by_ipt++;
+#endif
 				else {
 					silent++;
 					silent_recs += j.wrong_recs;
@@ -478,9 +703,15 @@ next:
 	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	printf("vectors %u (left out %u: their traces do not decode to the truth)\n", nvec, left_out);
 	printf("mutants %" PRIu64 ", reproduced %" PRIu64 ", error before divergence %" PRIu64
-	       ", a field's value changed (D87) %" PRIu64 ", silently wrong %"
-	       PRIu64 " (%" PRIu64 " records) in %.1f s\n", n, repro, errfirst, other, silent,
-	       silent_recs, s);
+	       ", a field's value changed (D87) %" PRIu64 ", decoded alike by libipt (D137) %"
+	       PRIu64 ", silently wrong %" PRIu64 " (%" PRIu64 " records) in %.1f s\n", n, repro,
+	       errfirst, other, by_ipt, silent, silent_recs, s);
+#ifdef HAVE_LIBIPT
+	printf("error positions against libipt (%u Intel PT vectors it decodes): it rejects %"
+	       PRIu64 " mutants; rtitsim reports an error at or before its offset for %" PRIu64
+	       ", later for %" PRIu64 ", none for %" PRIu64 "\n", ipt_vectors, ipt_err, ipt_same,
+	       ipt_later, ipt_none);
+#endif
 	if (silent > max_silent)
 		printf("FAIL: %" PRIu64 " silently wrong mutants, more than the %" PRIu64
 		       " allowed (the target is 0)\n", silent, max_silent);
