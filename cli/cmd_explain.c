@@ -600,7 +600,7 @@ static struct tpkt *match(struct tpkt *t, size_t nt, size_t *lo, const struct xp
  * dropped * 2 + no record, and four strings: why (the rule), short form,
  * decoded fields, bit layout.  The packets are in the encoder's order;
  * each is matched with the trace's packet of the same bytes, whose fields
- * the trace decoded gives; one not found is counted in *unmatched.
+ * the trace decoded gives; one not found is counted in *unmatched (D123).
  */
 static void blob_packets(struct explain *x, struct xbuf *pb, const uint8_t *trace, size_t tlen,
 			 const struct rtit_pktdec_cfg *base, uint64_t *unmatched)
@@ -834,7 +834,7 @@ static char *scenario_text(const char *input, const struct rtit_cli_prog *pg,
 }
 
 /* The image the page disassembles: the scenario's code, the process's
- * mappings with their files' symbols, or the ELF. */
+ * mappings with their files' symbols (D124), or the ELF. */
 static struct rtit_image *load_image(const struct rtit_scenario *sc, const char *input,
 				     const struct rtit_session_result *res)
 {

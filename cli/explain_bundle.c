@@ -163,8 +163,8 @@ int rtit_explain_bundle(const char *arg, const char *outp)
 	if (dec.nomem)
 		st = RTIT_EXIT_IO;
 	if (st != RTIT_EXIT_OK && st != RTIT_EXIT_DECODE && st != RTIT_EXIT_MISMATCH) {
-		fprintf(stderr, "rtitsim explain: %s: the bundle does not decode (exit %d)\n", stem,
-			st);
+		if (dec.nomem)	/* else the decoder said why, one line */
+			fprintf(stderr, "rtitsim explain: out of memory\n");
 		goto out;
 	}
 	memset(&x, 0, sizeof(x));

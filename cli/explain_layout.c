@@ -9,7 +9,7 @@
  * tnt (the branch bits), stop (the TNT stop bit), cyc (cycle counts),
  * pay (other payload), zero (bits that must be 0).
  * Formats: RTIT 4.2.1-4.2.14 (Figures 3-13), SDM 33.4.2.1-33.4.2.30.  Every
- * packet kind of both dialects has all its bits named (tests/explain:
+ * packet kind of both dialects has all its bits named (D125; tests/explain:
  * explain-layout walks the golden corpus through it).
  */
 #include <stdint.h>
