@@ -222,7 +222,13 @@ def bad_input(tmp):
                      (["explain", os.path.join(tmp, "none.scn")], 2),
                      (["explain", bad, "-o", os.path.join(tmp, "bad.html")], 4),
                      (["explain", os.path.join(GOLDEN, "rtit_mtc.scn"), "-o",
-                       os.path.join(tmp, "no", "dir.html")], 2)):
+                       os.path.join(tmp, "no", "dir.html")], 2),
+                     (["explain", tmp], 1),     # a directory with no bundle manifest
+                     (["explain", "--param", "e8=always",
+                       os.path.join(GOLDEN, "expected", "rtit_mtc")], 1),
+                     (["explain", "--dialect", "pt", os.path.join(GOLDEN, "rtit_mtc.scn")], 1),
+                     (["explain", "--dialect", "x86", "prog"], 1),
+                     (["explain", os.path.join(GOLDEN, "README.md")], 4)):
         r = subprocess.run([R] + args, capture_output=True, text=True)
         check(r.returncode == rc and len(r.stderr.splitlines()) == 1,
               "%s: exit %d (want %d), stderr %r" % (args, r.returncode, rc, r.stderr))
