@@ -718,6 +718,10 @@ int rtit_explain_write(struct explain *x, const struct run_info *ri, const uint8
 	struct xbuf model = { 0 };
 	int status = RTIT_EXIT_OK;
 
+	if (x->nrec > 10000000)	/* docs/explain.md "Size and speed" */
+		fprintf(stderr, "rtitsim explain: warning: %" PRIu64 " records: past about 10^7"
+			" the page may take minutes to open or not open at all (--budget N, or a"
+			" filter, trace less)\n", x->nrec);
 	if (write_model(x, ri, trace, tlen, dcfg, img, &model) < 0) {
 		fprintf(stderr, "rtitsim explain: out of memory\n");
 		free(model.p);
@@ -789,9 +793,9 @@ static void explain_usage(FILE *out)
 	      "The limit: the page holds about 11 bytes per instruction (~11 MB for 10^6\n"
 	      "instructions, which opens in ~4 s and scrolls as fast as a small one: only\n"
 	      "the rows in view are drawn); 3*10^6 (33 MB, ~8 s) is the largest measured and\n"
-	      "about 10^7 (~110 MB, ~30 s to open) is the practical limit: for a longer\n"
-	      "program use --budget, or a filter (RTIT_CTL/IA32_RTIT_CTL ranges, --msr in a\n"
-	      "scenario) to trace the part that matters.\n"
+	      "about 10^7 (~110 MB, ~30 s to open) is the practical limit (a warning past\n"
+	      "it): for a longer program use --budget, or a filter (RTIT_CTL/IA32_RTIT_CTL\n"
+	      "ranges, msr lines in a scenario) to trace the part that matters.\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 usage, 2 I/O, 3 a bundle's trace has decode errors, 4 bad\n"
 	      "scenario, program or bundle, 5 a bundle's decoded flow is not its ground\n"
