@@ -784,6 +784,7 @@ static void explain_usage(FILE *out)
 	      "  -o, --out FILE     the page (default: the scenario's, bundle's or program's\n"
 	      "                     name + .html)\n"
 	      "  --param KEY=VALUE  an encoder parameter (as a scenario's param line)\n"
+	      "  --msr NAME=VALUE   an MSR preset (as a scenario's msr line)\n"
 	      "  PROGRAM only, as `rtitsim run` takes them:\n"
 	      "  --dialect rtit|pt  the encoder (default rtit)\n"
 	      "  --bare             a freestanding ELF: CPL 0 from its entry, all traced, ends at HLT\n"
@@ -804,7 +805,8 @@ static void explain_usage(FILE *out)
 }
 
 /* The scenario's text: the file, or the program's (as `rtitsim run
- * PROGRAM` builds it), with the --param lines after it. */
+ * PROGRAM` builds it), with the --param and --msr lines after it (@params:
+ * "p KEY=VALUE" or "m NAME=VALUE"). */
 static char *scenario_text(const char *input, const struct rtit_cli_prog *pg,
 			   const char **params, int np)
 {
@@ -828,10 +830,11 @@ static char *scenario_text(const char *input, const struct rtit_cli_prog *pg,
 		rtit_cli_prog_scenario(mem, input, pg);
 	}
 	fputc('\n', mem);
-	for (int i = 0; i < np; i++) {
-		const char *eq = strchr(params[i], '=');
+	for (int i = 0; i < np; i++) {	/* "p KEY=VALUE" or "m NAME=VALUE" */
+		const char *eq = strchr(params[i] + 2, '=');
 		if (eq)
-			fprintf(mem, "param %.*s = %s\n", (int)(eq - params[i]), params[i], eq + 1);
+			fprintf(mem, "%s %.*s = %s\n", params[i][0] == 'm' ? "msr" : "param",
+				(int)(eq - params[i] - 2), params[i] + 2, eq + 1);
 	}
 	fclose(mem);
 	return text;
@@ -951,6 +954,7 @@ static void default_out(const char *input, char *def, size_t cap)
 int rtit_cmd_explain(int argc, char **argv)
 {
 	const char *input = NULL, *out = NULL, *params[32];
+	static char pbuf[32][256];
 	struct rtit_cli_prog pg = { .cmd = "rtitsim explain" };
 	int np = 0, st;
 	bool bundle = false;
@@ -963,12 +967,17 @@ int rtit_cmd_explain(int argc, char **argv)
 			return RTIT_EXIT_OK;
 		} else if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && i + 1 < argc) {
 			out = argv[++i];
-		} else if (!strcmp(a, "--param") && i + 1 < argc && np < 32) {
-			if (!strchr(argv[i + 1], '=')) {
-				fprintf(stderr, "rtitsim explain: --param %s: expected KEY=VALUE\n", argv[i + 1]);
+		} else if ((!strcmp(a, "--param") || !strcmp(a, "--msr")) && i + 1 < argc &&
+			   np < 32) {
+			const char *v = argv[++i];
+			if (!strchr(v, '=') || *v == '=' || strlen(v) > 250) {
+				fprintf(stderr, "rtitsim explain: %s %s: expected %s=VALUE\n", a, v,
+					a[2] == 'm' ? "NAME" : "KEY");
 				return RTIT_EXIT_USAGE;
 			}
-			params[np++] = argv[++i];
+			snprintf(pbuf[np], sizeof(pbuf[0]), "%c %s", a[2], v);
+			params[np] = pbuf[np];
+			np++;
 		} else if ((st = rtit_cli_prog_option(&pg, argc, argv, &i)) != 0) {
 			if (st < 0)
 				return RTIT_EXIT_USAGE;
@@ -999,7 +1008,7 @@ int rtit_cmd_explain(int argc, char **argv)
 		return RTIT_EXIT_USAGE;
 	}
 	if (bundle && np) {
-		fprintf(stderr, "rtitsim explain: --param: a bundle is not run again (D122)\n");
+		fprintf(stderr, "rtitsim explain: --param, --msr: a bundle is not run again (D122)\n");
 		return RTIT_EXIT_USAGE;
 	}
 	char def[1024];
