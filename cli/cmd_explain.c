@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "explain.h"
+#include "run.h"
 #include "util.h"
 #include "rtit/flow.h"
 #include "rtit/image.h"
@@ -30,55 +31,6 @@
 #include "rtit/scenario.h"
 #include "rtit/session.h"
 #include "rtit/sideband.h"
-
-/* A packet as the encoder named it. */
-struct xpkt {
-	uint64_t off, ip;
-	uint32_t rec;		/* records completed before it */
-	uint8_t type, len;
-	bool dropped, norec;
-	const char *why;
-};
-
-/* A distinct instruction or event of the run (the page's table U). */
-struct xuniq {
-	uint64_t ip;
-	uint8_t kind, cls, len, mode;
-};
-
-/* A set of strings (the page's table S) and of distinct records, by hash. */
-struct xset {
-	uint32_t *slot;		/* index + 1, 0 empty */
-	size_t cap;
-};
-
-struct explain {
-	int dialect;
-	/* records: varint(uniq * 2 + taken) each */
-	struct xbuf recs;
-	uint64_t nrec;
-	struct xuniq *u;
-	size_t nu, ucap;
-	struct xset uset;
-	/* states: one entry when something but the timing changed */
-	struct xbuf states;
-	uint64_t nstates;
-	int64_t last_state_rec;
-	struct rtit_enc_state prev;
-	/* packets */
-	struct xpkt *p;
-	size_t np, pcap;
-	uint64_t off, listed, dropped;
-	/* packet classes: (type, len/flags, why, short, fields, layout) */
-	uint32_t (*c)[6];
-	size_t nc, ccap;
-	struct xset cset;
-	/* strings */
-	char **s;
-	size_t ns, scap;
-	struct xset sset;
-	bool oom;
-};
 
 /* ------------------------------------------------------------ buffers */
 
@@ -119,6 +71,14 @@ static uint64_t hash64(uint64_t h)
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;
+	return h;
+}
+
+static uint64_t hash_bytes(const uint8_t *b, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
 	return h;
 }
 
@@ -249,21 +209,30 @@ static uint32_t intern(struct explain *x, const char *s)
 
 /* ------------------------------------------------------- the observers */
 
-static void on_note(void *opaque, const struct rtit_enc_note *nt)
+/* A new packet at the end of the list (zeroed), or NULL. */
+static struct xpkt *new_pkt(struct explain *x)
 {
-	struct explain *x = opaque;
-
 	if (x->np == x->pcap) {
 		size_t nc = x->pcap ? 2 * x->pcap : 1024;
 		struct xpkt *q = realloc(x->p, nc * sizeof(*q));
 		if (!q) {
 			x->oom = true;
-			return;
+			return NULL;
 		}
 		x->p = q;
 		x->pcap = nc;
 	}
-	struct xpkt *p = &x->p[x->np++];
+	memset(&x->p[x->np], 0, sizeof(x->p[0]));
+	return &x->p[x->np++];
+}
+
+static void on_note(void *opaque, const struct rtit_enc_note *nt)
+{
+	struct explain *x = opaque;
+	struct xpkt *p = new_pkt(x);
+
+	if (!p)
+		return;
 	p->off = x->off;
 	p->ip = nt->ip;
 	p->rec = (uint32_t)x->nrec;
@@ -272,6 +241,7 @@ static void on_note(void *opaque, const struct rtit_enc_note *nt)
 	p->dropped = nt->dropped;
 	p->norec = !nt->rec;
 	p->why = nt->why;
+	p->hash = nt->dropped ? 0 : hash_bytes(nt->bytes, nt->len);
 	if (nt->dropped) {
 		x->dropped++;
 	} else {
@@ -343,14 +313,9 @@ static void state_entry(struct explain *x, uint64_t rec, const struct rtit_enc_s
 	x->nstates++;
 }
 
-static void on_record(void *opaque, const struct rtit_sim_rec *r, const struct rtit_enc_state *st)
+void rtit_explain_record(struct explain *x, const struct rtit_sim_rec *r,
+			 const struct rtit_enc_state *st)
 {
-	struct explain *x = opaque;
-
-	if (!r) {	/* the start (before any record) or the end */
-		state_entry(x, x->nrec, st, !x->nstates);
-		return;
-	}
 	struct xuniq k = { .ip = r->ip, .kind = r->kind, .cls = r->cls, .len = r->len,
 			   .mode = r->mode };
 	uint32_t *slot = xset_find(&x->uset, x->nu, uniq_hash(&k), uniq_eq, x, &k, uniq_rehash);
@@ -375,7 +340,30 @@ static void on_record(void *opaque, const struct rtit_sim_rec *r, const struct r
 	}
 	xbuf_varint(&x->recs, (uint64_t)(*slot - 1) * 2 + (r->flags & RTIT_SIM_F_TAKEN ? 1 : 0));
 	x->nrec++;
-	state_entry(x, x->nrec, st, false);
+	if (st)
+		state_entry(x, x->nrec, st, false);
+}
+
+static void on_record(void *opaque, const struct rtit_sim_rec *r, const struct rtit_enc_state *st)
+{
+	struct explain *x = opaque;
+
+	if (!r)	/* the start (before any record) or the end */
+		state_entry(x, x->nrec, st, !x->nstates);
+	else
+		rtit_explain_record(x, r, st);
+}
+
+void rtit_explain_packet(struct explain *x, uint64_t off, uint8_t type, uint8_t len,
+			 uint64_t rec, const char *why)
+{
+	struct xpkt *p = new_pkt(x);
+
+	if (!p)
+		return;
+	*p = (struct xpkt){ .off = off, .rec = (uint32_t)rec, .type = type, .len = len,
+			    .why = why };
+	x->listed++;
 }
 
 /* ------------------------------------------------------------- output */
@@ -434,29 +422,69 @@ static void json_kv(struct xbuf *o, const char *key, const char *fmt, ...)
 	xbuf_put(o, t, strlen(t));
 }
 
-/* The nearest symbol at or below @ip ("name+0x10"), or "". */
-static void symbol_of(const struct rtit_image *img, uint64_t ip, char *out, size_t cap)
+/* The image's symbols by address (equal addresses: the smallest name
+ * last, which symbol_of takes). */
+struct sym {
+	uint64_t v;
+	const char *nm;
+};
+
+static int sym_cmp(const void *a, const void *b)
 {
-	const char *best = NULL, *nm;
-	uint64_t bv = 0, v;
+	const struct sym *x = a, *y = b;
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	return -strcmp(x->nm, y->nm);
+}
+
+static struct sym *sym_table(const struct rtit_image *img, size_t *n)
+{
+	const char *nm;
+	uint64_t v;
+	size_t k = 0, cap = 0;
+	struct sym *t = NULL;
+
+	*n = 0;
+	for (size_t i = 0; img && rtit_image_symbol_get(img, i, &nm, &v) == 0; i++)
+		cap += nm[0] != 0;
+	if (!cap || !(t = malloc(cap * sizeof(*t))))
+		return NULL;
+	for (size_t i = 0; rtit_image_symbol_get(img, i, &nm, &v) == 0; i++)
+		if (nm[0])
+			t[k++] = (struct sym){ v, nm };
+	qsort(t, k, sizeof(*t), sym_cmp);
+	*n = k;
+	return t;
+}
+
+/* The nearest symbol at or below @ip within 64 KiB ("name+0x10"), or "". */
+static void symbol_of(const struct sym *t, size_t n, uint64_t ip, char *out, size_t cap)
+{
+	size_t lo = 0, hi = n;
 
 	out[0] = 0;
-	for (size_t i = 0; rtit_image_symbol_get(img, i, &nm, &v) == 0; i++)
-		if (nm[0] && v <= ip && (!best || v > bv || (v == bv && strcmp(nm, best) < 0)) &&
-		    ip - v < 0x10000) {
-			best = nm;
-			bv = v;
-		}
-	if (best && ip == bv)
-		snprintf(out, cap, "%s", best);
-	else if (best)
-		snprintf(out, cap, "%s+0x%" PRIx64, best, ip - bv);
+	while (lo < hi) {	/* the first above ip */
+		size_t m = (lo + hi) / 2;
+		if (t[m].v <= ip)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (!lo || ip - t[lo - 1].v >= 0x10000)
+		return;
+	if (ip == t[lo - 1].v)
+		snprintf(out, cap, "%s", t[lo - 1].nm);
+	else
+		snprintf(out, cap, "%s+0x%" PRIx64, t[lo - 1].nm, ip - t[lo - 1].v);
 }
 
 /* Table U: [kind, ip, bytes, disassembly, symbol, class] per distinct
  * record; instructions read from the image (what the simulator ran). */
 static void json_uniq(struct xbuf *o, const struct explain *x, const struct rtit_image *img)
 {
+	size_t nsym;
+	struct sym *syms = sym_table(img, &nsym);
+
 	xbuf_put(o, ",\"U\":[", 6);
 	for (size_t i = 0; i < x->nu; i++) {
 		const struct xuniq *u = &x->u[i];
@@ -478,8 +506,7 @@ static void json_uniq(struct xbuf *o, const struct explain *x, const struct rtit
 		} else if (insn) {
 			snprintf(dis, sizeof(dis), "(not in the image)");
 		}
-		if (img)
-			symbol_of(img, u->ip, sym, sizeof(sym));
+		symbol_of(syms, nsym, u->ip, sym, sizeof(sym));
 		xbuf_put(o, i ? ",[" : "[", i ? 2 : 1);
 		json_str(o, insn ? "i" : "e");
 		xbuf_put(o, ",", 1);
@@ -495,79 +522,128 @@ static void json_uniq(struct xbuf *o, const struct explain *x, const struct rtit
 		xbuf_put(o, "]", 1);
 	}
 	xbuf_put(o, "]", 1);
+	free(syms);
 }
 
-/*
- * Table P: each packet as varints: records before it (delta), trace
- * offset (delta), and its class (table C): type, len * 4 + dropped * 2 +
- * no record, and four strings: why (the rule), short form, decoded
- * fields, bit layout.
- * The fields come from decoding the trace again; a packet the decoder
- * does not find where the encoder put it is counted in *unmatched.
- */
-static void blob_packets(struct explain *x, struct xbuf *pb, const uint8_t *trace, size_t tlen,
-			 const struct rtit_pktdec_cfg *base, uint64_t *unmatched)
+/* A packet of the trace as decoded: where, what, a hash of its bytes, and
+ * its strings (short form, decoded fields, bit layout). */
+struct tpkt {
+	uint64_t off, hash;
+	uint8_t type, len;
+	bool used;
+	uint32_t sh, fields, lay;
+};
+
+/* Every packet of the trace, with its strings; *n them (NULL: out of
+ * memory, or the trace does not decode past *n). */
+static struct tpkt *trace_packets(struct explain *x, const uint8_t *trace, size_t tlen,
+				  const struct rtit_pktdec_cfg *base, size_t *n)
 {
 	static struct rtit_pktdec d;
 	struct rtit_pktdec_cfg cfg = *base;
 	struct rtit_pktdec_item it;
-	uint64_t prec = 0, poff = 0;
-	int ret = 1;
+	struct tpkt *t = NULL;
+	size_t cap = 0;
 	char sh[96], lay[512];
+	enum rtit_dialect dl = (enum rtit_dialect)x->dialect;
 
+	*n = 0;
 	cfg.mem = trace;
 	cfg.mem_len = tlen;
 	rtit_pktdec_init(&d, &cfg);
-	memset(&it, 0, sizeof(it));
-	it.offset = UINT64_MAX;
-	for (size_t i = 0; i < x->np; i++) {
-		struct xpkt *p = &x->p[i];
+	while (rtit_pktdec_next(&d, &it) > 0) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			struct tpkt *q = realloc(t, cap * sizeof(*q));
+			if (!q) {
+				x->oom = true;
+				return t;
+			}
+			t = q;
+		}
 		char *fields = NULL;
 		size_t flen = 0;
-		bool found = false;
-
-		while (!p->dropped && ret > 0 && (it.offset == UINT64_MAX || it.offset < p->off)) {
-			if ((ret = rtit_pktdec_next(&d, &it)) <= 0)
-				it.offset = UINT64_MAX;
+		FILE *f = open_memstream(&fields, &flen);
+		if (f) {
+			rtit_print_fields(f, dl, &it);
+			fclose(f);
 		}
-		found = !p->dropped && ret > 0 && it.offset == p->off && it.pkt.type == p->type;
-		if (found) {
-			FILE *f = open_memstream(&fields, &flen);
-			if (f) {
-				rtit_print_fields(f, (enum rtit_dialect)x->dialect, &it);
-				fclose(f);
-			}
-			rtit_print_short(sh, sizeof(sh), (enum rtit_dialect)x->dialect, &it);
-			rtit_explain_layout(lay, sizeof(lay), (enum rtit_dialect)x->dialect, &it);
+		rtit_print_short(sh, sizeof(sh), dl, &it);
+		rtit_explain_layout(lay, sizeof(lay), dl, &it);
+		t[*n] = (struct tpkt){ .off = it.offset, .hash = hash_bytes(it.raw, it.pkt.size),
+				       .type = (uint8_t)it.pkt.type, .len = (uint8_t)it.pkt.size,
+				       .sh = intern(x, sh), .fields = intern(x, fields ? fields : ""),
+				       .lay = intern(x, lay) };
+		free(fields);
+		(*n)++;
+	}
+	return t;
+}
+
+/* The trace's packet that is @p: the first one not yet taken, from
+ * *lo on, with its type and bytes (erratum E8 lets a packet overtake an
+ * older one: RTIT Appendix E), or NULL. */
+static struct tpkt *match(struct tpkt *t, size_t nt, size_t *lo, const struct xpkt *p)
+{
+	while (*lo < nt && t[*lo].used)
+		(*lo)++;
+	for (size_t j = *lo; j < nt && j < *lo + 64; j++)
+		if (!t[j].used && t[j].type == p->type && t[j].len == p->len && t[j].hash == p->hash)
+			return &t[j];
+	return NULL;
+}
+
+/*
+ * Table P: each packet as varints: records before it (delta), trace
+ * offset (zigzag delta: under erratum E8 a packet the encoder made later
+ * may be earlier in the trace), and its class (table C): type, len * 4 +
+ * dropped * 2 + no record, and four strings: why (the rule), short form,
+ * decoded fields, bit layout.  The packets are in the encoder's order;
+ * each is matched with the trace's packet of the same bytes, whose fields
+ * the trace decoded gives; one not found is counted in *unmatched (D123).
+ */
+static void blob_packets(struct explain *x, struct xbuf *pb, const uint8_t *trace, size_t tlen,
+			 const struct rtit_pktdec_cfg *base, uint64_t *unmatched)
+{
+	size_t nt = 0, lo = 0;
+	struct tpkt *t = trace_packets(x, trace, tlen, base, &nt);
+	uint64_t prec = 0, poff = 0;
+	char sh[96];
+
+	for (size_t i = 0; i < x->np; i++) {
+		struct xpkt *p = &x->p[i];
+		struct tpkt *m = p->dropped ? NULL : x->bundle ? (i < nt ? &t[i] : NULL) :
+						     match(t, nt, &lo, p);
+		uint32_t ish, ifl, ila;
+
+		if (m) {
+			m->used = true;
+			p->off = m->off;
+			ish = m->sh;
+			ifl = m->fields;
+			ila = m->lay;
 		} else {
 			struct rtit_pktdec_item e = { .pkt = { .type = (enum rtit_pkt_type)p->type },
 						      .ip = p->ip };
 			rtit_print_short(sh, sizeof(sh), (enum rtit_dialect)x->dialect, &e);
-			lay[0] = 0;
+			ish = intern(x, sh);
+			ifl = intern(x, p->dropped ? "" : "not found in the trace");
+			ila = intern(x, "");
 			if (!p->dropped)
 				(*unmatched)++;
 		}
+		int64_t dv = (int64_t)(p->off - poff);
 		xbuf_varint(pb, p->rec - prec);
-		xbuf_varint(pb, p->off - poff);
-		uint32_t k[6] = {
-			p->type, (uint32_t)p->len * 4 + p->dropped * 2u + p->norec,
-			intern(x, p->why ? p->why : ""), intern(x, sh),
-			intern(x, fields ? fields : (p->dropped ? "" : "not found in the trace at this offset")),
-			intern(x, lay),
-		};
+		xbuf_varint(pb, ((uint64_t)dv << 1) ^ (uint64_t)(dv >> 63));
+		uint32_t k[6] = { p->type, (uint32_t)p->len * 4 + p->dropped * 2u + p->norec,
+				  intern(x, p->why ? p->why : ""), ish, ifl, ila };
 		xbuf_varint(pb, intern_cls(x, k));
-		free(fields);
 		prec = p->rec;
 		poff = p->off;
 	}
+	free(t);
 }
 
-struct run_info {
-	const char *name, *describe, *stop;
-	uint64_t insns, events, trace_bytes;
-	size_t nexpect;
-	bool has_expect, cycle_acc;
-};
 
 /* The model: one JSON object (docs/explain.md lists its keys). */
 static int write_model(struct explain *x, const struct run_info *ri, const uint8_t *trace,
@@ -585,6 +661,7 @@ static int write_model(struct explain *x, const struct run_info *ri, const uint8
 	xbuf_put(o, ",\"stop\":", 8);
 	json_str(o, ri->stop);
 	json_kv(o, "dialect", "\"%s\"", x->dialect == RTIT_DIALECT_PT ? "pt" : "rtit");
+	json_kv(o, "source", "\"%s\"", x->bundle ? "bundle" : "run");
 	json_kv(o, "cycle_acc", "%s", ri->cycle_acc ? "true" : "false");
 	json_kv(o, "nI", "%" PRIu64, x->nrec);
 	json_kv(o, "insns", "%" PRIu64, ri->insns);
@@ -629,13 +706,47 @@ static int write_model(struct explain *x, const struct run_info *ri, const uint8
 	bool oom = pb.oom;
 	free(pb.p);
 	if (unmatched)
-		fprintf(stderr, "rtitsim explain: warning: %" PRIu64 " packets are not where the"
-			" encoder put them (erratum E8 reorders them); their fields are not shown\n",
-			unmatched);
+		fprintf(stderr, "rtitsim explain: warning: %" PRIu64 " packets the encoder named"
+			" are not in the trace; their fields are not shown\n", unmatched);
 	return oom || o->oom || x->oom ? -1 : 0;
 }
 
-static void explain_free(struct explain *x)
+int rtit_explain_write(struct explain *x, const struct run_info *ri, const uint8_t *trace,
+		       size_t tlen, const struct rtit_pktdec_cfg *dcfg,
+		       const struct rtit_image *img, const char *outp, const char *title)
+{
+	struct xbuf model = { 0 };
+	int status = RTIT_EXIT_OK;
+
+	if (x->nrec > 10000000)	/* docs/explain.md "Size and speed" */
+		fprintf(stderr, "rtitsim explain: warning: %" PRIu64 " records: past about 10^7"
+			" the page may take minutes to open or not open at all (--budget N, or a"
+			" filter, trace less)\n", x->nrec);
+	if (write_model(x, ri, trace, tlen, dcfg, img, &model) < 0) {
+		fprintf(stderr, "rtitsim explain: out of memory\n");
+		free(model.p);
+		return RTIT_EXIT_IO;
+	}
+	FILE *out = fopen(outp, "w");
+	if (!out) {
+		fprintf(stderr, "rtitsim explain: %s: cannot create: %s\n", outp, strerror(errno));
+		free(model.p);
+		return RTIT_EXIT_IO;
+	}
+	int w = rtit_explain_write_page(out, title, (const char *)model.p, model.n);
+	if (fclose(out) != 0 || w < 0) {
+		fprintf(stderr, "rtitsim explain: %s: writing failed\n", outp);
+		status = RTIT_EXIT_IO;
+	} else {
+		fprintf(x->msg ? x->msg : stdout, "%s: %" PRIu64 " records, %" PRIu64 " packets (%" PRIu64 " dropped),"
+		       " %" PRIu64 " trace bytes -> %s (%zu bytes of model)\n", ri->name, x->nrec,
+		       x->listed, x->dropped, ri->trace_bytes, outp, model.n);
+	}
+	free(model.p);
+	return status;
+}
+
+void rtit_explain_free(struct explain *x)
 {
 	free(x->recs.p);
 	free(x->states.p);
@@ -652,24 +763,52 @@ static void explain_free(struct explain *x)
 
 static void explain_usage(FILE *out)
 {
-	fputs("usage: rtitsim explain SCENARIO.scn|PROGRAM [-o FILE.html] [--param KEY=VALUE]\n"
+	fputs("usage: rtitsim explain [options] SCENARIO.scn|BUNDLE|PROGRAM [ARGS...]\n"
 	      "\n"
-	      "Runs the program as `rtitsim run` does and writes one self-contained HTML page\n"
-	      "(no network) that explains the trace: each retired instruction beside the\n"
-	      "packets it caused, each packet's bits with its fields, the rule that produced\n"
-	      "it, and the encoder's hidden state (last IP, TNT buffer, RET compression,\n"
-	      "packet counter, internal buffer, cycle counter) at each step.\n"
+	      "Writes one self-contained HTML page (no network) that explains a trace: each\n"
+	      "retired instruction beside the packets it caused, each packet's bits with its\n"
+	      "fields named, the rule that produced it, and the encoder's hidden state (last\n"
+	      "IP, TNT buffer, RET compression, packet counter, internal buffer, cycle\n"
+	      "counter) at each step (docs/explain.md).\n"
 	      "\n"
-	      "  -o, --out FILE     the page (default: the scenario's name + .html)\n"
+	      "SCENARIO.scn runs as `rtitsim run` runs it.  PROGRAM is a Linux x86-64\n"
+	      "executable run as a process with ARGS, traced at CPL 3 only, as `rtitsim run\n"
+	      "PROGRAM` runs it (docs/linux.md); its options come before it, its output is its\n"
+	      "own.  BUNDLE (a directory written by `run --bundle`, STEM.manifest.json, or\n"
+	      "its STEM, e.g. golden/expected/pt_tsx) is not run again: its trace is\n"
+	      "decoded by the flow decoder against its image, which gives the packets, their\n"
+	      "fields and the instructions, but not the encoder's hidden state nor its rules\n"
+	      "(a bundle does not hold them: D122); the page says whether the decoded flow is\n"
+	      "the bundle's ground truth (STEM.flow).\n"
+	      "\n"
+	      "  -o, --out FILE     the page (default: the scenario's, bundle's or program's\n"
+	      "                     name + .html)\n"
 	      "  --param KEY=VALUE  an encoder parameter (as a scenario's param line)\n"
+	      "  --msr NAME=VALUE   an MSR preset (as a scenario's msr line)\n"
+	      "  PROGRAM only, as `rtitsim run` takes them:\n"
+	      "  --dialect rtit|pt  the encoder (default rtit)\n"
+	      "  --bare             a freestanding ELF: CPL 0 from its entry, all traced, ends at HLT\n"
+	      "  --budget N         the instruction budget (default 100000000; see the limit)\n"
+	      "  --env NAME=VALUE, --seed N, --writable DIR, --stdin FILE, --syscall-cycles N\n"
 	      "\n"
-	      "Exit status: 0 ok, 1 usage, 2 I/O, 4 bad scenario or program, 6 the guest did\n"
-	      "not end normally (the page shows what ran).\n", out);
+	      "The limit: the page holds about 11 bytes per instruction (~11 MB for 10^6\n"
+	      "instructions, which opens in ~4 s and scrolls as fast as a small one: only\n"
+	      "the rows in view are drawn); 3*10^6 (33 MB, ~8 s) is the largest measured and\n"
+	      "about 10^7 (~110 MB, ~30 s to open) is the practical limit (a warning past\n"
+	      "it): for a longer program use --budget, or a filter (RTIT_CTL/IA32_RTIT_CTL\n"
+	      "ranges, msr lines in a scenario) to trace the part that matters.\n"
+	      "\n"
+	      "Exit status: 0 ok, 1 usage, 2 I/O, 3 a bundle's trace has decode errors, 4 bad\n"
+	      "scenario, program or bundle, 5 a bundle's decoded flow is not its ground\n"
+	      "truth, 6 the guest did not end normally (the page shows what ran); a page is\n"
+	      "written for 3, 5 and 6.\n", out);
 }
 
-/* The scenario's text: the file, or a program traced at all CPLs (as
- * `rtitsim run PROGRAM`), with the --param lines after it. */
-static char *scenario_text(const char *input, const char **params, int np)
+/* The scenario's text: the file, or the program's (as `rtitsim run
+ * PROGRAM` builds it), with the --param and --msr lines after it (@params:
+ * "p KEY=VALUE" or "m NAME=VALUE"). */
+static char *scenario_text(const char *input, const struct rtit_cli_prog *pg,
+			   const char **params, int np)
 {
 	char *text = NULL;
 	size_t tlen = 0, n = strlen(input);
@@ -688,30 +827,39 @@ static char *scenario_text(const char *input, const char **params, int np)
 		fwrite(b, 1, n, mem);
 		free(b);
 	} else {
-		fprintf(mem, "name %s\ndialect rtit\ncode elf path=%s\n"
-			"msr RTIT_EVENTS = 0x37\nmsr RTIT_CTL = 0x200d\n", "program", input);
+		rtit_cli_prog_scenario(mem, input, pg);
 	}
 	fputc('\n', mem);
-	for (int i = 0; i < np; i++) {
-		const char *eq = strchr(params[i], '=');
+	for (int i = 0; i < np; i++) {	/* "p KEY=VALUE" or "m NAME=VALUE" */
+		const char *eq = strchr(params[i] + 2, '=');
 		if (eq)
-			fprintf(mem, "param %.*s = %s\n", (int)(eq - params[i]), params[i], eq + 1);
+			fprintf(mem, "%s %.*s = %s\n", params[i][0] == 'm' ? "msr" : "param",
+				(int)(eq - params[i] - 2), params[i] + 2, eq + 1);
 	}
 	fclose(mem);
 	return text;
 }
 
-/* The image the page disassembles: the scenario's code, or the ELF. */
-static struct rtit_image *load_image(const struct rtit_scenario *sc, const char *input)
+/* The image the page disassembles: the scenario's code, the process's
+ * mappings with their files' symbols (D124), or the ELF. */
+static struct rtit_image *load_image(const struct rtit_scenario *sc, const char *input,
+				     const struct rtit_session_result *res)
 {
 	struct rtit_image *img = NULL;
 	struct rtit_scn_error err;
 	size_t n = strlen(input);
+	int r;
 
 	if (rtit_image_new(&img) < 0)
 		return NULL;
-	if (n > 4 && !strcmp(input + n - 4, ".scn") ? rtit_scenario_image(sc, img, &err) < 0 :
-						       rtit_image_add_elf(img, input, 0) < 0) {
+	if (n > 4 && !strcmp(input + n - 4, ".scn"))
+		r = rtit_scenario_image(sc, img, &err);
+	else if (res->process)
+		r = rtit_image_add_mmaps(img, &res->sb) < 0 ? -1 :
+		    rtit_image_add_mmap_symbols(img, &res->sb);
+	else
+		r = rtit_image_add_elf(img, input, 0);
+	if (r < 0) {
 		fprintf(stderr, "rtitsim explain: warning: no disassembly: the program image does"
 			" not load\n");
 		rtit_image_free(img);
@@ -726,13 +874,15 @@ static int explain_run(const char *input, const char *text, const char *outp)
 	static struct rtit_scenario sc;
 	static struct explain x;
 	struct rtit_scn_error err;
-	struct rtit_session_result res;
+	static struct rtit_session_result res;
 	char *trace = NULL;
 	size_t tlen = 0;
 	int status = RTIT_EXIT_OK;
+	size_t n = strlen(input);
+	bool scn = n > 4 && !strcmp(input + n - 4, ".scn");
 
 	memset(&x, 0, sizeof(x));
-	if (rtit_scenario_parse_string(text, input, &sc, &err) < 0) {
+	if (rtit_scenario_parse_string(text, scn ? input : "<program>", &sc, &err) < 0) {
 		fprintf(stderr, "%s\n", err.text);
 		return RTIT_EXIT_INPUT;
 	}
@@ -752,92 +902,126 @@ static int explain_run(const char *input, const char *text, const char *outp)
 		fprintf(stderr, "%s\n", res.msg);
 		status = RTIT_EXIT_RUN;
 	}
+	if (res.process)	/* as `rtitsim run PROGRAM` says it, on stderr */
+		fprintf(stderr, "rtitsim: %s: %s; %" PRIu64 " instructions, %" PRIu64 " events\n",
+			sc.name, res.st.msg, res.st.insns, res.st.events);
 	struct rtit_flow_cfg fc;
 	rtit_flow_cfg_default(&fc);
 	rtit_flow_cfg_from_sideband(&fc, &res.sb);
 	struct rtit_pktdec_cfg dcfg = { .dialect = (enum rtit_dialect)sc.dialect,
 					.cycle_acc = res.cycle_acc && sc.dialect == RTIT_DIALECT_RTIT,
 					.buffovf_loads_lip = fc.buffovf_loads_lip };
-	struct run_info ri = { .name = sc.name, .describe = sc.describe, .stop = res.st.msg,
-			       .insns = res.st.insns, .events = res.st.events,
+	struct run_info ri = { .name = sc.name[0] ? sc.name : input, .describe = sc.describe,
+			       .stop = res.st.msg, .insns = res.st.insns, .events = res.st.events,
 			       .trace_bytes = tlen, .nexpect = sc.nexpect,
 			       .has_expect = sc.has_expect, .cycle_acc = res.cycle_acc };
-	struct rtit_image *img = load_image(&sc, input);
-	struct xbuf model = { 0 };
-	if (write_model(&x, &ri, (const uint8_t *)trace, tlen, &dcfg, img, &model) < 0) {
-		fprintf(stderr, "rtitsim explain: out of memory\n");
-		status = RTIT_EXIT_IO;
-	}
+	struct rtit_image *img = load_image(&sc, input, &res);
+	char title[300];
+	snprintf(title, sizeof(title), "rtitsim explain: %s", ri.name);
+	/* a program owns stdout: the line about the page goes to stderr */
+	fflush(stdout);
+	x.msg = res.process ? stderr : stdout;
+	int w = rtit_explain_write(&x, &ri, (const uint8_t *)trace, tlen, &dcfg, img, outp, title);
+	if (w != RTIT_EXIT_OK)
+		status = w;
 	rtit_image_free(img);
-	FILE *out = status == RTIT_EXIT_IO ? NULL : fopen(outp, "w");
-	if (status != RTIT_EXIT_IO && !out) {
-		fprintf(stderr, "rtitsim explain: %s: cannot create: %s\n", outp, strerror(errno));
-		status = RTIT_EXIT_IO;
-	} else if (out) {
-		char title[300];
-		snprintf(title, sizeof(title), "rtitsim explain: %s", sc.name[0] ? sc.name : input);
-		int w = rtit_explain_write_page(out, title, (const char *)model.p, model.n);
-		if (fclose(out) != 0 || w < 0) {
-			fprintf(stderr, "rtitsim explain: %s: writing failed\n", outp);
-			status = RTIT_EXIT_IO;
-		} else {
-			printf("%s: %" PRIu64 " records, %" PRIu64 " packets (%" PRIu64 " dropped),"
-			       " %zu trace bytes -> %s (%zu bytes of model)\n",
-			       sc.name[0] ? sc.name : input, x.nrec, x.listed, x.dropped, tlen, outp,
-			       model.n);
-		}
-	}
-	free(model.p);
 out:
 	free(trace);
-	explain_free(&x);
+	rtit_explain_free(&x);
 	rtit_scenario_fini(&sc);
 	return status;
+}
+
+/* The page's default name: the input's last component without .scn or
+ * .manifest.json, + .html. */
+static void default_out(const char *input, char *def, size_t cap)
+{
+	char in[1024];
+	snprintf(in, sizeof(in), "%s", input);
+	size_t n = strlen(in);
+	while (n > 1 && in[n - 1] == '/')
+		in[--n] = 0;
+	const char *b = strrchr(in, '/');
+	b = b ? b + 1 : in;
+	n = strlen(b);
+	if (n > 4 && !strcmp(b + n - 4, ".scn"))
+		n -= 4;
+	else if (n > 14 && !strcmp(b + n - 14, ".manifest.json"))
+		n -= 14;
+	snprintf(def, cap, "%.*s.html", (int)n, b);
 }
 
 int rtit_cmd_explain(int argc, char **argv)
 {
 	const char *input = NULL, *out = NULL, *params[32];
-	int np = 0;
+	static char pbuf[32][256];
+	struct rtit_cli_prog pg = { .cmd = "rtitsim explain" };
+	int np = 0, st;
+	bool bundle = false;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		size_t n = strlen(a);
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			explain_usage(stdout);
 			return RTIT_EXIT_OK;
 		} else if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && i + 1 < argc) {
 			out = argv[++i];
-		} else if (!strcmp(a, "--param") && i + 1 < argc && np < 32) {
-			if (!strchr(argv[i + 1], '=')) {
-				fprintf(stderr, "rtitsim explain: --param %s: expected KEY=VALUE\n", argv[i + 1]);
+		} else if ((!strcmp(a, "--param") || !strcmp(a, "--msr")) && i + 1 < argc &&
+			   np < 32) {
+			const char *v = argv[++i];
+			if (!strchr(v, '=') || *v == '=' || strlen(v) > 250) {
+				fprintf(stderr, "rtitsim explain: %s %s: expected %s=VALUE\n", a, v,
+					a[2] == 'm' ? "NAME" : "KEY");
 				return RTIT_EXIT_USAGE;
 			}
-			params[np++] = argv[++i];
+			snprintf(pbuf[np], sizeof(pbuf[0]), "%c %s", a[2], v);
+			params[np] = pbuf[np];
+			np++;
+		} else if ((st = rtit_cli_prog_option(&pg, argc, argv, &i)) != 0) {
+			if (st < 0)
+				return RTIT_EXIT_USAGE;
 		} else if (a[0] == '-' || input) {
 			fprintf(stderr, "rtitsim explain: unexpected '%s' (try --help)\n", a);
 			return RTIT_EXIT_USAGE;
+		} else if ((n > 4 && !strcmp(a + n - 4, ".scn")) ||
+			   (bundle = rtit_explain_is_bundle(a))) {
+			input = a;	/* its options may follow it */
 		} else {
-			input = a;
+			input = a;	/* PROGRAM and its arguments */
+			pg.args = argv + i + 1;
+			pg.nargs = argc - i - 1;
+			break;
 		}
 	}
 	if (!input) {
-		fprintf(stderr, "rtitsim explain: a scenario or a program is needed (try --help)\n");
+		fprintf(stderr, "rtitsim explain: a scenario, a bundle or a program is needed"
+			" (try --help)\n");
 		return RTIT_EXIT_USAGE;
 	}
-	char *text = scenario_text(input, params, np);
-	if (!text)
-		return RTIT_EXIT_IO;
+	size_t n = strlen(input);
+	bool prog = !bundle && !(n > 4 && !strcmp(input + n - 4, ".scn"));
+	if (!prog && (pg.dialect || pg.bare || pg.nenv || pg.seed || pg.writable ||
+		      pg.stdin_path || pg.cycles || pg.budget)) {
+		fprintf(stderr, "rtitsim explain: --dialect, --bare, --env, --seed, --writable,"
+			" --stdin, --syscall-cycles and --budget are for a PROGRAM\n");
+		return RTIT_EXIT_USAGE;
+	}
+	if (bundle && np) {
+		fprintf(stderr, "rtitsim explain: --param, --msr: a bundle is not run again (D122)\n");
+		return RTIT_EXIT_USAGE;
+	}
 	char def[1024];
 	if (!out) {
-		const char *b = strrchr(input, '/');
-		b = b ? b + 1 : input;
-		size_t n = strlen(b);
-		if (n > 4 && !strcmp(b + n - 4, ".scn"))
-			n -= 4;
-		snprintf(def, sizeof(def), "%.*s.html", (int)n, b);
+		default_out(input, def, sizeof(def));
 		out = def;
 	}
-	int st = explain_run(input, text, out);
+	if (bundle)
+		return rtit_explain_bundle(input, out);
+	char *text = scenario_text(input, &pg, params, np);
+	if (!text)
+		return RTIT_EXIT_IO;
+	st = explain_run(input, text, out);
 	free(text);
 	return st;
 }

@@ -365,21 +365,10 @@ static int choice(const char *opt, const char *v, const char *const *names, int 
 	return -1;
 }
 
-/* A program run's options (docs/linux.md). */
-struct prog {
-	const char *dialect;		/* "rtit" (default) or "pt" */
-	bool bare;			/* the old bare-metal mode: CPL 0, ends at HLT */
-	const char *env[64];
-	int nenv;
-	const char *seed, *writable, *stdin_path, *cycles, *budget;
-	char **args;			/* after PROGRAM */
-	int nargs;
-};
-
-/* A program run's option at argv[*i]: 1 taken, 0 not one, -1 bad. */
-static int prog_option(struct prog *pg, int argc, char **argv, int *i)
+int rtit_cli_prog_option(struct rtit_cli_prog *pg, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i];
+	const char *cmd = pg->cmd ? pg->cmd : "rtitsim run";
 	const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
 	static const char *const valued[] = { "--dialect", "--env", "--seed", "--writable",
 					      "--stdin", "--syscall-cycles", "--budget" };
@@ -394,21 +383,21 @@ static int prog_option(struct prog *pg, int argc, char **argv, int *i)
 	if (k == sizeof(valued) / sizeof(valued[0]))
 		return 0;
 	if (!v || !*v || strchr(v, '\n')) {
-		fprintf(stderr, "rtitsim run: %s needs a value\n", a);
+		fprintf(stderr, "%s: %s needs a value\n", cmd, a);
 		return -1;
 	}
 	++*i;
 	switch (k) {
 	case 0:
 		if (strcmp(v, "rtit") && strcmp(v, "pt")) {
-			fprintf(stderr, "rtitsim run: --dialect takes rtit or pt, not '%s'\n", v);
+			fprintf(stderr, "%s: --dialect takes rtit or pt, not '%s'\n", cmd, v);
 			return -1;
 		}
 		pg->dialect = v;
 		break;
 	case 1:
 		if (!strchr(v, '=') || v[0] == '=' || pg->nenv == 64) {
-			fprintf(stderr, "rtitsim run: --env %s: expected NAME=VALUE (at most 64)\n", v);
+			fprintf(stderr, "%s: --env %s: expected NAME=VALUE (at most 64)\n", cmd, v);
 			return -1;
 		}
 		pg->env[pg->nenv++] = v;
@@ -426,11 +415,9 @@ static int prog_option(struct prog *pg, int argc, char **argv, int *i)
 static const char *const prog_env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/",
 					"LC_ALL=C", "TERM=dumb" };
 
-/* The scenario of a program run: a Linux process traced at CPL 3 only, as
- * `perf record -e intel_pt//u` (Intel PT: TraceEn, User, BranchEn, TSCEn,
- * MTCEn, MTCFreq 3, PSBFreq 3, perf's defaults) or the RTIT CPL filter
- * (RTIT: Trace_En, User); --bare: the bare-metal mode, everything traced. */
-static void prog_scenario(FILE *mem, const char *input, const struct prog *pg)
+/* (run.h) Intel PT: TraceEn, User, BranchEn, TSCEn, MTCEn, MTCFreq 3,
+ * PSBFreq 3, perf's defaults; RTIT: Trace_En, User. */
+void rtit_cli_prog_scenario(FILE *mem, const char *input, const struct rtit_cli_prog *pg)
 {
 	bool pt = pg->dialect && !strcmp(pg->dialect, "pt");
 	const char *base = strrchr(input, '/');
@@ -525,7 +512,7 @@ static void remove_verify_dir(const char *dir, const char *pfx)
  * scenario, or the built-in demo; then the --param/--msr lines, whose
  * first line number goes to *first_line (messages name the option).
  * Returns the option lines' number, or -1 after a line (*status set). */
-static int scenario_text(const char *input, const struct prog *pg, const char *const *params,
+static int scenario_text(const char *input, const struct rtit_cli_prog *pg, const char *const *params,
 			 int nparams, const char *const *msrs, int nmsrs, char **textp,
 			 int *first_line, const char **opt_names, int *status)
 {
@@ -550,7 +537,7 @@ static int scenario_text(const char *input, const struct prog *pg, const char *c
 		fwrite(b, 1, n, mem);
 		free(b);
 	} else {
-		prog_scenario(mem, input, pg);
+		rtit_cli_prog_scenario(mem, input, pg);
 	}
 	fputc('\n', mem);
 	fflush(mem);
@@ -571,7 +558,7 @@ static int scenario_text(const char *input, const struct prog *pg, const char *c
 int rtit_cmd_run(int argc, char **argv)
 {
 	const char *input = NULL, *out = NULL, *bundle = NULL, *perf_data = NULL;
-	struct prog pg = { 0 };
+	struct rtit_cli_prog pg = { 0 };
 	bool dump = false, quiet = false, verify = false;
 	int progress = -1;
 	int deliver = RTIT_SIM_PER_BATCH, flow = RTIT_RUN_FLOW_BOTH;
@@ -623,7 +610,7 @@ int rtit_cmd_run(int argc, char **argv)
 			extra_params[nparams++] = argv[++i];
 		} else if (!strcmp(a, "--msr") && i + 1 < argc && nmsrs < 32) {
 			extra_msrs[nmsrs++] = argv[++i];
-		} else if ((status = prog_option(&pg, argc, argv, &i)) != 0) {
+		} else if ((status = rtit_cli_prog_option(&pg, argc, argv, &i)) != 0) {
 			if (status < 0)
 				return RTIT_EXIT_USAGE;
 		} else if (!strcmp(a, "--") && i + 1 < argc) {

@@ -42,6 +42,29 @@ struct rtit_run_opts {
 	const char *const *options;
 };
 
+/* A program run's options (docs/linux.md), shared by `run` and
+ * `explain`. */
+struct rtit_cli_prog {
+	const char *cmd;		/* for messages (default "rtitsim run") */
+	const char *dialect;		/* "rtit" (default) or "pt" */
+	bool bare;			/* the old bare-metal mode: CPL 0, ends at HLT */
+	const char *env[64];
+	int nenv;
+	const char *seed, *writable, *stdin_path, *cycles, *budget;
+	char **args;			/* after PROGRAM */
+	int nargs;
+};
+
+/* A program run's option at argv[*i] (--dialect, --bare, --env, --seed,
+ * --writable, --stdin, --syscall-cycles, --budget): 1 taken (*i past its
+ * value), 0 not one, -1 bad (after a line). */
+int rtit_cli_prog_option(struct rtit_cli_prog *pg, int argc, char **argv, int *i);
+
+/* Writes to @mem the scenario of running the program @input: a Linux
+ * process traced at CPL 3 only, as `perf record -e intel_pt//u` or the
+ * RTIT CPL filter; --bare: the bare-metal mode, everything traced. */
+void rtit_cli_prog_scenario(FILE *mem, const char *input, const struct rtit_cli_prog *pg);
+
 enum {
 	RTIT_RUN_FLOW_BOTH = 0,	/* PREFIX.flow and PREFIX.flow.txt (default) */
 	RTIT_RUN_FLOW_BIN,	/* PREFIX.flow only (`rtitsim flow` prints it) */

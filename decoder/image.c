@@ -488,3 +488,52 @@ int rtit_image_add_mmaps(struct rtit_image *img, const struct rtit_sideband *sb)
 	}
 	return 0;
 }
+
+/* The symbols of one mapped file: the bias from the PT_LOAD segment that
+ * holds file offset @off, mapped at @addr.  A file that is no ELF, or no
+ * such segment: nothing. */
+static int mmap_file_symbols(struct rtit_image *img, const char *path, uint64_t off,
+			     uint64_t addr)
+{
+	struct stat st;
+	int fd = open_regular(img, path, &st);
+	if (fd < 0)
+		return 0;
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	size_t nph;
+	int r = 0;
+	if (e && elf_kind(e) == ELF_K_ELF && elf_getphdrnum(e, &nph) == 0) {
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD ||
+			    off < ph.p_offset || off - ph.p_offset >= ph.p_filesz)
+				continue;
+			r = add_symbols(img, e, addr - (ph.p_vaddr + (off - ph.p_offset)));
+			break;
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return r;
+}
+
+int rtit_image_add_mmap_symbols(struct rtit_image *img, const struct rtit_sideband *sb)
+{
+	if (!img || !sb)
+		return -RTIT_ERR_INVALID;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return fail(img, -RTIT_ERR_INTERNAL, "libelf: %s", elf_errmsg(-1));
+	for (size_t i = 0; i < sb->nmmaps; i++) {
+		const struct rtit_sideband_mmap *m = &sb->mmaps[i];
+		bool seen = false;
+		if (!(m->prot & 4))
+			continue;	/* once a file: its first executable mapping */
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = (sb->mmaps[k].prot & 4) && !strcmp(sb->mmaps[k].path, m->path);
+		int r = seen ? 0 : mmap_file_symbols(img, m->path, m->offset, m->addr);
+		if (r < 0)
+			return fail(img, r, "%s: out of memory reading its symbols", m->path);
+	}
+	return 0;
+}

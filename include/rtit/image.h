@@ -67,6 +67,12 @@ int rtit_image_add_elf(struct rtit_image *img, const char *path, uint64_t bias);
 struct rtit_sideband;
 int rtit_image_add_mmaps(struct rtit_image *img, const struct rtit_sideband *sb);
 
+/* Adds the symbols of the files a process run mapped (the sideband's
+ * executable mmap lines; each file once, at the address its mapping
+ * gives), for rtit_image_symbol_get (`rtitsim explain`).  A file that is
+ * not an ELF adds none.  Returns 0, -RTIT_ERR_NOMEM. */
+int rtit_image_add_mmap_symbols(struct rtit_image *img, const struct rtit_sideband *sb);
+
 /* The entry point of the last ELF added (e_entry + bias), 0 if none. */
 uint64_t rtit_image_entry(const struct rtit_image *img);
 
