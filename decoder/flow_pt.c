@@ -1727,7 +1727,8 @@ int flow_pt_idle(struct rtit_flow_dec *d)
 
 /* The FUP of the CFE d->ev_cfe at @ip (events_only): the record it
  * establishes, after a note that the flow before it is unknown (D84).
- * INTR: an event at @ip with its vector; IRET/UIRET: the instruction at
+ * INTR: an event at @ip with its vector, or the INT n there of that vector
+ * (its CLIP); IRET/UIRET: the instruction at
  * @ip, which must be one (Table 33-50: the FUP is its CLIP); UINTR, INIT:
  * the event; the others (SMI, VM entry and exits, shutdown) only the
  * note.  The next IP is never known. */
@@ -1751,7 +1752,18 @@ static int event_record(struct rtit_flow_dec *d, uint64_t ip)
 					 "IRET" : "UIRET", ip, rtit_insn_class_name(e->cls));
 		flow_insn_rec(d, e, 0, RTIT_SIM_F_TAKEN, RTIT_FLOW_A_NEXT_UNKNOWN);
 		break;
-	case rtit_pt_cfe_intr: case rtit_pt_cfe_uintr: case rtit_pt_cfe_init:
+	case rtit_pt_cfe_intr:
+		/* a software interrupt's FUP is its CLIP (Table 33-50): at
+		 * an INT n of the CFE's vector, the INT n itself (as the
+		 * walk with branches takes it, D30; an external interrupt
+		 * of that vector right there sends the same packets) */
+		if (ic_get(d, ip, &e) == 0 && e->cls == RTIT_IC_INT && e->vec == c->u.cfe.vector) {
+			d->ip = ip;
+			flow_insn_rec(d, e, 0, RTIT_SIM_F_TAKEN, RTIT_FLOW_A_NEXT_UNKNOWN);
+			break;
+		}
+		/* fall through */
+	case rtit_pt_cfe_uintr: case rtit_pt_cfe_init:
 		flow_emit_event(d, ip, 0);
 		rec = &d->batch[d->nbatch - 1];
 		rec->pad0 |= RTIT_FLOW_A_NEXT_UNKNOWN;

@@ -46,7 +46,7 @@ static inline int session_mem_run(const struct rtit_scenario *sc, struct session
 	}
 	struct rtit_session_cfg cfg = { .sc = sc, .trace = tf, .flow_bin = ff };
 	if (rtit_session_run(&cfg, &m->res) != RTIT_SESSION_OK) {
-		snprintf(err, errsz, "session: %s%s", m->res.msg, m->res.io_msg);
+		snprintf(err, errsz, "session: %.400s%.400s", m->res.msg, m->res.io_msg);
 		goto out;
 	}
 	fclose(tf);
