@@ -452,7 +452,19 @@ static int peek_fup(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
 		return r;
 	}
 	if (d->bound_fup) {
+		/* an EXSTOP's, PTW's or CFE's: an instruction's IP, for a
+		 * PTW the PTWRITE's (Table 33-40: "The IP of the PTWRITE
+		 * will be provided by a following FUP"; D137) */
+		const struct ic_ent *e;
 		d->bound_fup = false;
+		if (it->ip_status == 0 && ic_get(d, it->ip, &e) < 0)
+			return flow_fail(d, RTIT_ERR_NOMAP, it->offset,
+					 "the FUP an IP bit binds names 0x%" PRIx64 ", where the"
+					 " image has no instruction", it->ip);
+		if (it->ip_status == 0 && d->bound_ptw && e->cls != RTIT_IC_PTWRITE)
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+					 "the FUP of a PTW names 0x%" PRIx64 ", a %s, not a PTWRITE"
+					 " (SDM 33.4.2.21)", it->ip, rtit_insn_class_name(e->cls));
 		return PK_SKIP;
 	}
 	if (d->mode_fup) {
@@ -586,10 +598,12 @@ static int pt_peek(struct rtit_flow_dec *d)
 		case RTIT_PT_EXSTOP:
 			if (p->u.ip_bit)	/* Table 33-57 case 5 */
 				d->bound_fup = true;
+			d->bound_ptw = false;
 			continue;
 		case RTIT_PT_PTW:
 			if (p->u.ptw.ip)	/* FUPonPTW, Table 33-58 */
 				d->bound_fup = true;
+			d->bound_ptw = true;
 			continue;
 		case RTIT_PT_BBP: case RTIT_PT_BIP: case RTIT_PT_BEP:
 			if ((r = pebs_block(d, p, it.offset)) < 0)
@@ -600,6 +614,7 @@ static int pt_peek(struct rtit_flow_dec *d)
 				return r;
 			if (p->u.cfe.ip)	/* Table 33-59 */
 				d->bound_fup = true;
+			d->bound_ptw = false;
 			d->cfe_type = p->u.cfe.type;
 			d->cfe_vec = p->u.cfe.vector;
 			d->cfe_fresh = true;
