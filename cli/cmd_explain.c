@@ -789,6 +789,7 @@ static int explain_run(const char *input, const char *text, const char *outp)
 	}
 	free(model.p);
 out:
+	rtit_session_result_fini(&res);
 	free(trace);
 	explain_free(&x);
 	rtit_scenario_fini(&sc);

@@ -6,7 +6,7 @@
  * options for the trace and the image, so a bundle manifest's `ptxed`
  * line runs with this program in ptxed's place:
  *
- *   ptxed_lines --pt TRACE [--elf FILE[:BIAS]] [--raw FILE:ADDR] ...
+ *   ptxed_lines --pt TRACE [--elf FILE[:BIAS]] [--raw FILE[:FROM[-TO]]:ADDR] ...
  *
  * Each ELF's PT_LOAD segments are image sections (pt_image_add_file at
  * p_vaddr + BIAS, p_filesz bytes); no CPU is configured (docs/formats.md,
@@ -154,17 +154,30 @@ int main(int argc, char **argv)
 			else
 				filt_b[n] = x;
 		} else if (!strcmp(argv[i], "--raw") && i + 1 < argc) {
-			char *f = argv[++i];
+			/* as ptxed: FILE[:FROM[-TO]]:BASE, the file's bytes
+			 * [FROM, TO) (default the whole file) at BASE */
+			char *f = argv[++i], *c, *end;
 			size_t n;
+			uint64_t from = 0, to = 0;
 			uint8_t *b;
 			split(f, &v);
-			if (!(b = slurp(f, &n)) || pt_image_add_file(img, f, 0, n, NULL, v) < 0) {
+			if ((c = strrchr(f, ':')) && c[1]) {
+				uint64_t x = strtoull(c + 1, &end, 0);
+				if (*end == '-' || !*end) {
+					from = x;
+					to = *end ? strtoull(end + 1, &end, 0) : 0;
+					*c = 0;
+				}
+			}
+			if (!(b = slurp(f, &n)) || from >= n || to > n || (to && to <= from) ||
+			    pt_image_add_file(img, f, from, (to ? to : n) - from, NULL, v) < 0) {
 				fprintf(stderr, "ptxed_lines: %s: cannot add\n", f);
 				return 2;
 			}
 			free(b);
 		} else {
-			fprintf(stderr, "usage: ptxed_lines --pt TRACE [--cpu F/M[/S]] [--elf FILE[:BIAS]] [--raw FILE:ADDR]\n");
+			fprintf(stderr, "usage: ptxed_lines --pt TRACE [--cpu F/M[/S]] [--elf FILE[:BIAS]]"
+				" [--raw FILE[:FROM[-TO]]:ADDR]\n");
 			return 2;
 		}
 	}
