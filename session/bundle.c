@@ -347,7 +347,7 @@ static void manifest_mmaps(FILE *f, const char *dir, const struct rtit_sideband 
 	fputs("\n  ],\n", f);
 }
 
-/* The ptxed command line of the bundle (malloc'd; NULL: out of memory):
+/* The ptxed command line of the bundle (malloc'd; NULL: out of memory; D134):
  * `ptxed --pt TRACE [--cpu F/M/S] [--filter...] --elf FILE[:BIAS] /
  * --raw FILE:ADDR`, and for a process run `--raw FILE:FROM-TO:ADDR` per
  * executable mapping (the file's bytes it holds: ptxed refuses a range
