@@ -1046,8 +1046,8 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	}
 	if (o->bundle && r.stage[0] && status != RTIT_EXIT_OK && !bundle_done) {
 		rtit_out_stage_discard();	/* a bundle is whole or absent */
-		fprintf(stderr, "rtitsim run: --bundle %s: no bundle was written (the run failed)\n",
-			o->bundle);
+		fprintf(stderr, "rtitsim run: --bundle %s: no bundle was written (the run failed:"
+			" exit %d)\n", o->bundle, status);
 	}
 	rtit_session_result_fini(&r.res);
 	rtit_scenario_fini(&r.sc);

@@ -75,7 +75,7 @@ expect "program options on a scenario" 1 "are for a PROGRAM" -- "$R" run --seed 
 expect "--bundle of a process" 0 "write\\(1, 0x8, 16\\)" -- "$R" run -q --bundle bdir ./bad efault
 [ -s bdir/bad.manifest.json ] && [ -s bdir/bad.files/bad ] && ok "--bundle of a process: its files copied in" ||
 	bad "--bundle of a process: no bdir/bad.manifest.json or bdir/bad.files/bad"
-expect "--bundle of a failing run: no bundle" 6 "no bundle was written \\(the run failed\\)" -- "$R" run -q --bundle fdir ./bad fork
+expect "--bundle of a failing run: no bundle" 6 "no bundle was written \\(the run failed: exit 6\\)" -- "$R" run -q --bundle fdir ./bad fork
 [ -z "$(ls -A fdir 2>/dev/null)" ] && ok "--bundle of a failing run left nothing" || bad "--bundle of a failing run left: $(ls -A fdir)"
 expect "--perf-data with RTIT: refused" 4 "perf.data holds Intel PT only" -- "$R" run -q --perf-data pd --out a ./bad efault
 expect "--perf-data with Intel PT" 0 "write\\(1, 0x8" -- "$R" run -q --dialect pt --perf-data pd --out a ./bad efault

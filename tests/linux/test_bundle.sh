@@ -12,6 +12,8 @@
 #    on decode's JSON, and (Intel PT) the manifest's ptxed line run with
 #    a libipt decoder (ptxed_lines) in the bundle's directory all agree;
 #  * no path in the sideband or the manifest points outside the bundle;
+#  * perf (when installed) reads `rtitsim perf-data` of the moved bundle
+#    and names the program's function from the copy;
 #  * the decoder reads the bundle's copies: libc's copy replaced by
 #    another ELF fails the build-id check, naming the copy;
 #  * SIGINT during a longer run leaves the complete bundle that was there
@@ -78,6 +80,17 @@ m=$(grep -c '^mmap ' "$T/moved/maps-pt/maps.sideband")
 [ "$(ls "$T/moved/maps-pt/maps.files" | wc -l)" -le 5 ] && ok "maps: each file copied once" ||
 	bad "maps: $(ls "$T/moved/maps-pt/maps.files" | wc -l) copies"
 
+# perf (when installed): perf-data of the moved bundle names the copies,
+# and perf finds the program's own function in them
+if command -v perf >/dev/null 2>&1 && perf version >/dev/null 2>&1; then
+	mkdir "$T/pd"
+	if (cd / && "$R" perf-data "$T/moved/prog-pt/prog" "$T/pd") >/dev/null 2>"$T/err" &&
+	   (cd "$T/pd" && PERF_CONFIG=/dev/null perf script -i perf.data --itrace=i0ns -F ip,sym 2>/dev/null) |
+	   awk '{print $2}' | grep -qx cmp_int; then
+		ok "perf-data of the moved bundle: perf names cmp_int from the copy"
+	else bad "perf-data of the moved bundle: $(head -2 "$T/err")"; fi
+fi
+
 # the bundle's copies are what the decoder reads: libc's copy replaced
 cp -r "$T/moved/prog-pt" "$T/corrupt"
 cp "$T/corrupt/prog.files/ld-linux-x86-64.so.2" "$T/corrupt/prog.files/libc.so.6"
@@ -96,25 +109,34 @@ mkdir "$T/src"
 gcc -O2 -o "$T/src/prog" "$S/prog.c" || exit 1
 "$R" run -q --flow bin --bundle "$T/sig" "$T/src/prog" 30 x > /dev/null 2>&1
 sum "$T/sig" > "$T/sum.before"
-for delay in 0.5 2; do
-	for dir in sig empty$delay; do
+# the signal comes in a phase the staging directory shows: the run
+# (its trace being written) and the dumps (the run's files complete)
+wait_for() {	# FILE PID: 0 once FILE exists, 1 if PID ended first
+	for _ in $(seq 1 3000); do
+		[ -e "$1" ] && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.01
+	done
+	return 1
+}
+for phase in prog.trace.part prog.dump.txt.part; do
+	for dir in sig empty-$phase; do
 		"$R" run -q --bundle "$T/$dir" "$T/src/prog" 3000 x > /dev/null 2> "$T/err" &
 		pid=$!
-		sleep $delay
-		kill -INT $pid
+		wait_for "$T/$dir/.prog.part/$phase" $pid && kill -INT $pid
 		wait $pid; rc=$?
 		left=$(ls -A "$T/$dir" 2>/dev/null | tr '\n' ' ')
 		if [ $rc -eq 0 ]; then
-			bad "SIGINT after ${delay}s ($dir): the run had finished (make it longer)"
+			bad "SIGINT at $phase ($dir): the run had finished first"
 		elif [ $dir = sig ] && ! cmp -s "$T/sum.before" <(sum "$T/sig"); then
-			bad "SIGINT after ${delay}s: the bundle there before changed: $left"
+			bad "SIGINT at $phase: the bundle there before changed: $left"
 		elif [ $dir = sig ] && ! complete "$T/sig"; then
-			bad "SIGINT after ${delay}s: the bundle left is not complete"
+			bad "SIGINT at $phase: the bundle left is not complete"
 		elif [ $dir != sig ] && [ -n "$left" ]; then
-			bad "SIGINT after ${delay}s into an empty directory left: $left"
+			bad "SIGINT at $phase into an empty directory left: $left"
 		elif ! grep -q 'interrupted (SIGINT).*bundle' "$T/err"; then
-			bad "SIGINT after ${delay}s: no line saying so: $(cat "$T/err")"
-		else ok "SIGINT after ${delay}s ($dir): exit $rc, $( [ $dir = sig ] && echo 'the previous bundle intact' || echo 'nothing left')"; fi
+			bad "SIGINT at $phase: no line saying so: $(cat "$T/err")"
+		else ok "SIGINT at $phase ($dir): exit $rc, $( [ $dir = sig ] && echo 'the previous bundle intact' || echo 'nothing left')"; fi
 	done
 done
 echo "$pass passed, $fail failed"
