@@ -11,7 +11,9 @@
 #    another working directory `decode BUNDLE --check`, `check BUNDLE`
 #    on decode's JSON, and (Intel PT) the manifest's ptxed line run with
 #    a libipt decoder (ptxed_lines) in the bundle's directory all agree;
-#  * no path in the sideband or the manifest points outside the bundle;
+#  * no path in the sideband or the manifest points outside the bundle,
+#    and tests/formats/check_formats.py (written from docs/formats.md
+#    alone) reads each bundle: mmap lines, mapped files, build-ids;
 #  * perf (when installed) reads `rtitsim perf-data` of the moved bundle
 #    and names the program's function from the copy;
 #  * the decoder reads the bundle's copies: libc's copy replaced by
@@ -66,6 +68,10 @@ for b in "$T"/moved/*; do
 	   grep -q '"/' "$b/$stem.manifest.json"; then
 		bad "$n: an absolute path in the sideband or the manifest"
 	else ok "$n: every path relative to the bundle"; fi
+	# the independent reader of docs/formats.md (tests/formats)
+	if /usr/bin/python3 "$S/../formats/check_formats.py" "$b" > "$T/out" 2>&1; then
+		ok "$n: the independent reader agrees ($(tail -1 "$T/out" | sed 's/^check_formats: //'))"
+	else bad "$n: check_formats.py: $(head -3 "$T/out")"; fi
 	case $n in *-pt)
 		line=$(sed -n 's/.*"ptxed": "\(.*\)"}.*/\1/p' "$b/$stem.manifest.json")
 		if ! (cd "$b" && "$X" ${line#ptxed }) > "$T/$n.ptxed" 2> "$T/err"; then
