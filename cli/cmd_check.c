@@ -35,10 +35,34 @@ struct item {
 	int line;
 };
 
+/* An event, as a decoder reported it or as the trace establishes it
+ * (D136): its name (docs/formats.md: the event kinds; ptxed's
+ * `interrupt` for any asynchronous transfer, `tsx-abort` for `aborted`),
+ * where it happened (ip) and went (next), its payload (vector, PEBS
+ * fields); has_* say which of them the format carries. */
+struct ev {
+	char name[24];
+	uint64_t ip, next, eip;
+	int vector;		/* -1 none */
+	unsigned groups;
+	uint32_t digest;
+	bool has_ip, has_next, pebs;
+	int line;		/* the decoder's */
+	uint64_t off;		/* the reference's: trace offset, record */
+	size_t rec;
+	bool optional;		/* INT n/ENCLU: an event for libipt (D131) */
+};
+
+struct evlist {
+	struct ev *v;
+	size_t n, cap;
+};
+
 struct list {
 	struct item *v;
 	size_t n, cap;
-	size_t events, notes, errors;	/* what the decoder reported besides */
+	struct evlist evs;		/* the events it reported */
+	size_t notes, errors;		/* what else it reported */
 };
 
 static void check_usage(FILE *out)
@@ -62,7 +86,10 @@ static void check_usage(FILE *out)
 	      "record a decoder may go on as the ground truth does (libipt walks past the\n"
 	      "last packet): those are counted, not a difference.  INT n and ENCLU, which\n"
 	      "libipt and perf report as an event rather than an instruction, may be left\n"
-	      "out (D131).\n"
+	      "out (D131).  Events are compared in order (D136): in json by kind, IP,\n"
+	      "next IP and payload (vector, PEBS fields); in ptxed, its [interrupt] and\n"
+	      "[aborted] lines (with --event:ip, their IPs too); perf-branches shows them\n"
+	      "as branches; ips has none.\n"
 	      "\n"
 	      "  --format auto|ips|ptxed|perf-branches|json   (default auto: from the\n"
 	      "                 first lines)\n"
@@ -132,15 +159,95 @@ static enum fmt sniff(const char *line)
 	return F_IPS;
 }
 
-/* A JSON line of `rtitsim decode --json`: an insn's "ip", an event
- * counted, a note skipped.  0, or -1 when it is not such a line. */
+static int push_ev(struct evlist *l, const struct ev *e)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct ev *v = realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *e;
+	return 0;
+}
+
+/* The value of JSON key @key ("\"key\":") in @s: a hex string or a
+ * number into *@v; false when absent or not one. */
+static bool json_num(const char *s, const char *key, uint64_t *v)
+{
+	const char *p = strstr(s, key);
+	char *end;
+	if (!p)
+		return false;
+	p += strlen(key);
+	bool quoted = *p == '"';
+	p += quoted;
+	errno = 0;
+	*v = strtoull(p, &end, quoted ? 16 : 10);
+	return !errno && end != p && (!quoted || *end == '"');
+}
+
+/* A JSON event line: "event", "ip", "next", "vector" or the PEBS fields
+ * (docs/formats.md, `rtitsim decode` output).  0, or -1: not one. */
+static int parse_json_event(const char *s, int line, struct list *l)
+{
+	struct ev e = { .vector = -1, .line = line, .has_ip = true, .has_next = true };
+	const char *k = strstr(s, "\"event\":\"");
+	uint64_t v;
+	if (!k || sscanf(k + 9, "%23[^\"]", e.name) != 1 || !json_num(s, "\"ip\":", &e.ip) ||
+	    !json_num(s, "\"next\":", &e.next))
+		return -1;
+	if (json_num(s, "\"vector\":", &v))
+		e.vector = (int)v;
+	if (json_num(s, "\"eventing_ip\":", &e.eip)) {
+		e.pebs = true;
+		if (json_num(s, "\"groups\":", &v))
+			e.groups = (unsigned)v;
+		if (json_num(s, "\"items_digest\":", &v))
+			e.digest = (uint32_t)v;
+	}
+	return push_ev(&l->evs, &e);
+}
+
+/* ptxed's event lines (libipt's print_event): `[interrupt]` and
+ * `[aborted]`, with --event:ip `, from: IP, to: IP` / `, ip: IP`; other
+ * bracketed lines are notes or errors.  0, or -1 out of memory. */
+static int parse_ptxed_event(const char *s, int line, struct list *l)
+{
+	struct ev e = { .vector = -1, .line = line };
+	const char *p;
+	unsigned long long v;
+	if (!strncmp(s, "[interrupt", 10) && (s[10] == ']' || s[10] == ',')) {
+		snprintf(e.name, sizeof(e.name), "interrupt");
+		if ((p = strstr(s, "from: ")) && sscanf(p + 6, "%llx", &v) == 1)
+			e.ip = v, e.has_ip = true;
+		if ((p = strstr(s, "to: ")) && sscanf(p + 4, "%llx", &v) == 1)
+			e.next = v, e.has_next = true;
+	} else if (!strncmp(s, "[aborted", 8) && (s[8] == ']' || s[8] == ',')) {
+		snprintf(e.name, sizeof(e.name), "tsx-abort");
+		if ((p = strstr(s, "ip: ")) && sscanf(p + 4, "%llx", &v) == 1)
+			e.ip = v, e.has_ip = true;
+	} else {
+		if (strstr(s, "error"))
+			l->errors++;
+		else
+			l->notes++;
+		return 0;
+	}
+	return push_ev(&l->evs, &e);
+}
+
+/* A JSON line of `rtitsim decode --json`: an insn's "ip", an event, a
+ * note skipped.  0, or -1 when it is not such a line. */
 static int parse_json(const char *s, int line, struct list *l)
 {
 	uint64_t v;
 	if (strstr(s, "\"note\":"))
 		return l->notes++, 0;
 	if (strstr(s, "\"kind\":\"event\""))
-		return l->events++, 0;
+		return parse_json_event(s, line, l);
 	const char *ip = strstr(s, "\"kind\":\"insn\",\"ip\":\"");
 	if (!ip)
 		return -1;
@@ -163,13 +270,8 @@ static int parse_line(enum fmt f, const char *s, int line, struct list *l)
 	case F_JSON:
 		return *s == '{' ? parse_json(s, line, l) : -1;
 	case F_PTXED:
-		if (*s == '[') {	/* [enabled], [disabled], [error ...], ... */
-			if (strstr(s, "error"))
-				l->errors++;
-			else
-				l->notes++;
-			return 0;
-		}
+		if (*s == '[')	/* [interrupt], [enabled], [error ...], ... */
+			return parse_ptxed_event(s, line, l);
 		if (!hex_at(&s, &a))
 			return -1;
 		return push(l, (struct item){ .a = a, .line = line });
@@ -353,13 +455,142 @@ static void compare(const struct ref *ref, size_t nref, const struct ref *cont, 
 	}
 }
 
-/* The events of the records @r[0..n) (the reference's). */
-static size_t count_events(const struct rtit_sim_rec *r, size_t n)
+/* The events the trace establishes (the reference's records), as format
+ * @f names them (D136): rtitsim's JSON every event record with its
+ * payload; ptxed (libipt) an asynchronous transfer (ip != next) as
+ * `interrupt` and an RTM abort as `tsx-abort` followed by the
+ * `interrupt` of its transfer; and INT n/ENCLU as an optional `interrupt`
+ * (libipt reports them so, D131).  Returns the count in @out (room for
+ * twice the records). */
+static size_t make_evref(const struct rtit_cli_decoded *dec, enum fmt f, struct ev *out)
 {
 	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		k += r[i].kind == RTIT_SIM_EVENT;
+	for (size_t i = 0; i < dec->n; i++) {
+		const struct rtit_sim_rec *r = &dec->recs[i];
+		struct ev e = { .ip = r->ip, .next = r->next_ip, .vector = -1, .has_ip = true,
+				.has_next = true, .off = dec->offs[i], .rec = i };
+		if (r->kind == RTIT_SIM_INSN) {
+			if (r->cls != RTIT_IC_INT && r->cls != RTIT_IC_ENCLU)
+				continue;
+			e.optional = true;
+			snprintf(e.name, sizeof(e.name), "interrupt");
+			e.vector = r->cls == RTIT_IC_INT ? r->vector : -1;
+		} else if (f == F_JSON) {
+			snprintf(e.name, sizeof(e.name), "%s",
+				 r->cls ? rtit_sim_event_name(r->cls) : "unknown");
+			e.pebs = r->cls == RTIT_EV_PEBS;
+			if (e.pebs)	/* decode --json's fields (D55) */
+				e.eip = r->value, e.groups = r->vector, e.digest = r->msr;
+			else if (r->cls)
+				e.vector = r->vector;
+		} else if (r->cls == RTIT_EV_TSX_ABORT) {
+			/* libipt: `aborted`, then the transfer it makes */
+			snprintf(e.name, sizeof(e.name), "tsx-abort");
+			if (r->ip != r->next_ip) {
+				out[k++] = e;
+				snprintf(e.name, sizeof(e.name), "interrupt");
+			}
+		} else if (r->ip != r->next_ip) {
+			snprintf(e.name, sizeof(e.name), "interrupt");
+		} else {
+			continue;	/* nothing libipt reports as an event */
+		}
+		out[k++] = e;
+	}
 	return k;
+}
+
+/* Whether the decoder's event @g is the expected @x, in the fields @g's
+ * format carries (a JSON event carries them all). */
+static bool same_ev(const struct ev *x, const struct ev *g, enum fmt f)
+{
+	if (strcmp(x->name, g->name) || (g->has_ip && g->ip != x->ip) ||
+	    (g->has_next && g->next != x->next))
+		return false;
+	if (f != F_JSON)
+		return true;
+	return g->vector == x->vector && g->pebs == x->pebs &&
+	       (!x->pebs || (g->eip == x->eip && g->groups == x->groups && g->digest == x->digest));
+}
+
+static void ev_text(const struct ev *e, char *buf, size_t cap)
+{
+	int n = snprintf(buf, cap, "%s", e->name);
+	if (e->has_ip)
+		n += snprintf(buf + n, cap - (size_t)n, " ip 0x%" PRIx64, e->ip);
+	if (e->has_next)
+		n += snprintf(buf + n, cap - (size_t)n, " next 0x%" PRIx64, e->next);
+	if (e->vector >= 0)
+		n += snprintf(buf + n, cap - (size_t)n, " vector %d", e->vector);
+	if (e->pebs)
+		snprintf(buf + n, cap - (size_t)n, " eventing_ip 0x%" PRIx64 " groups %u"
+			 " items_digest 0x%08x", e->eip, e->groups, e->digest);
+}
+
+struct ev_verdict {
+	size_t expected, optional, matched, optional_left, last_packet, past;
+	bool differ;
+	uint64_t off;		/* where the first difference is */
+};
+
+/* The decoder's events against the reference's, in order (D136): a
+ * difference at the first that is not the expected one (the expected
+ * optional ones may be absent); events of the trace's last packet may be
+ * missing at the end, and events past the reference's end are counted
+ * when the decoder's instructions went on past it too (D131). */
+static void compare_events(const struct ev *x, size_t nx, const struct list *got, enum fmt f,
+			   const struct rtit_cli_decoded *dec, bool went_on, struct ev_verdict *v)
+{
+	size_t i = 0, j = 0;
+	char a[256], b[256], rec[256];
+	const struct evlist *g = &got->evs;
+	for (size_t k = 0; k < nx; k++)
+		v->expected += !x[k].optional;
+	v->optional = nx - v->expected;
+	while (i < nx && j < g->n) {
+		if (same_ev(&x[i], &g->v[j], f))
+			v->matched++, i++, j++;
+		else if (x[i].optional)
+			v->optional_left++, i++;
+		else
+			break;
+	}
+	while (i < nx && x[i].optional && j == g->n)
+		v->optional_left++, i++;
+	uint64_t last = dec->n ? dec->offs[dec->n - 1] : 0;
+	if (i < nx && j < g->n) {
+		ev_text(&x[i], a, sizeof(a));
+		ev_text(&g->v[j], b, sizeof(b));
+		rtit_flow_rec_format(&dec->recs[x[i].rec], rec, sizeof(rec));
+		fprintf(stderr, "rtitsim check: the decoder differs at event %zu (its line %d): "
+			"expected %s, got %s\n  expected record: %s\n  trace offset 0x%" PRIx64
+			"; the packets around it:\n", i, g->v[j].line, a, b, rec, x[i].off);
+		v->differ = true;
+		v->off = x[i].off;
+	} else if (i < nx) {
+		size_t k = i;
+		while (k < nx && (x[k].optional || x[k].off == last))
+			k++;
+		if (k == nx) {
+			v->last_packet = nx - i;
+			return;
+		}
+		ev_text(&x[k], a, sizeof(a));
+		fprintf(stderr, "rtitsim check: the decoder reports %zu events; the trace establishes"
+			" more: the first missing is %s (trace offset 0x%" PRIx64 "); the packets"
+			" around it:\n", g->n, a, x[k].off);
+		v->differ = true;
+		v->off = x[k].off;
+	} else if (j < g->n && went_on) {
+		v->past = g->n - j;
+	} else if (j < g->n) {
+		ev_text(&g->v[j], b, sizeof(b));
+		fprintf(stderr, "rtitsim check: the decoder reports an event the trace does not"
+			" establish (its line %d): %s, after the %zu expected\n", g->v[j].line, b,
+			v->matched);
+		v->differ = true;
+		v->off = UINT64_MAX;
+	}
 }
 
 /* The reference: the bundle decoded and checked against its truth; the
@@ -419,37 +650,56 @@ static int rtit_cli_check(const char *bundle, const char *output, int format, bo
 	struct verdict v = { 0 };
 	size_t at = 0;
 	compare(ref, nref, cont, ncont, &got, br, strict_end, &dec, what, &v, &at);
-	if (v.differ && at < nref) {
+	/* the events, in the formats that carry them (D136) */
+	struct ev_verdict ev = { 0 };
+	struct ev *evref = NULL;
+	bool has_events = f == F_JSON || f == F_PTXED;
+	if (!v.differ && has_events) {
+		if (!(evref = malloc((2 * dec.n + 1) * sizeof(*evref)))) {
+			st = RTIT_EXIT_IO;
+			goto out;
+		}
+		compare_events(evref, make_evref(&dec, f, evref), &got, f, &dec,
+			       v.beyond + v.past_end > 0, &ev);
+		free(evref);
+	}
+	uint64_t where = v.differ ? (at < nref ? ref[at].off : UINT64_MAX) : ev.off;
+	if ((v.differ || ev.differ) && where != UINT64_MAX) {
 		size_t len;
 		char trace[1100];
 		snprintf(trace, sizeof(trace), "%s.trace", stem);
 		uint8_t *t = rtit_cli_slurp(trace, &len);
 		if (t)
-			rtit_cli_packets_around(t, len, ref[at].off, dec.dialect, dec.cycle_acc);
+			rtit_cli_packets_around(t, len, where, dec.dialect, dec.cycle_acc);
 		free(t);
 	}
-	if (!quiet || v.differ)
+	bool differ = v.differ || ev.differ;
+	if (!quiet || differ) {
 		printf("%s: %zu %ss matched (%zu INT n/ENCLU reported as events), %zu missing,"
 		       " %zu extra; %zu established by the last packet not listed, %zu past the"
 		       " trace's last packet as the ground truth goes on, %zu past the end of the"
-		       " run (not checked); events: %zu in the traced flow, %zu reported (%s);"
-		       " decoder notes %zu, errors %zu\n", stem, v.matched, what, v.skipped,
-		       v.missing, v.extra, v.last_packet, v.beyond, v.past_end,
-		       count_events(dec.recs, dec.n), got.events,
-		       f == F_JSON ? "compared by count" : br ? "as branches" : "this format has none",
-		       got.notes, got.errors);
-	printf("%s: %s\n", stem, v.differ ? "the decoder differs from the ground truth" :
-	       "the decoder agrees with the ground truth");
-	st = v.differ ? RTIT_EXIT_MISMATCH : RTIT_EXIT_OK;
-	if (f == F_JSON && !v.differ && got.events != count_events(dec.recs, dec.n)) {
-		printf("%s: but the decoder reports %zu events, the traced flow has %zu\n", stem,
-		       got.events, count_events(dec.recs, dec.n));
-		st = RTIT_EXIT_MISMATCH;
+		       " run (not checked); ", stem, v.matched, what, v.skipped, v.missing, v.extra,
+		       v.last_packet, v.beyond, v.past_end);
+		if (has_events && !v.differ)
+			printf("events: %zu established (and %zu INT n/ENCLU, which may be reported"
+			       " as events), %zu reported, %zu matched (kind, IP, next, payload%s),"
+			       " %zu INT n/ENCLU not reported as events, %zu of the last packet not"
+			       " reported, %zu past the end", ev.expected, ev.optional, got.evs.n,
+			       ev.matched, f == F_PTXED ? " as ptxed gives them" : "",
+			       ev.optional_left, ev.last_packet, ev.past);
+		else
+			printf("events: %s", br ? "compared as branches" : has_events ?
+			       "not compared (the instructions differ)" : "this format has none");
+		printf("; decoder notes %zu, errors %zu\n", got.notes, got.errors);
 	}
+	printf("%s: %s\n", stem, differ ? "the decoder differs from the ground truth" :
+	       "the decoder agrees with the ground truth");
+	st = differ ? RTIT_EXIT_MISMATCH : RTIT_EXIT_OK;
 out:
 	free(ref);
 	free(cont);
 	free(got.v);
+	free(got.evs.v);
 	free(dec.recs);
 	free(dec.offs);
 	free(truth);

@@ -698,7 +698,7 @@ static int decode_inputs(struct decode_opts *o, struct rtit_sideband *sb)
 			o->sb_path = path;
 		}
 	}
-	rtit_sideband_init(sb);
+	rtit_sideband_fini(sb);	/* static: a decode before may have filled it */
 	if (o->sb_path && (ret = rtit_sideband_read(o->sb_path, sb, sb_err, sizeof(sb_err))) < 0) {
 		fprintf(stderr, "rtitsim decode: %s\n", sb_err);
 		return ret == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;

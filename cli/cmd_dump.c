@@ -186,7 +186,7 @@ static int dump_sideband(const struct dump_args *a, struct rtit_pktdec_cfg *cfg)
 	}
 	if (!sp)
 		return -1;
-	rtit_sideband_init(&sb);
+	rtit_sideband_fini(&sb);	/* static: a run before may have filled it */
 	if ((ret = rtit_sideband_read(sp, &sb, err, sizeof(err))) < 0) {
 		fprintf(stderr, "rtitsim dump: %s\n", err);
 		return ret == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;

@@ -926,6 +926,7 @@ static int explain_run(const char *input, const char *text, const char *outp)
 		status = w;
 	rtit_image_free(img);
 out:
+	rtit_session_result_fini(&res);
 	free(trace);
 	rtit_explain_free(&x);
 	rtit_scenario_fini(&sc);

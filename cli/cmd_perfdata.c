@@ -117,11 +117,13 @@ int rtit_cmd_perfdata(int argc, char **argv)
 		image = sb.image[0] ? sb.image : sb.scenario;
 	if (!image[0] || (image[0] == '<' && strcmp(image, "<mmaps>"))) {
 		fprintf(stderr, "rtitsim perf-data: %s names no program file: give --image\n", path);
+		rtit_sideband_fini(&sb);
 		return RTIT_EXIT_USAGE;
 	}
 	snprintf(path, sizeof(path), "%s.trace", pos[0]);
 	if (!(trace = rtit_cli_slurp(path, &in.trace_len))) {
 		fprintf(stderr, "rtitsim perf-data: %s: %s\n", path, strerror(errno));
+		rtit_sideband_fini(&sb);
 		return RTIT_EXIT_IO;
 	}
 	in.trace = trace;
@@ -142,6 +144,7 @@ int rtit_cmd_perfdata(int argc, char **argv)
 		}
 	}
 	rtit_image_free(img);
+	rtit_sideband_fini(&sb);
 	free(trace);
 	return status;
 }

@@ -44,7 +44,8 @@ struct run {
 	/* the outputs: NULL when not written */
 	FILE *sideband, *flow_bin, *flow_txt;
 	const char *out, *stem;
-	char prefix[512], bundle_out[512];
+	char prefix[512], bundle_out[1400];
+	char stage[1100];	/* --bundle: the staging directory (outfile.h) */
 };
 
 static void run_usage(FILE *out)
@@ -85,7 +86,12 @@ static void run_usage(FILE *out)
 	      "                     program image (NAME.elf / NAME.bin), NAME.dump.txt,\n"
 	      "                     .dump.jsonl, .events.txt and NAME.manifest.json, every\n"
 	      "                     path relative to DIR (docs/formats.md \"Bundles\");\n"
-	      "                     NAME is the scenario's name; --out and --flow are ignored\n"
+	      "                     NAME is the scenario's name; --out and --flow are ignored.\n"
+	      "                     A PROGRAM's bundle (NAME: its file name) holds every\n"
+	      "                     file the process mapped, in DIR/NAME.files/ (D132).  The\n"
+	      "                     bundle is written whole: staged in DIR/.NAME.part and\n"
+	      "                     moved in at the end; interrupted or failed, DIR keeps\n"
+	      "                     what it held (D135)\n"
 	      "  --perf-data DIR    Intel PT: also write DIR/perf.data (and image.elf) as\n"
 	      "                     `rtitsim perf-data PREFIX DIR` does (needs --out)\n"
 	      "  --dump             print every packet: trace offset, bytes, the packet with\n"
@@ -635,11 +641,6 @@ int rtit_cmd_run(int argc, char **argv)
 			break;
 		}
 	}
-	if (bundle && input && !is_scenario(input) && !pg.bare) {
-		fprintf(stderr, "rtitsim run: --bundle: a process run's bundle (its mapped files"
-			" copied in) is not written yet; its sideband's mmap lines name the files\n");
-		return RTIT_EXIT_USAGE;
-	}
 	if ((pg.dialect || pg.bare || pg.nenv || pg.seed || pg.writable || pg.stdin_path ||
 	     pg.cycles || pg.budget) && (!input || is_scenario(input))) {
 		fprintf(stderr, "rtitsim run: --dialect, --bare, --env, --seed, --writable, --stdin,"
@@ -790,17 +791,23 @@ static void process_summary(const struct rtit_sim_process_info *pi, bool quiet)
 			pi->unsupported);
 }
 
-/* A bundle's image files (copied in, the sideband's map lines set to
- * them) before the sideband is written.  RTIT_EXIT_*. */
+/* A bundle's image files (copied in, the sideband's map or, for a
+ * process, mmap lines set to them) before the sideband is written.
+ * RTIT_EXIT_*. */
 static int bundle_images(const struct rtit_run_opts *o, const char *stem, struct run *r)
 {
 	struct rtit_bundle_scn_images im;
 	char err[1024];
-	int ret = rtit_bundle_scenario_images(&r->sc, &im, err, sizeof(err));
-	if (ret == 0)
-		ret = rtit_bundle_add_images(o->bundle, stem, im.img, im.n, &r->res.sb, err,
-					     sizeof(err));
-	rtit_bundle_scenario_images_fini(&im);
+	int ret;
+	if (r->res.process) {	/* every file it mapped (D132) */
+		ret = rtit_bundle_add_mmaps(r->stage, stem, &r->res.sb, err, sizeof(err));
+	} else {
+		ret = rtit_bundle_scenario_images(&r->sc, &im, err, sizeof(err));
+		if (ret == 0)
+			ret = rtit_bundle_add_images(r->stage, stem, im.img, im.n, &r->res.sb, err,
+						     sizeof(err));
+		rtit_bundle_scenario_images_fini(&im);
+	}
 	if (ret < 0) {
 		fprintf(stderr, "rtitsim run: --bundle %s: %s\n", o->bundle, err);
 		return ret == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;
@@ -817,11 +824,15 @@ static int bundle_finish(const struct rtit_run_opts *o, const char *stem, const 
 	int st = rtit_cli_bundle_outputs(prefix, r->dialect, r->res.cycle_acc);
 	if (st != RTIT_EXIT_OK)
 		return st;
-	if (rtit_bundle_write_manifest(o->bundle, stem, &r->res.sb, r->sc.describe, err,
+	if (rtit_bundle_write_manifest(r->stage, stem, &r->res.sb, r->sc.describe, err,
 				       sizeof(err)) < 0) {
 		fprintf(stderr, "rtitsim run: %s\n", err);
 		return RTIT_EXIT_IO;
 	}
+	/* whole: into DIR at once (D135); the run's files are there now */
+	if (rtit_out_stage_commit("rtitsim run") < 0)
+		return RTIT_EXIT_IO;
+	snprintf(r->prefix, sizeof(r->prefix), "%s/%s", o->bundle, stem);
 	return RTIT_EXIT_OK;
 }
 
@@ -841,14 +852,22 @@ static int open_outputs(const struct rtit_run_opts *o, struct run *r)
 				strerror(errno));
 			return RTIT_EXIT_IO;
 		}
-		snprintf(r->bundle_out, sizeof(r->bundle_out), "%s/%s", o->bundle, r->stem);
+		/* written whole or not at all: staged (D135) */
+		if (rtit_out_stage("rtitsim run", o->bundle, r->stem, r->stage, sizeof(r->stage)) < 0)
+			return RTIT_EXIT_IO;
+		snprintf(r->bundle_out, sizeof(r->bundle_out), "%s/%s", r->stage, r->stem);
 		r->out = r->bundle_out;
 	}
 	if (!r->out && o->default_out)
 		r->out = r->sc.name[0] ? r->sc.name : "rtitsim";
 	if (!r->out)
 		return RTIT_EXIT_OK;
-	snprintf(r->prefix, sizeof(r->prefix), "%s", r->out);
+	if (strlen(r->out) >= sizeof(r->prefix)) {
+		fprintf(stderr, "rtitsim run: %s: the output prefix is too long (at most %zu bytes)\n",
+			r->out, sizeof(r->prefix) - 1);
+		return RTIT_EXIT_USAGE;
+	}
+	memcpy(r->prefix, r->out, strlen(r->out) + 1);
 	if (!(r->trace = open_out(r->prefix, ".trace", path, sizeof(path))) ||
 	    !(r->sideband = open_out(r->prefix, ".sideband", path, sizeof(path))) ||
 	    (want_bin && !(r->flow_bin = open_out(r->prefix, ".flow", path, sizeof(path)))) ||
@@ -896,6 +915,7 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	struct rtit_scn_error err;
 	int status = RTIT_EXIT_OK, ret;
 	char path[1024];
+	bool bundle_done = false;
 
 	memset(&r, 0, sizeof(r));
 	ret = rtit_scenario_parse_string(o->text, o->source, &r.sc, &err);
@@ -907,6 +927,7 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	r.dialect = r.sc.dialect;
 
 	if ((status = open_outputs(o, &r)) != RTIT_EXIT_OK) {
+		rtit_out_stage_discard();
 		rtit_scenario_fini(&r.sc);
 		return status;
 	}
@@ -935,6 +956,8 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		FILE *fs[4] = { r.trace, r.sideband, r.flow_bin, r.flow_txt };
 		if (out)
 			discard_outputs(prefix, fs);
+		rtit_out_stage_discard();
+		rtit_session_result_fini(&r.res);
 		rtit_scenario_fini(&r.sc);
 		return ss == RTIT_SESSION_INPUT ? RTIT_EXIT_INPUT : RTIT_EXIT_IO;
 	}
@@ -985,8 +1008,10 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		}
 		free(t);
 	}
-	if (o->bundle && status == RTIT_EXIT_OK)
+	if (o->bundle && status == RTIT_EXIT_OK) {
 		status = bundle_finish(o, stem, prefix, &r);
+		bundle_done = status == RTIT_EXIT_OK;
+	}
 	if (o->perf_data && status == RTIT_EXIT_OK)
 		status = perf_data_out(o->perf_data, out ? prefix : NULL, r.dialect);
 	/* --verify: the flow decoder must give the ground truth back. */
@@ -1016,6 +1041,12 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 		snprintf(res->name, sizeof(res->name), "%s", r.sc.name);
 		snprintf(res->describe, sizeof(res->describe), "%s", r.sc.describe);
 	}
+	if (o->bundle && r.stage[0] && status != RTIT_EXIT_OK && !bundle_done) {
+		rtit_out_stage_discard();	/* a bundle is whole or absent */
+		fprintf(stderr, "rtitsim run: --bundle %s: no bundle was written (the run failed:"
+			" exit %d)\n", o->bundle, status);
+	}
+	rtit_session_result_fini(&r.res);
 	rtit_scenario_fini(&r.sc);
 	return status;
 }

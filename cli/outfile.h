@@ -26,4 +26,19 @@ void rtit_out_discard(void);
 /* The number of registered (unfinished) files. */
 int rtit_out_pending(void);
 
+/*
+ * A bundle written whole (docs/formats.md "Bundles", D135): every file of
+ * DIR/STEM.* is written into the staging directory DIR/.STEM.part (made
+ * fresh; its path in @stage), and rtit_out_stage_commit moves them into
+ * DIR with SIGINT/SIGTERM held off, the mapped files' directory
+ * STEM.files first and STEM.manifest.json last.  SIGINT/SIGTERM before
+ * that remove the staging directory: DIR keeps what it held.  0, or -1
+ * after a line.
+ */
+int rtit_out_stage(const char *cmd, const char *dir, const char *stem, char *stage, size_t cap);
+int rtit_out_stage_commit(const char *cmd);
+
+/* Removes the staging directory (a failed run). */
+void rtit_out_stage_discard(void);
+
 #endif

@@ -445,6 +445,42 @@ static void file_build_id(int fd, char out[41])
 		elf_end(e);
 }
 
+/* One executable mapping's file bytes, after its build-id check. */
+static int add_mmap(struct rtit_image *img, const struct rtit_sideband_mmap *m,
+		    const char *path)
+{
+	struct stat st;
+	int fd = open_regular(img, path, &st);
+	if (fd < 0)
+		return fd;
+	char bid[41];
+	file_build_id(fd, bid);
+	if (m->build_id[0] && strcmp(bid, m->build_id)) {
+		close(fd);
+		return fail(img, -RTIT_ERR_INVALID, "%s: build-id %s, the run mapped %s:"
+			    " not the file the program ran", path, bid[0] ? bid : "none",
+			    m->build_id);
+	}
+	/* the bytes the file has (a mapping past its end reads zero there,
+	 * which is no code the trace may use) */
+	uint64_t len = m->size;
+	if (m->offset >= (uint64_t)st.st_size)
+		len = 0;
+	else if (len > (uint64_t)st.st_size - m->offset)
+		len = (uint64_t)st.st_size - m->offset;
+	uint8_t *b = NULL;
+	int r = len ? read_range(img, fd, path, m->offset, len, &b) : 0;
+	close(fd);
+	if (r < 0)
+		return r;
+	if (len && (r = add_owned(img, m->addr, b, len)) < 0) {
+		char msg[sizeof(img->err)];
+		snprintf(msg, sizeof(msg), "%s", img->err);
+		return fail(img, r, "%s: %s", path, msg);
+	}
+	return 0;
+}
+
 int rtit_image_add_mmaps(struct rtit_image *img, const struct rtit_sideband *sb)
 {
 	if (!img || !sb)
@@ -453,38 +489,16 @@ int rtit_image_add_mmaps(struct rtit_image *img, const struct rtit_sideband *sb)
 		return fail(img, -RTIT_ERR_INVALID, "the sideband lists %zu of the run's %" PRIu64
 			    " mappings: the image would be incomplete", sb->nmmaps, sb->mmaps_total);
 	for (size_t i = 0; i < sb->nmmaps; i++) {
-		const struct rtit_sideband_mmap *m = &sb->mmaps[i];
-		if (!(m->prot & 4))
+		char path[1500];
+		if (!(sb->mmaps[i].prot & 4))
 			continue;	/* code only */
-		struct stat st;
-		int fd = open_regular(img, m->path, &st);
-		if (fd < 0)
-			return fd;
-		char bid[41];
-		file_build_id(fd, bid);
-		if (m->build_id[0] && strcmp(bid, m->build_id)) {
-			close(fd);
-			return fail(img, -RTIT_ERR_INVALID, "%s: build-id %s, the run mapped %s:"
-				    " not the file the program ran", m->path, bid[0] ? bid : "none",
-				    m->build_id);
-		}
-		/* the bytes the file has (a mapping past its end reads zero
-		 * there, which is no code the trace may use) */
-		uint64_t len = m->size;
-		if (m->offset >= (uint64_t)st.st_size)
-			len = 0;
-		else if (len > (uint64_t)st.st_size - m->offset)
-			len = (uint64_t)st.st_size - m->offset;
-		uint8_t *b = NULL;
-		int r = len ? read_range(img, fd, m->path, m->offset, len, &b) : 0;
-		close(fd);
+		/* a bundle's copy: relative to the sideband's directory (D132) */
+		if (rtit_sideband_mmap_path(sb, i, path, sizeof(path)) < 0)
+			return fail(img, -RTIT_ERR_NOSPACE, "%s: the path is too long",
+				    sb->mmaps[i].path);
+		int r = add_mmap(img, &sb->mmaps[i], path);
 		if (r < 0)
 			return r;
-		if (len && (r = add_owned(img, m->addr, b, len)) < 0) {
-			char msg[sizeof(img->err)];
-			snprintf(msg, sizeof(msg), "%s", img->err);
-			return fail(img, r, "%s: %s", m->path, msg);
-		}
 	}
 	return 0;
 }

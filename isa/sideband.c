@@ -21,6 +21,26 @@ void rtit_sideband_init(struct rtit_sideband *sb)
 	sb->ctl_fixed = -1;
 }
 
+void rtit_sideband_fini(struct rtit_sideband *sb)
+{
+	free(sb->mmaps);
+	rtit_sideband_init(sb);
+}
+
+int rtit_sideband_add_mmap(struct rtit_sideband *sb, const struct rtit_sideband_mmap *m)
+{
+	if (sb->nmmaps == sb->mmaps_cap) {
+		size_t cap = sb->mmaps_cap ? 2 * sb->mmaps_cap : 16;
+		struct rtit_sideband_mmap *v = realloc(sb->mmaps, cap * sizeof(*v));
+		if (!v)
+			return -RTIT_ERR_NOMEM;
+		sb->mmaps = v;
+		sb->mmaps_cap = cap;
+	}
+	sb->mmaps[sb->nmmaps++] = *m;
+	return 0;
+}
+
 const char *rtit_sideband_param(const struct rtit_sideband *sb, const char *key)
 {
 	for (size_t i = 0; i < sb->nparams; i++)
@@ -217,9 +237,10 @@ static int mmap_line(struct rd *rd, struct rtit_sideband *sb, char *v)
 		snprintf(m.build_id, sizeof(m.build_id), "%.40s", bid);
 	if (str(rd, "mmap", v + pos, m.path, sizeof(m.path)) < 0)
 		return -RTIT_ERR_INVALID;
-	if (sb->nmmaps == RTIT_SIDEBAND_MAX_MMAPS)
-		return bad(rd, "more than %d mmap lines", RTIT_SIDEBAND_MAX_MMAPS);
-	sb->mmaps[sb->nmmaps++] = m;
+	if (rtit_sideband_add_mmap(sb, &m) < 0) {
+		bad(rd, "mmap: out of memory");
+		return -RTIT_ERR_NOMEM;
+	}
 	return 0;
 }
 
@@ -296,13 +317,24 @@ static int repeated(struct rd *rd, struct rtit_sideband *sb, const char *key, ch
 	return 1;
 }
 
-int rtit_sideband_map_path(const struct rtit_sideband *sb, size_t i, const char *sideband_path,
-			   char *out, size_t cap)
+/* @f as opened: absolute, or relative to @sideband_path's directory. */
+static int relative_to(const char *f, const char *sideband_path, char *out, size_t cap)
 {
-	const char *f = sb->maps[i].file, *slash = sideband_path ? strrchr(sideband_path, '/') : NULL;
+	const char *slash = sideband_path ? strrchr(sideband_path, '/') : NULL;
 	int n = f[0] == '/' || !slash ? snprintf(out, cap, "%s", f) :
 		snprintf(out, cap, "%.*s/%s", (int)(slash - sideband_path), sideband_path, f);
 	return n < 0 || (size_t)n >= cap ? -RTIT_ERR_NOSPACE : 0;
+}
+
+int rtit_sideband_map_path(const struct rtit_sideband *sb, size_t i, const char *sideband_path,
+			   char *out, size_t cap)
+{
+	return relative_to(sb->maps[i].file, sideband_path, out, cap);
+}
+
+int rtit_sideband_mmap_path(const struct rtit_sideband *sb, size_t i, char *out, size_t cap)
+{
+	return relative_to(sb->mmaps[i].path, sb->source, out, cap);
 }
 
 /* One "KEY VALUE" line. */
@@ -426,6 +458,7 @@ int rtit_sideband_read(const char *path, struct rtit_sideband *sb, char *err, si
 	int r = 0;
 
 	rtit_sideband_init(sb);
+	snprintf(sb->source, sizeof(sb->source), "%s", path);
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		snprintf(err, errsz, "%s: cannot read: %s", path, strerror(errno));
@@ -463,5 +496,7 @@ int rtit_sideband_read(const char *path, struct rtit_sideband *sb, char *err, si
 	if (r == 0 && rd.line == 0)
 		r = bad(&rd, "empty: not an rtitsim sideband");
 	fclose(f);
+	if (r < 0)
+		rtit_sideband_fini(sb);
 	return r;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define XXH_INLINE_ALL
@@ -122,6 +123,101 @@ int rtit_bundle_add_images(const char *dir, const char *stem,
 	return 0;
 }
 
+/* @base (a file's base name) made path-safe: bytes other than letters,
+ * digits, '.', '_', '+', '-' become '_', and a name of dots only is
+ * prefixed with '_' (D132). */
+static void safe_name(const char *base, char *out, size_t cap)
+{
+	size_t k = 0;
+	bool dots = true;
+	for (const char *c = base; *c && k + 2 < cap; c++) {
+		bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			  (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' || *c == '+' ||
+			  *c == '-';
+		dots &= *c == '.';
+		out[k++] = ok ? *c : '_';
+	}
+	out[k] = 0;
+	if (dots || !k) {
+		memmove(out + 1, out, k + 1);
+		out[0] = '_';
+	}
+}
+
+/* The bundle name of the file @orig: the one given before when @orig
+ * was copied already (*@copy false), else a new one not taken (base
+ * name, then NAME.2, NAME.3, ...) in @names[0..*n). */
+struct seen {
+	char orig[384], rel[384];
+};
+
+static const char *bundle_name(const char *stem, const char *orig, struct seen *names, size_t *n,
+			       bool *copy)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp(names[i].orig, orig)) {
+			*copy = false;
+			return names[i].rel;
+		}
+	const char *slash = strrchr(orig, '/');
+	char base[200], cand[384];
+	safe_name(slash ? slash + 1 : orig, base, sizeof(base));
+	snprintf(cand, sizeof(cand), "%s.files/%s", stem, base);
+	for (unsigned k = 2;; k++) {
+		size_t i = 0;
+		while (i < *n && strcmp(names[i].rel, cand))
+			i++;
+		if (i == *n)
+			break;
+		snprintf(cand, sizeof(cand), "%s.files/%s.%u", stem, base, k);
+	}
+	struct seen *s = &names[(*n)++];
+	snprintf(s->orig, sizeof(s->orig), "%s", orig);
+	snprintf(s->rel, sizeof(s->rel), "%s", cand);
+	*copy = true;
+	return s->rel;
+}
+
+int rtit_bundle_add_mmaps(const char *dir, const char *stem, struct rtit_sideband *sb,
+			  char *err, size_t errsz)
+{
+	struct seen *names = calloc(sb->nmmaps + 1, sizeof(*names));
+	size_t n = 0;
+	int r = 0;
+	char to[2048];
+	const char *img = NULL;
+
+	if (!names) {
+		snprintf(err, errsz, "%s: out of memory", stem);
+		return -RTIT_ERR_NOMEM;
+	}
+	snprintf(to, sizeof(to), "%s/%s.files", dir, stem);
+	if (sb->nmmaps && mkdir(to, 0777) < 0 && errno != EEXIST) {
+		snprintf(err, errsz, "%s: cannot create: %s", to, strerror(errno));
+		free(names);
+		return -RTIT_ERR_IO;
+	}
+	for (size_t i = 0; i < sb->nmmaps && r == 0; i++) {
+		struct rtit_sideband_mmap *m = &sb->mmaps[i];
+		bool copy;
+		const char *rel = bundle_name(stem, m->path, names, &n, &copy);
+		snprintf(to, sizeof(to), "%s/%s", dir, rel);
+		if (copy) {
+			r = copy_file(m->path, to, err, errsz);
+			/* the program (`image`, a real path): its copy */
+			char *real = img ? NULL : realpath(m->path, NULL);
+			if (real && sb->image[0] && !strcmp(real, sb->image))
+				img = rel;
+			free(real);
+		}
+		snprintf(m->path, sizeof(m->path), "%s", rel);
+	}
+	/* no path outside the bundle */
+	snprintf(sb->image, sizeof(sb->image), "%s", img ? img : "");
+	free(names);
+	return r;
+}
+
 /* ----------------------------------------------------------- manifest */
 
 /* A JSON string (docs/formats.md: UTF-8, ", \ and control bytes escaped). */
@@ -213,8 +309,101 @@ static void manifest_files(FILE *f, const char *dir, const char *stem)
 	fputs("\n  }\n", f);
 }
 
+/* A process run's "mmaps" (each mapping, its file relative to the
+ * bundle) and "mapped_files" (each file once, its size and digest). */
+static void manifest_mmaps(FILE *f, const char *dir, const struct rtit_sideband *sb)
+{
+	if (!sb->nmmaps)
+		return;
+	fputs("  \"mmaps\": [", f);
+	for (size_t i = 0; i < sb->nmmaps; i++) {
+		const struct rtit_sideband_mmap *m = &sb->mmaps[i];
+		fprintf(f, "%s\n    {\"address\": \"0x%" PRIx64 "\", \"size\": \"0x%" PRIx64
+			"\", \"offset\": \"0x%" PRIx64 "\", \"prot\": \"%c%c%c\", \"at\": %" PRIu64
+			", \"build_id\": ", i ? "," : "", m->addr, m->size, m->offset,
+			(m->prot & 1) ? 'r' : '-', (m->prot & 2) ? 'w' : '-', (m->prot & 4) ? 'x' : '-',
+			m->at);
+		if (m->build_id[0])
+			jstr(f, m->build_id);
+		else
+			fputs("null", f);
+		fputs(", \"file\": ", f);
+		jstr(f, m->path);
+		fputc('}', f);
+	}
+	fputs("\n  ],\n  \"mapped_files\": [", f);
+	bool first = true;
+	for (size_t i = 0; i < sb->nmmaps; i++) {
+		size_t j = 0;
+		while (j < i && strcmp(sb->mmaps[j].path, sb->mmaps[i].path))
+			j++;
+		if (j < i)
+			continue;	/* named before */
+		fputs(first ? "\n    {" : ",\n    {", f);
+		file_fields(f, dir, sb->mmaps[i].path);
+		fputc('}', f);
+		first = false;
+	}
+	fputs("\n  ],\n", f);
+}
+
+/* The ptxed command line of the bundle (malloc'd; NULL: out of memory; D134):
+ * `ptxed --pt TRACE [--cpu F/M/S] [--filter...] --elf FILE[:BIAS] /
+ * --raw FILE:ADDR`, and for a process run `--raw FILE:FROM-TO:ADDR` per
+ * executable mapping (the file's bytes it holds: ptxed refuses a range
+ * past the file's end). */
+static char *ptxed_line(const char *dir, const char *stem, const struct rtit_sideband *sb,
+			bool cpu)
+{
+	char *line = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&line, &len);
+	if (!o)
+		return NULL;
+	fprintf(o, "ptxed --pt %s.trace", stem);
+	if (cpu)
+		fprintf(o, " --cpu %s", sb->cpu);
+	/* the filter ranges IA32_RTIT_CTL uses (libipt's SKL014 workaround
+	 * needs them: D105), as ptxed's --filter:addrN_cfg/_a/_b */
+	for (unsigned n = 0; sb->pt_errata && n < 4; n++) {
+		unsigned cfg = (unsigned)(sb->ia32_rtit_ctl >> (32 + 4 * n)) & 0xf;
+		if (cfg)
+			fprintf(o, " --filter:addr%u_cfg %u --filter:addr%u_a 0x%" PRIx64
+				" --filter:addr%u_b 0x%" PRIx64, n, cfg, n, sb->addr_a[n], n,
+				sb->addr_b[n]);
+	}
+	for (size_t i = 0; i < sb->nmaps; i++) {
+		const struct rtit_sideband_map *m = &sb->maps[i];
+		if (m->elf && !m->addr)
+			fprintf(o, " --elf %s", m->file);
+		else if (m->elf)
+			fprintf(o, " --elf %s:0x%" PRIx64, m->file, m->addr);
+		else
+			fprintf(o, " --raw %s:0x%" PRIx64, m->file, m->addr);
+	}
+	for (size_t i = 0; i < sb->nmmaps; i++) {
+		const struct rtit_sideband_mmap *m = &sb->mmaps[i];
+		char path[2048];
+		struct stat st;
+		snprintf(path, sizeof(path), "%s/%s", dir, m->path);
+		if (!(m->prot & 4) || stat(path, &st) < 0 || m->offset >= (uint64_t)st.st_size)
+			continue;
+		uint64_t end = m->offset + m->size;
+		if (end > (uint64_t)st.st_size)
+			end = (uint64_t)st.st_size;
+		fprintf(o, " --raw %s:0x%" PRIx64 "-0x%" PRIx64 ":0x%" PRIx64, m->path, m->offset,
+			end, m->addr);
+	}
+	bool bad = ferror(o);
+	if (fclose(o) != 0 || bad) {
+		free(line);
+		return NULL;
+	}
+	return line;
+}
+
 /* "images" and "libipt": the map, and the same as ptxed options. */
-static void manifest_images(FILE *f, const char *dir, const char *stem,
+static bool manifest_images(FILE *f, const char *dir, const char *stem,
 			    const struct rtit_sideband *sb)
 {
 	fputs("  \"images\": [", f);
@@ -226,42 +415,19 @@ static void manifest_images(FILE *f, const char *dir, const char *stem,
 		fputc('}', f);
 	}
 	fputs("\n  ],\n", f);
+	manifest_mmaps(f, dir, sb);
 	/* libipt: `ptxed --pt TRACE [--cpu F/M/S] --elf FILE` / `--raw
 	 * FILE:ADDR`; --cpu when the run claims a CPU (its errata, D100),
 	 * else none: the model has no CPU's errata (D130) */
 	fputs("  \"libipt\": ", f);
 	if (sb->dialect != RTIT_DIALECT_PT) {
 		fputs("null,\n", f);
-		return;
+		return true;
 	}
-	char line[4096];
 	unsigned fam, mod, step;
 	char c;
 	bool cpu = sscanf(sb->cpu, "%u/%i/%u%c", &fam, &mod, &step, &c) == 3;
-	size_t k = (size_t)snprintf(line, sizeof(line), "ptxed --pt %s.trace", stem);
-	if (cpu)
-		k += (size_t)snprintf(line + k, sizeof(line) - k, " --cpu %s", sb->cpu);
-	/* the filter ranges IA32_RTIT_CTL uses (libipt's SKL014 workaround
-	 * needs them: D105), as ptxed's --filter:addrN_cfg/_a/_b */
-	for (unsigned n = 0; sb->pt_errata && n < 4 && k < sizeof(line); n++) {
-		unsigned cfg = (unsigned)(sb->ia32_rtit_ctl >> (32 + 4 * n)) & 0xf;
-		if (cfg)
-			k += (size_t)snprintf(line + k, sizeof(line) - k,
-					      " --filter:addr%u_cfg %u --filter:addr%u_a 0x%" PRIx64
-					      " --filter:addr%u_b 0x%" PRIx64, n, cfg, n, sb->addr_a[n],
-					      n, sb->addr_b[n]);
-	}
-	for (size_t i = 0; i < sb->nmaps && k < sizeof(line); i++) {
-		const struct rtit_sideband_map *m = &sb->maps[i];
-		if (m->elf && !m->addr)
-			k += (size_t)snprintf(line + k, sizeof(line) - k, " --elf %s", m->file);
-		else if (m->elf)
-			k += (size_t)snprintf(line + k, sizeof(line) - k, " --elf %s:0x%" PRIx64,
-					      m->file, m->addr);
-		else
-			k += (size_t)snprintf(line + k, sizeof(line) - k, " --raw %s:0x%" PRIx64,
-					      m->file, m->addr);
-	}
+	char *line = ptxed_line(dir, stem, sb, cpu);
 	if (cpu) {
 		fputs("{\"cpu\": ", f);
 		jstr(f, sb->cpu);
@@ -269,8 +435,14 @@ static void manifest_images(FILE *f, const char *dir, const char *stem,
 	} else {
 		fputs("{\"cpu\": null, \"ptxed\": ", f);
 	}
-	jstr(f, line);
+	if (line)
+		jstr(f, line);
+	else
+		fputs("null", f);	/* out of memory: the caller's ferror */
 	fputs("},\n", f);
+	bool ok = line != NULL;
+	free(line);
+	return ok;
 }
 
 /* "msrs", "params", "errata", "handlers". */
@@ -368,7 +540,7 @@ int rtit_bundle_write_manifest(const char *dir, const char *stem,
 		sb->external_ctl ? "true" : "false");
 	manifest_trace_config(f, sb);
 	manifest_config(f, sb);
-	manifest_images(f, dir, stem, sb);
+	bool whole = manifest_images(f, dir, stem, sb);
 	fputs("  \"stop\": ", f);
 	jstr(f, sb->stop);
 	fprintf(f, ",\n  \"counts\": {\"trace_bytes\": %" PRIu64 ", \"packets\": %" PRIu64
@@ -380,7 +552,7 @@ int rtit_bundle_write_manifest(const char *dir, const char *stem,
 		sb->trace_xxh3, sb->flow_xxh3);
 	manifest_files(f, dir, stem);
 	fputs("}\n", f);
-	bool bad = ferror(f);
+	bool bad = ferror(f) || !whole;
 	if (fclose(f) != 0 || bad || rename(part, path) != 0) {
 		snprintf(err, errsz, "%s: writing failed: %s", path, strerror(errno ? errno : EIO));
 		unlink(part);

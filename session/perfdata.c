@@ -459,8 +459,14 @@ static void put_file_mmaps(struct buf *d, const struct rtit_sideband *sb)
 		const struct rtit_sideband_mmap *m = &sb->mmaps[i];
 		if (!(m->prot & 4))
 			continue;
+		/* a bundle's copy (relative to the sideband, D132): perf opens
+		 * the file by the name, wherever it runs */
+		char rel[1500], *abs = NULL;
+		if (m->path[0] != '/' && rtit_sideband_mmap_path(sb, i, rel, sizeof(rel)) == 0)
+			abs = realpath(rel, NULL);
+		const char *name = abs ? abs : m->path;
 		put_header(d, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER,
-			   (uint16_t)(8 + 8 + 24 + 8 + 16 + 8 + str8_size(m->path) + SAMPLE_ID_SIZE));
+			   (uint16_t)(8 + 8 + 24 + 8 + 16 + 8 + str8_size(name) + SAMPLE_ID_SIZE));
 		put32(d, PID);
 		put32(d, PID);
 		put64(d, m->addr);
@@ -472,8 +478,9 @@ static void put_file_mmaps(struct buf *d, const struct rtit_sideband *sb)
 		put64(d, 0);	/* ino_generation */
 		put32(d, m->prot & 7);
 		put32(d, 2);	/* MAP_PRIVATE */
-		put_str8(d, m->path);
+		put_str8(d, name);
 		put_sample_id(d);
+		free(abs);
 	}
 }
 

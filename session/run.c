@@ -286,15 +286,17 @@ static void process_sideband(struct rtit_sim *sim, struct rtit_session_result *r
 	const struct rtit_sim_mapping *m = rtit_sim_mappings(sim, &n);
 	res->process = true;
 	rtit_sim_process_info(sim, &res->proc);
-	for (size_t i = 0; i < n && sb->nmmaps < RTIT_SIDEBAND_MAX_MMAPS; i++) {
-		struct rtit_sideband_mmap *o = &sb->mmaps[sb->nmmaps++];
-		o->addr = m[i].addr;
-		o->size = m[i].size;
-		o->offset = m[i].offset;
-		o->prot = m[i].prot;
-		o->at = m[i].at;
-		snprintf(o->build_id, sizeof(o->build_id), "%s", m[i].build_id);
-		snprintf(o->path, sizeof(o->path), "%s", m[i].path);
+	/* every mapping (D133): out of memory leaves the list short of
+	 * mmaps_total, which a decoder refuses */
+	for (size_t i = 0; i < n; i++) {
+		struct rtit_sideband_mmap o = {
+			.addr = m[i].addr, .size = m[i].size, .offset = m[i].offset,
+			.prot = m[i].prot, .at = m[i].at,
+		};
+		snprintf(o.build_id, sizeof(o.build_id), "%s", m[i].build_id);
+		snprintf(o.path, sizeof(o.path), "%s", m[i].path);
+		if (rtit_sideband_add_mmap(sb, &o) < 0)
+			break;
 	}
 	sb->mmaps_total = n;
 	sb->exit_status = res->proc.exited ? res->proc.exit_status : -1;
@@ -343,6 +345,12 @@ static void run_and_finish(struct session *s, struct rtit_sim *sim,
 	fill_sideband(s, sim, res);
 	if (s->cfg->sc->code_kind == RTIT_SCN_CODE_PROCESS)
 		process_sideband(sim, res);
+}
+
+void rtit_session_result_fini(struct rtit_session_result *res)
+{
+	if (res)
+		rtit_sideband_fini(&res->sb);
 }
 
 int rtit_session_run(const struct rtit_session_cfg *cfg, struct rtit_session_result *res)

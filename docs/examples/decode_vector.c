@@ -119,6 +119,7 @@ int main(int argc, char **argv)
 		errors++;
 	rtit_flow_dec_free(fd);
 	rtit_image_free(img);
+	rtit_sideband_fini(&sb);
 	free(trace);
 	return errors ? 1 : 0;
 }

@@ -62,6 +62,18 @@ int rtit_bundle_add_images(const char *dir, const char *stem,
 			   struct rtit_sideband *sb, char *err, size_t errsz);
 
 /*
+ * A process run's bundle (D132): copies every file @sb's `mmap` lines
+ * name (the program, its interpreter, its libraries, any file it mapped)
+ * into DIR/STEM.files/, once per file, named after its base name made
+ * path-safe (a collision: NAME.2, NAME.3, ...), and rewrites those lines'
+ * paths (and `image`) relative to @dir, where the sideband goes.  Returns
+ * 0, -RTIT_ERR_IO or -RTIT_ERR_NOMEM with one line in @err naming the
+ * file.
+ */
+int rtit_bundle_add_mmaps(const char *dir, const char *stem, struct rtit_sideband *sb,
+			  char *err, size_t errsz);
+
+/*
  * Writes DIR/STEM.manifest.json (docs/formats.md): what @sb says (dialect,
  * CPU, execution mode, every trace MSR at the first enable, parameters,
  * errata, the image map, the handlers), a libipt/ptxed configuration line,

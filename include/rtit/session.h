@@ -77,11 +77,15 @@ struct rtit_session_result {
 };
 
 /*
- * Runs one session.  Returns the status (also in res->status): OK; INPUT
+ * Runs one session (@res is overwritten: finish a result used before with
+ * rtit_session_result_fini).  Returns the status (also in res->status): OK; INPUT
  * before anything ran (nothing was written); RUN or IO after the run (the
  * outputs hold what was produced; the digests and the sideband describe
  * it).
  */
 int rtit_session_run(const struct rtit_session_cfg *cfg, struct rtit_session_result *res);
+
+/* Frees what @res holds (its sideband's mmap list). */
+void rtit_session_result_fini(struct rtit_session_result *res);
 
 #endif /* RTIT_SESSION_H */

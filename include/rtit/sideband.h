@@ -33,14 +33,15 @@
 #define RTIT_SIDEBAND_MAX_MSRS 32
 
 /* A file mapping of a process run ("mmap" lines): the code a decoder
- * needs is the file's bytes [offset, offset + size) at addr. */
-#define RTIT_SIDEBAND_MAX_MMAPS 64
+ * needs is the file's bytes [offset, offset + size) at addr.  As many as
+ * the run made (a growable array: rtit_sideband_add_mmap; D133). */
 struct rtit_sideband_mmap {
 	uint64_t addr, size, offset;
 	unsigned prot;		/* 1 read, 2 write, 4 execute */
 	uint64_t at;		/* instructions retired when it was made */
 	char build_id[41];	/* hex, "" none */
-	char path[384];		/* absolute */
+	char path[384];		/* absolute, or relative to the sideband's
+				 * directory (a bundle's copy: D132) */
 };
 
 struct rtit_sideband_param {
@@ -102,11 +103,12 @@ struct rtit_sideband {
 	uint64_t addr_a[4], addr_b[4];
 	/* RTIT: how often each erratum's behaviour fired (E1..E8) */
 	uint64_t errata_fired[RTIT_SIDEBAND_NERRATA];
-	/* A process run (docs/linux.md): its file mappings in order, how
-	 * many there were in all (more than RTIT_SIDEBAND_MAX_MMAPS: the
-	 * list is incomplete), the exit status (-1 none), system calls. */
-	struct rtit_sideband_mmap mmaps[RTIT_SIDEBAND_MAX_MMAPS];
-	size_t nmmaps;
+	/* A process run (docs/linux.md): its file mappings in order (a
+	 * growable array, freed by rtit_sideband_fini), how many there were
+	 * in all (an older writer's list may be incomplete: more than
+	 * nmmaps), the exit status (-1 none), system calls. */
+	struct rtit_sideband_mmap *mmaps;
+	size_t nmmaps, mmaps_cap;
 	uint64_t mmaps_total;
 	int exit_status;
 	uint64_t syscalls;
@@ -126,20 +128,40 @@ struct rtit_sideband {
 	int ctl_fixed;
 	struct rtit_sideband_msr msrs[RTIT_SIDEBAND_MAX_MSRS];
 	size_t nmsrs;
+	/* rtit_sideband_read: the file it was read from (relative `mmap`
+	 * and `map` paths are relative to its directory); "" otherwise */
+	char source[1024];
 };
 
 /* Sets @sb's stop line and, from it, where the run ended (has_end,
  * end_ip, end_after), as reading a `stop` line does. */
 void rtit_sideband_set_stop(struct rtit_sideband *sb, const char *stop);
 
-/* Empties @sb: nothing given (the -1s above). */
+/* Empties @sb: nothing given (the -1s above).  @sb holds no mmap array
+ * (a new struct, or one rtit_sideband_fini finished). */
 void rtit_sideband_init(struct rtit_sideband *sb);
 
+/* Frees what @sb holds (its mmap array) and empties it as
+ * rtit_sideband_init does.  Safe on an initialised, empty @sb. */
+void rtit_sideband_fini(struct rtit_sideband *sb);
+
+/* Appends a copy of @m to @sb's mappings, growing the array (doubling).
+ * Returns 0 or -RTIT_ERR_NOMEM. */
+int rtit_sideband_add_mmap(struct rtit_sideband *sb, const struct rtit_sideband_mmap *m);
+
+/* The path of mapping @i's file as a caller opens it: absolute, or
+ * relative to the directory of @sb->source (the sideband it was read
+ * from; as given when @sb was not read from a file).  Returns 0, or
+ * -RTIT_ERR_NOSPACE when it does not fit @cap. */
+int rtit_sideband_mmap_path(const struct rtit_sideband *sb, size_t i, char *out, size_t cap);
+
 /*
- * Reads the sideband at @path into @sb.  Returns 0, -RTIT_ERR_IO (cannot
- * read it), -RTIT_ERR_INVALID (not a sideband: no header line; a known
- * key with a bad value; more than RTIT_SIDEBAND_MAX_PARAMS params), with
- * one line in @err ("PATH:LINE: what").
+ * Reads the sideband at @path into @sb (initialised here: @sb must hold
+ * no mmap array, see rtit_sideband_init; free with rtit_sideband_fini).
+ * Returns 0, -RTIT_ERR_IO (cannot read it), -RTIT_ERR_INVALID (not a
+ * sideband: no header line; a known key with a bad value; more than
+ * RTIT_SIDEBAND_MAX_PARAMS params), -RTIT_ERR_NOMEM, with one line in
+ * @err ("PATH:LINE: what").  On failure @sb holds nothing to free.
  */
 int rtit_sideband_read(const char *path, struct rtit_sideband *sb, char *err,
 		       size_t errsz);

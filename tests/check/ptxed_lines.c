@@ -6,7 +6,7 @@
  * options for the trace and the image, so a bundle manifest's `ptxed`
  * line runs with this program in ptxed's place:
  *
- *   ptxed_lines --pt TRACE [--elf FILE[:BIAS]] [--raw FILE:ADDR] ...
+ *   ptxed_lines --pt TRACE [--event:ip] [--elf FILE[:BIAS]] [--raw FILE[:FROM[-TO]]:ADDR] ...
  *
  * Each ELF's PT_LOAD segments are image sections (pt_image_add_file at
  * p_vaddr + BIAS, p_filesz bytes); no CPU is configured (docs/formats.md,
@@ -98,16 +98,34 @@ static int add_elf(struct pt_image *img, const char *path, uint64_t bias)
 	return n ? 0 : -1;
 }
 
-static void event_line(const struct pt_event *ev)
+/* As ptxed's print_event, with --event:ip (@ip) the IPs of an interrupt
+ * (`from`, and `to` unless suppressed) and of an abort. */
+static void event_line(const struct pt_event *ev, bool ip)
 {
 	switch (ev->type) {
 	case ptev_enabled: puts("[enabled]"); break;
 	case ptev_disabled: case ptev_async_disabled: puts("[disabled]"); break;
 	case ptev_overflow: puts("[overflow]"); break;
-	case ptev_async_branch: puts("[interrupt]"); break;
+	case ptev_async_branch:
+		printf("[interrupt");
+		if (ip)
+			printf(", from: %016" PRIx64, ev->variant.async_branch.from);
+		if (ip && !ev->ip_suppressed)
+			printf(", to: %016" PRIx64, ev->variant.async_branch.to);
+		puts("]");
+		break;
 	case ptev_paging: case ptev_async_paging: puts("[paging]"); break;
 	case ptev_exec_mode: puts("[exec mode]"); break;
-	case ptev_tsx: puts(ev->variant.tsx.aborted ? "[aborted]" : "[tsx]"); break;
+	case ptev_tsx:
+		if (!ev->variant.tsx.aborted) {
+			puts("[tsx]");
+			break;
+		}
+		printf("[aborted");
+		if (ip && !ev->ip_suppressed)
+			printf(", ip: %016" PRIx64, ev->variant.tsx.ip);
+		puts("]");
+		break;
 	default: puts("[event]"); break;
 	}
 }
@@ -117,13 +135,15 @@ int main(int argc, char **argv)
 	const char *trace_path = NULL;
 	size_t tlen = 0;
 	unsigned fam = 0, mod = 0, step = 0;
-	bool have_cpu = false;
+	bool have_cpu = false, event_ip = false;
 	uint64_t filt_cfg = 0, filt_a[4] = { 0 }, filt_b[4] = { 0 };
 	struct pt_image *img = pt_image_alloc("image");
 
 	for (int i = 1; i < argc; i++) {
 		uint64_t v;
-		if (!strcmp(argv[i], "--pt") && i + 1 < argc) {
+		if (!strcmp(argv[i], "--event:ip")) {
+			event_ip = true;	/* as ptxed: the IPs of events */
+		} else if (!strcmp(argv[i], "--pt") && i + 1 < argc) {
 			trace_path = argv[++i];
 		} else if (!strcmp(argv[i], "--elf") && i + 1 < argc) {
 			char *f = argv[++i];
@@ -154,17 +174,30 @@ int main(int argc, char **argv)
 			else
 				filt_b[n] = x;
 		} else if (!strcmp(argv[i], "--raw") && i + 1 < argc) {
-			char *f = argv[++i];
+			/* as ptxed: FILE[:FROM[-TO]]:BASE, the file's bytes
+			 * [FROM, TO) (default the whole file) at BASE */
+			char *f = argv[++i], *c, *end;
 			size_t n;
+			uint64_t from = 0, to = 0;
 			uint8_t *b;
 			split(f, &v);
-			if (!(b = slurp(f, &n)) || pt_image_add_file(img, f, 0, n, NULL, v) < 0) {
+			if ((c = strrchr(f, ':')) && c[1]) {
+				uint64_t x = strtoull(c + 1, &end, 0);
+				if (*end == '-' || !*end) {
+					from = x;
+					to = *end ? strtoull(end + 1, &end, 0) : 0;
+					*c = 0;
+				}
+			}
+			if (!(b = slurp(f, &n)) || from >= n || to > n || (to && to <= from) ||
+			    pt_image_add_file(img, f, from, (to ? to : n) - from, NULL, v) < 0) {
 				fprintf(stderr, "ptxed_lines: %s: cannot add\n", f);
 				return 2;
 			}
 			free(b);
 		} else {
-			fprintf(stderr, "usage: ptxed_lines --pt TRACE [--cpu F/M[/S]] [--elf FILE[:BIAS]] [--raw FILE:ADDR]\n");
+			fprintf(stderr, "usage: ptxed_lines --pt TRACE [--cpu F/M[/S]] [--elf FILE[:BIAS]]"
+				" [--raw FILE[:FROM[-TO]]:ADDR]\n");
 			return 2;
 		}
 	}
@@ -212,7 +245,7 @@ int main(int argc, char **argv)
 			struct pt_event ev;
 			st = pt_insn_event(d, &ev, sizeof(ev));
 			if (st >= 0)
-				event_line(&ev);
+				event_line(&ev, event_ip);
 		}
 		if (st < 0)
 			continue;

@@ -7,6 +7,9 @@
 #  * perf (when installed): `rtitsim perf-data` of each bundle perf reads,
 #    `perf script --itrace=i0ns -F ip` and `--itrace=b -F ip,addr` agree;
 #  * rtitsim's own JSON and a plain IP list agree;
+#  * events are compared fully (D136): one event of the JSON or of
+#    ptxed's output changed (its vector, next IP, kind), the count the
+#    same, is a difference named at that event;
 #  * mutations must fail: an IP changed, an instruction left out, one
 #    added in the middle, the output empty (exit 5); a line that is no
 #    output of the format (exit 4); a trace byte changed in a copy of the
@@ -38,7 +41,8 @@ for m in "$G"/pt_*.manifest.json; do
 	grep -q '^# not-libipt' "$S/golden/$v.scn" && continue
 	line=$(ptxed_line "$m")
 	[ -n "$line" ] || { bad "$v: no ptxed line in the manifest"; continue; }
-	(cd "$G" && $X ${line#ptxed }) >"$T/$v.ptxed" 2>"$T/err" || bad "$v: ptxed_lines: $(cat "$T/err")"
+	# --event:ip: ptxed's events with their IPs, compared too (D136)
+	(cd "$G" && $X ${line#ptxed } --event:ip) >"$T/$v.ptxed" 2>"$T/err" || bad "$v: ptxed_lines: $(cat "$T/err")"
 	expect 0 "$v (libipt)" "$G/$v" "$T/$v.ptxed"
 	n=$((n + 1))
 done
@@ -71,6 +75,33 @@ grep -v '"kind":"event"' "$T/j" | head -n -1 >"$T/j2"
 grep -q '"kind":"event"' "$T/j" && expect 5 "JSON without its events" "$G/pt_tsx" "$T/j2"
 "$R" decode "$G/rtit_table19_branches" --json >"$T/jr" 2>/dev/null
 expect 0 "RTIT JSON" "$G/rtit_table19_branches" "$T/jr"
+
+# events compared fully (D136): one event changed, the count the same,
+# must be a difference named at that event with its trace offset
+evdiff() {	# WHAT BUNDLE FILE SED-SCRIPT
+	local what=$1 b=$2 f=$3
+	sed "$4" "$f" >"$T/ev"
+	if cmp -s "$f" "$T/ev"; then bad "$what: the mutation changed nothing"; return; fi
+	expect 5 "$what" "$b" "$T/ev"
+	grep -q 'differs at event .*expected .* got ' "$T/err" && grep -q 'trace offset 0x' "$T/err" &&
+		ok || bad "$what: not named at the event: $(head -2 "$T/err")"
+}
+evdiff "JSON, an event's vector changed" "$G/pt_tsx" "$T/j" \
+	'0,/"event":"interrupt"/s/"vector":32/"vector":33/'
+evdiff "JSON, an event's IP changed" "$G/pt_tsx" "$T/j" \
+	'0,/"event":"exception"/s/\("event":"exception".*\)"next":"0x401090"/\1"next":"0x401091"/'
+evdiff "JSON, an event's kind changed" "$G/pt_tsx" "$T/j" '0,/"event":"interrupt"/s//"event":"nmi"/'
+# RTIT: the decode establishes no event in the vectors (their events are
+# in the ground truth only); an event added is one the trace does not give
+sed '5a {"kind":"event","ip":"0x401005","event":"interrupt","next":"0x401100","vector":32}' \
+	"$T/jr" >"$T/jr2"
+expect 5 "RTIT JSON, an event added" "$G/rtit_table19_branches" "$T/jr2"
+grep -q 'an event the trace does not establish (its line 6)' "$T/err" && ok ||
+	bad "RTIT JSON, an event added: not named: $(head -2 "$T/err")"
+evdiff "ptxed, an interrupt's target changed" "$G/pt_tsx" "$T/pt_tsx.ptxed" \
+	's/to: 0000000000401080/to: 0000000000401081/'
+evdiff "ptxed, an abort turned into an interrupt" "$G/pt_tsx" "$T/pt_tsx.ptxed" \
+	'0,/^\[aborted/s/^\[aborted, ip: \(.*\)\]/[interrupt, from: \1]/'
 
 # a trace byte changed in a copy of the bundle
 mkdir "$T/b"

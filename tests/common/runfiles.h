@@ -60,6 +60,7 @@ static inline int runfiles_load_image(const char *path, struct rtit_image **img)
 		/* a process run: the code of its map lines */
 		static struct rtit_sideband sb;
 		char e[512];
+		rtit_sideband_fini(&sb);	/* static: a read before may have filled it */
 		int r = rtit_sideband_read(path, &sb, e, sizeof(e));
 		if (r < 0) {
 			fprintf(stderr, "%s\n", e);

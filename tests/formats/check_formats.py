@@ -19,7 +19,11 @@ against the document.  For each bundle:
     the trace's at the offset, the packets tile the trace), and the text
     dump's offset and byte columns;
   * the image: an ELF with PT_LOAD segments (or a raw file), and every
-    traced-record instruction's bytes inside it.
+    traced-record instruction's bytes inside it;
+  * a process bundle: the sideband's mmap lines against the manifest's
+    mmaps, every file relative to the bundle (STEM.files/NAME), each
+    mapped file's size and XXH3-64, its GNU build-id the line's, and the
+    image is the executable mappings' file bytes.
 
 Exit 0 when every bundle agrees, 1 otherwise (each problem one line).
 """
@@ -81,7 +85,10 @@ def check_file_entry(stem, d, e, role):
     if not isinstance(e, dict) or not isinstance(e.get("file"), str):
         return bad(stem, f"files.{role}: not an object with a file")
     p = os.path.join(d, e["file"])
-    if "/" in e["file"] or not os.path.isfile(p):
+    # in the bundle's directory; a process's mapped files in STEM.files/
+    inside = (e["file"].startswith(stem + ".files/") and e["file"].count("/") == 1
+              if role == "mapped" else "/" not in e["file"])
+    if not inside or not os.path.isfile(p):
         return bad(stem, f"{role}: {e['file']} is not a file in the bundle")
     if role == "sideband":
         return None
@@ -136,9 +143,55 @@ def check_manifest(d, stem):
         b = check_file_entry(stem, d, im, "image")
         if b is not None:
             images.append((im["kind"], int(at, 16), b, im["file"]))
+    images += check_mmaps(stem, d, m)
     if not images:
         bad(stem, "no image")
     return m, data, images
+
+
+def build_id(b):
+    """The GNU build-id of an ELF64 (its PT_NOTE segments), hex, or None."""
+    if b[:4] != b"\x7fELF" or b[4] != 2:
+        return None
+    phoff, = struct.unpack_from("<Q", b, 32)
+    phentsize, phnum = struct.unpack_from("<HH", b, 54)
+    for i in range(phnum):
+        typ, _, off, _, _, fsz = struct.unpack_from("<IIQQQQ", b, phoff + i * phentsize)
+        k = off
+        while typ == 4 and k + 12 <= off + fsz:
+            nsz, dsz, nt = struct.unpack_from("<III", b, k)
+            name = b[k + 12:k + 12 + nsz]
+            desc = k + 12 + ((nsz + 3) & ~3)
+            if nt == 3 and name == b"GNU\0":
+                return b[desc:desc + dsz].hex()
+            k = desc + ((dsz + 3) & ~3)
+    return None
+
+
+def check_mmaps(stem, d, m):
+    """A process bundle: "mmaps" and "mapped_files"; the executable
+    mappings' bytes as raw image regions."""
+    if "mmaps" not in m:
+        return []
+    files = {}
+    for e in m.get("mapped_files", []):
+        b = check_file_entry(stem, d, e, "mapped")
+        if b is not None:
+            files[e["file"]] = b
+    out = []
+    for x in m["mmaps"]:
+        if not all(HEX.match(x.get(k, "")) for k in ("address", "size", "offset")) or \
+           not re.fullmatch(r"[r-][w-][x-]", x.get("prot", "")) or x.get("file") not in files:
+            bad(stem, f"manifest: mmap entry {x}")
+            continue
+        b = files[x["file"]]
+        if x.get("build_id") is not None and build_id(b) != x["build_id"]:
+            bad(stem, f"{x['file']}: build-id {build_id(b)}, the mapping says {x['build_id']}")
+        if x["prot"][2] == "x":
+            off, size = int(x["offset"], 16), int(x["size"], 16)
+            if off < len(b):
+                out.append(("raw", int(x["address"], 16), b[off:off + size], x["file"]))
+    return out
 
 
 # ------------------------------------------------------------ sideband
@@ -151,6 +204,7 @@ SB_TYPES = {
     "flow_xxh3": r"[0-9a-f]{16}", "param": r"\S+ = .+", "external_ctl": r"[01]",
     "msr": r"0x[0-9a-f]+ 0x[0-9a-f]+", "handler": r"[0-9]+ 0x[0-9a-f]+",
     "map": r"(elf|raw) 0x[0-9a-f]+ .+",
+    "mmap": r"0x[0-9a-f]+ 0x[0-9a-f]+ 0x[0-9a-f]+ [r-][w-][x-] [0-9]+ ([0-9a-f]+|-) .+",
 }
 for k in ("mtc_freq", "cyc_thresh", "art_num", "art_den", "cbr", "trace_bytes",
           "flow_records", "instructions", "events", "packets", "psbs", "overflows"):
@@ -161,7 +215,7 @@ def check_sideband(stem, text, m, trace):
     lines = text.split("\n")
     if lines[0] != SB_HEADER or lines[-1] != "":
         return bad(stem, "sideband: header line or final newline"), {}
-    sb, rep = {}, {"msr": [], "handler": [], "map": [], "param": []}
+    sb, rep = {}, {"msr": [], "handler": [], "map": [], "param": [], "mmap": []}
     for ln in lines[1:-1]:
         if not ln or ln.startswith("#"):
             continue
@@ -176,6 +230,11 @@ def check_sideband(stem, text, m, trace):
         bad(stem, "sideband: dialect or trace_bytes")
     if sb.get("trace_xxh3") != xxh3(trace) or m["digests"]["trace_xxh3"] != xxh3(trace):
         bad(stem, "sideband/manifest: trace_xxh3 is not the trace's")
+    mm = [v.split(" ", 6) for v in rep["mmap"]]
+    want = [[x["address"], x["size"], x["offset"], x["prot"], str(x["at"]),
+             x["build_id"] or "-", x["file"]] for x in m.get("mmaps", [])]
+    if mm != want:
+        bad(stem, f"sideband mmap lines != manifest mmaps ({len(mm)}, {len(want)})")
     maps = [v.split(" ", 2) for v in rep["map"]]
     want = [[im["kind"], im.get("bias", im.get("address")), im["file"]] for im in m["images"]]
     if maps != want:

@@ -92,6 +92,7 @@ static int configure_cpu(struct pt_config *c, const char *prefix, bool no_errata
 		int e = pt_cpu_errata(&c->errata, &c->cpu);
 		if (e < 0 && e != -pte_bad_cpu) {
 			fprintf(stderr, "%s: pt_cpu_errata: %s\n", path, pt_errstr(pt_errcode(e)));
+			rtit_sideband_fini(&sb);
 			return -1;
 		}
 	}
@@ -109,6 +110,7 @@ static int configure_cpu(struct pt_config *c, const char *prefix, bool no_errata
 	c->addr_filter.addr3_b = sb.addr_b[3];
 	if (!sb.pt_errata)	/* no ranges in the sideband: no filter known */
 		c->addr_filter.config.addr_cfg = 0;
+	rtit_sideband_fini(&sb);
 	return 0;
 }
 

@@ -72,7 +72,11 @@ expect "ENOSYS summary" 0 "answered ENOSYS \(not modelled\): .*rseq x1" -- "$R" 
 expect "bad dialect" 1 "--dialect takes rtit or pt" -- "$R" run --dialect arm ./bad
 expect "scenario with arguments" 1 "a scenario takes no arguments" -- "$R" run "$S/../../golden/rtit_branches.scn" x
 expect "program options on a scenario" 1 "are for a PROGRAM" -- "$R" run --seed 3 "$S/../../golden/rtit_branches.scn"
-expect "--bundle of a process: refused, not wrong" 1 "a process run.s bundle .* is not written yet" -- "$R" run --bundle bdir ./bad efault
+expect "--bundle of a process" 0 "write\\(1, 0x8, 16\\)" -- "$R" run -q --bundle bdir ./bad efault
+[ -s bdir/bad.manifest.json ] && [ -s bdir/bad.files/bad ] && ok "--bundle of a process: its files copied in" ||
+	bad "--bundle of a process: no bdir/bad.manifest.json or bdir/bad.files/bad"
+expect "--bundle of a failing run: no bundle" 6 "no bundle was written \\(the run failed: exit 6\\)" -- "$R" run -q --bundle fdir ./bad fork
+[ -z "$(ls -A fdir 2>/dev/null)" ] && ok "--bundle of a failing run left nothing" || bad "--bundle of a failing run left: $(ls -A fdir)"
 expect "--perf-data with RTIT: refused" 4 "perf.data holds Intel PT only" -- "$R" run -q --perf-data pd --out a ./bad efault
 expect "--perf-data with Intel PT" 0 "write\\(1, 0x8" -- "$R" run -q --dialect pt --perf-data pd --out a ./bad efault
 [ -s pd/perf.data ] && [ -s pd/image.elf ] && ok "--perf-data wrote pd/perf.data" || bad "--perf-data wrote no pd/perf.data"
