@@ -176,6 +176,23 @@ static bool cyc_eligible(enum rtit_pkt_type t)
 	}
 }
 
+/* Whether the next packet but timing and padding, among those read ahead,
+ * is a TIP.PGE (or none is known yet). */
+static bool pge_ahead(const struct rtit_flow_dec *d)
+{
+	for (unsigned k = 0; k < d->ahead_n; k++) {
+		const struct rtit_packet *p = &d->ahead[(d->ahead_head + k) % (FLOW_AHEAD + 1)].pkt;
+		switch (p->type) {
+		case RTIT_PT_CYC: case RTIT_PT_MTC: case RTIT_PT_TSC: case RTIT_PT_TMA:
+		case RTIT_PT_CBR: case RTIT_PT_PAD: case RTIT_PT_MNT:
+			continue;
+		default:
+			return p->type == RTIT_PT_TIP_PGE;
+		}
+	}
+	return true;
+}
+
 /* How many BIP IDs Table 33-47 defines for BBP type @type (IDs 0 to
  * n-1); 0 for a type Table 33-45 reserves. */
 static unsigned bip_ids(uint8_t type)
@@ -571,9 +588,9 @@ static int pt_peek(struct rtit_flow_dec *d)
 				if (!mode_same(d, p->u.mode.bits))
 					break;
 				/* that keeps the mode: only EventEn sends one
-				 * (an RFLAGS.IF change, 33.4.2.8 Generation
-				 * Scenario; D137) */
-				if (!d->cfg.event_trace)
+				 * (an RFLAGS.IF change), or a TIP.PGE comes
+				 * next (33.4.2.8 Generation Scenario; D137) */
+				if (!d->cfg.event_trace && !pge_ahead(d))
 					return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it.offset,
 							 "MODE.Exec that changes no mode bit while"
 							 " tracing, without EventEn (SDM 33.4.2.8)");
