@@ -107,6 +107,7 @@ struct rtit_flow_dec {
 	bool bound_fup;		/* the next FUP belongs to an EXSTOP, PTW,
 				 * CFE or MODE.TSX with its IP bit: status */
 	bool bound_ptw;		/* PT: that FUP is a PTW's (D137) */
+	bool mode_seen;		/* PT: a MODE.Exec since the start or an OVF */
 	bool nonroot;		/* the last PIP's NR: VMX non-root */
 	bool in_vmm;		/* after a VM exit, until the VM entry */
 	uint8_t cfe_type;	/* the last CFE's type, until an INT n ... */

@@ -84,6 +84,7 @@ static void forget_if(struct rtit_flow_dec *d)
 void flow_pt_reset(struct rtit_flow_dec *d)
 {
 	rtit_pt_calls_clear(&d->rs);
+	d->mode_seen = false;
 	d->in_psb = false;
 	d->bdm70_pend = false;
 	d->bound_fup = false;
@@ -549,7 +550,7 @@ static int pt_peek(struct rtit_flow_dec *d)
 		/* a CYC gives the time of the CYC-eligible packet right
 		 * after it (33.3.6); one before a CYC or another packet is
 		 * stand-alone (D49) */
-		bool adj = d->cyc_adj && cyc_eligible(p->type);
+		bool adj = d->cyc_adj && cyc_eligible(p->type), seen;
 		if (p->type != RTIT_PT_CYC)
 			d->cyc_adj = false;
 		switch (p->type) {
@@ -584,13 +585,17 @@ static int pt_peek(struct rtit_flow_dec *d)
 			 * that keeps the mode changes RFLAGS.IF (EventEn) at
 			 * that TIP or, when a FUP follows, at a CLI, STI or
 			 * POPF there (Table 33-59 case 22) */
+			seen = d->mode_seen;
+			d->mode_seen = true;
 			if (d->state == ST_ENABLED && !d->in_psb) {
 				if (!mode_same(d, p->u.mode.bits))
 					break;
-				/* that keeps the mode: only EventEn sends one
-				 * (an RFLAGS.IF change), or a TIP.PGE comes
-				 * next (33.4.2.8 Generation Scenario; D137) */
-				if (!d->cfg.event_trace && !pge_ahead(d))
+				/* that keeps the mode of the last one: only
+				 * EventEn sends one (an RFLAGS.IF change), or
+				 * a TIP.PGE comes next (33.4.2.8 Generation
+				 * Scenario; D137); after an OVF or at the start
+				 * the last one may be lost */
+				if (!d->cfg.event_trace && seen && !pge_ahead(d))
 					return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it.offset,
 							 "MODE.Exec that changes no mode bit while"
 							 " tracing, without EventEn (SDM 33.4.2.8)");
@@ -649,7 +654,8 @@ static int pt_peek(struct rtit_flow_dec *d)
 			break;
 		case RTIT_PT_OVF:
 			/* packets were lost: a PSBEND, an IP bit's FUP, a
-			 * CFE; it ends a block (33.4.1.1) */
+			 * CFE, a MODE.Exec; it ends a block (33.4.1.1) */
+			d->mode_seen = false;
 			d->evd_pend = 0;
 			d->in_psb = false;
 			d->bound_fup = false;
