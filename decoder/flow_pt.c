@@ -532,6 +532,41 @@ static int evd_check(struct rtit_flow_dec *d, const struct rtit_packet *cfe)
 			 cfe->u.cfe.vector);
 }
 
+/* A MODE.Exec read by pt_peek: PK_VIEW (put in view: a mode change
+ * while tracing), PK_SKIP (taken), or an error.  While tracing, it
+ * belongs to the TIP of a far transfer ahead (Table 33-55 cases 10/12):
+ * applied there; one that keeps the mode changes RFLAGS.IF (EventEn) at
+ * that TIP or, when a FUP follows, at a CLI, STI or POPF there (Table
+ * 33-59 case 22). */
+static int peek_mode_exec(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
+{
+	const struct rtit_packet *p = &it->pkt;
+	bool seen = d->mode_seen;
+	int r;
+
+	d->mode_seen = true;
+	if (d->state == ST_ENABLED && !d->in_psb) {
+		if (!mode_same(d, p->u.mode.bits))
+			return PK_VIEW;
+		/* that keeps the mode of the last one: only EventEn sends
+		 * one (an RFLAGS.IF change), or a TIP.PGE comes next
+		 * (33.4.2.8 Generation Scenario; D137); after an OVF or at
+		 * the start the last one may be lost */
+		if (!d->cfg.event_trace && seen && !pge_ahead(d))
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+					 "MODE.Exec that changes no mode bit while tracing,"
+					 " without EventEn (SDM 33.4.2.8)");
+		d->if_pend = (p->u.mode.bits & rtit_pt_mode_exec_if) ? 1 : 0;
+		d->mode_fup = true;
+		return PK_SKIP;
+	}
+	if (d->state == ST_ENABLED &&
+	    (r = psb_status_check(d, it->offset, NO_IP, p->u.mode.bits)) < 0)
+		return r;
+	apply_mode(d, p->u.mode.bits);
+	return PK_SKIP;
+}
+
 /* Brings the next significant packet into view: TNT, TIP, TIP.PGE,
  * TIP.PGD, a FUP that is not status, OVF, TraceStop, and PIP and MODE.Exec
  * while tracing (they belong to a MOV CR3 or a far transfer ahead).  1: in view,
@@ -550,7 +585,7 @@ static int pt_peek(struct rtit_flow_dec *d)
 		/* a CYC gives the time of the CYC-eligible packet right
 		 * after it (33.3.6); one before a CYC or another packet is
 		 * stand-alone (D49) */
-		bool adj = d->cyc_adj && cyc_eligible(p->type), seen;
+		bool adj = d->cyc_adj && cyc_eligible(p->type);
 		if (p->type != RTIT_PT_CYC)
 			d->cyc_adj = false;
 		switch (p->type) {
@@ -580,33 +615,10 @@ static int pt_peek(struct rtit_flow_dec *d)
 			d->in_psb = false;
 			continue;
 		case RTIT_PT_MODE_EXEC:
-			/* while tracing, it belongs to the TIP of a far transfer
-			 * ahead (Table 33-55 cases 10/12): applied there; one
-			 * that keeps the mode changes RFLAGS.IF (EventEn) at
-			 * that TIP or, when a FUP follows, at a CLI, STI or
-			 * POPF there (Table 33-59 case 22) */
-			seen = d->mode_seen;
-			d->mode_seen = true;
-			if (d->state == ST_ENABLED && !d->in_psb) {
-				if (!mode_same(d, p->u.mode.bits))
-					break;
-				/* that keeps the mode of the last one: only
-				 * EventEn sends one (an RFLAGS.IF change), or
-				 * a TIP.PGE comes next (33.4.2.8 Generation
-				 * Scenario; D137); after an OVF or at the start
-				 * the last one may be lost */
-				if (!d->cfg.event_trace && seen && !pge_ahead(d))
-					return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it.offset,
-							 "MODE.Exec that changes no mode bit while"
-							 " tracing, without EventEn (SDM 33.4.2.8)");
-				d->if_pend = (p->u.mode.bits & rtit_pt_mode_exec_if) ? 1 : 0;
-				d->mode_fup = true;
-				continue;
-			}
-			if (d->state == ST_ENABLED &&
-			    (r = psb_status_check(d, it.offset, NO_IP, p->u.mode.bits)) < 0)
+			if ((r = peek_mode_exec(d, &it)) < 0)
 				return r;
-			apply_mode(d, p->u.mode.bits);
+			if (r == PK_VIEW)
+				break;
 			continue;
 		case RTIT_PT_MODE_TSX:
 			d->intx = p->u.mode.bits & rtit_pt_mode_tsx_intx;
