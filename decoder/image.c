@@ -414,31 +414,40 @@ int rtit_image_symbol(const struct rtit_image *img, const char *name, uint64_t *
 	return -RTIT_ERR_INVALID;
 }
 
-/* The GNU build-id of the ELF open at @fd, in hex, or "" (none, not an
- * ELF). */
-static void file_build_id(int fd, char out[41])
+/* The GNU build-id note of the ELF open at @fd, from its PT_NOTE segments
+ * (a stripped file without section headers has them too). */
+void rtit_elf_build_id(int fd, char out[41])
 {
 	out[0] = 0;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return;
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	Elf_Scn *scn = NULL;
-	while (e && elf_kind(e) == ELF_K_ELF && (scn = elf_nextscn(e, scn)) != NULL) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t nph, fsize;
+	const char *raw;
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &nph) != 0 ||
+	    !(raw = elf_rawfile(e, &fsize)))
+		nph = 0;
+	for (size_t i = 0; i < nph && !out[0]; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE ||
+		    ph.p_offset > fsize || ph.p_filesz > fsize - ph.p_offset)
 			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		GElf_Nhdr nh;
-		size_t off = 0, noff, doff;
-		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && nh.n_descsz <= 20 &&
-			    !memcmp((const char *)d->d_buf + noff, "GNU", 4)) {
-				const uint8_t *p = (const uint8_t *)d->d_buf + doff;
-				for (size_t k = 0; k < nh.n_descsz; k++)
-					snprintf(out + 2 * k, 3, "%02x", p[k]);
-				elf_end(e);
-				return;
+		const uint8_t *p = (const uint8_t *)raw + ph.p_offset, *end = p + ph.p_filesz;
+		while (end - p >= 12) {
+			uint32_t nsz, dsz, type;
+			memcpy(&nsz, p, 4);
+			memcpy(&dsz, p + 4, 4);
+			memcpy(&type, p + 8, 4);
+			uint64_t need = 12 + ((nsz + 3ull) & ~3ull) + ((dsz + 3ull) & ~3ull);
+			if (need > (uint64_t)(end - p))
+				break;
+			if (type == NT_GNU_BUILD_ID && nsz == 4 && !memcmp(p + 12, "GNU", 4) &&
+			    dsz <= 20) {
+				for (uint32_t k = 0; k < dsz; k++)
+					snprintf(out + 2 * k, 3, "%02x", p[16 + k]);
+				break;
 			}
+			p += need;
 		}
 	}
 	if (e)
@@ -454,7 +463,7 @@ static int add_mmap(struct rtit_image *img, const struct rtit_sideband_mmap *m,
 	if (fd < 0)
 		return fd;
 	char bid[41];
-	file_build_id(fd, bid);
+	rtit_elf_build_id(fd, bid);
 	if (m->build_id[0] && strcmp(bid, m->build_id)) {
 		close(fd);
 		return fail(img, -RTIT_ERR_INVALID, "%s: build-id %s, the run mapped %s:"

@@ -24,6 +24,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include "rtit/image.h"
 #include "linux.h"
 
 #define PAGE 0x1000ull
@@ -167,41 +168,6 @@ uint64_t lx_find_free(struct rtit_sim *sim, uint64_t len)
 	return top;
 }
 
-/* The build-id note of the ELF @e, in hex, or "". */
-static void build_id(Elf *e, char out[41])
-{
-	out[0] = 0;
-	size_t nph;
-	if (elf_getphdrnum(e, &nph) != 0)
-		return;
-	size_t fsize;
-	const char *raw = elf_rawfile(e, &fsize);
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE ||
-		    ph.p_offset > fsize || ph.p_filesz > fsize - ph.p_offset)
-			continue;
-		const uint8_t *p = (const uint8_t *)raw + ph.p_offset, *end = p + ph.p_filesz;
-		while (end - p >= 12) {
-			uint32_t nsz, dsz, type;
-			memcpy(&nsz, p, 4);
-			memcpy(&dsz, p + 4, 4);
-			memcpy(&type, p + 8, 4);
-			uint64_t need = 12 + ((nsz + 3ull) & ~3ull) + ((dsz + 3ull) & ~3ull);
-			if (need > (uint64_t)(end - p))
-				break;
-			if (type == NT_GNU_BUILD_ID && nsz == 4 && !memcmp(p + 12, "GNU", 4) &&
-			    dsz <= 20) {
-				const uint8_t *d = p + 12 + 4;
-				for (uint32_t k = 0; k < dsz; k++)
-					snprintf(out + 2 * k, 3, "%02x", d[k]);
-				return;
-			}
-			p += need;
-		}
-	}
-}
-
 int lx_note_mapping(struct rtit_sim *sim, uint64_t addr, uint64_t len, uint64_t off,
 		    int prot, const char *path)
 {
@@ -225,11 +191,7 @@ int lx_note_mapping(struct rtit_sim *sim, uint64_t addr, uint64_t len, uint64_t 
 	/* the build-id of the file, when it is an ELF with one */
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		if (e && elf_kind(e) == ELF_K_ELF)
-			build_id(e, m->build_id);
-		if (e)
-			elf_end(e);
+		rtit_elf_build_id(fd, m->build_id);
 		close(fd);
 	}
 	return 0;

@@ -56,6 +56,12 @@ int rtit_image_add_file(struct rtit_image *img, const char *path, uint64_t addr)
  */
 int rtit_image_add_elf(struct rtit_image *img, const char *path, uint64_t bias);
 
+/* The GNU build-id (NT_GNU_BUILD_ID in a PT_NOTE segment) of the ELF file
+ * open at @fd, as lower-case hex, or "" when it has none or is no ELF.
+ * The simulator records it for each file a process maps; the image
+ * checks it when it reads the file back. */
+void rtit_elf_build_id(int fd, char out[41]);
+
 /*
  * Adds the code of a process run: each executable mapping of the
  * sideband's mmap lines (rtit/sideband.h), the file's bytes [offset,
