@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# run_scenarios.sh RTITSIM DIR - every scenario in DIR through `rtitsim run`:
+# run_scenarios.sh RTITSIM DIR [decode] - every scenario in DIR through `rtitsim run`:
 # its expect block must match (exit 0), and the trace must be the same
 # bytes whether records reach the encoder per instruction, per block or in
-# batches, and on a second run (determinism).
+# batches, and on a second run (determinism).  With `decode`, the trace must
+# also decode back to the flow through the run's sideband (`rtitsim decode
+# --check`, no decode error).
 set -u
 R=$1
 D=$2
@@ -15,6 +17,13 @@ for f in "$D"/*.scn; do
 		pass=$((pass + 1))
 	else
 		fail=$((fail + 1)); echo "FAIL: $n: $out"; continue
+	fi
+	if [ "${3:-}" = decode ]; then
+		if "$R" decode "$T/$n.trace" --check "$T/$n.flow" -q >"$T/dec.out" 2>&1; then
+			pass=$((pass + 1))
+		else
+			fail=$((fail + 1)); echo "FAIL: $n: decode --check: $(tail -3 "$T/dec.out")"
+		fi
 	fi
 	ref=$(cat "$T/$n.trace" | sha256sum)
 	for d in insn block batch; do
