@@ -156,6 +156,26 @@ def xcross(src, j_min):
         w("%s:" % back)
 
 
+def cond_block(r, tests, jccs):
+    """A condition on RDRAND: a Jcc over one instruction."""
+    l1 = newlab()
+    w("    rdrand eax")
+    w("    test eax, %d" % r.choice(tests))
+    w("    %s %s" % (r.choice(jccs), l1))
+    w("    add edx, 1")
+    w("%s:" % l1)
+
+
+def loop_block(r, n, forms):
+    """A counted loop of 1..n iterations, closed by one of forms (None:
+    DEC + JNZ)."""
+    l1 = newlab()
+    w("    mov ecx, %d" % r.randint(1, n))
+    w("%s:" % l1)
+    w("    add edx, ecx")
+    w("    " + (r.choice(forms) if forms else "dec ecx\n    jnz %s") % l1)
+
+
 def region_code(j):
     """Region j's functions: loops, conditions, calls and jumps into later
     regions, returns across; then the landing pads of jumps into it."""
@@ -168,19 +188,9 @@ def region_code(j):
             if kind == "alu":
                 w("    " + xrnd.choice(["add edx, 3", "xor esi, edx", "nop", "imul edx, edx, 5"]))
             elif kind == "cond":
-                l1 = newlab()
-                w("    rdrand eax")
-                w("    test eax, %d" % xrnd.choice([1, 2, 3]))
-                w("    %s %s" % (xrnd.choice(["jz", "jnz"]), l1))
-                w("    add edx, 1")
-                w("%s:" % l1)
+                cond_block(xrnd, [1, 2, 3], ["jz", "jnz"])
             elif kind == "loop":
-                l1 = newlab()
-                w("    mov ecx, %d" % xrnd.randint(1, 7))
-                w("%s:" % l1)
-                w("    add edx, ecx")
-                w("    dec ecx")
-                w("    jnz %s" % l1)
+                loop_block(xrnd, 7, None)
             elif kind == "local" and k + 1 < len(funcs):
                 w("    call %s" % funcs[xrnd.randint(k + 1, len(funcs) - 1)])
             elif kind == "cross":
@@ -380,18 +390,9 @@ def block(depth, fidx):
             w("    " + rnd.choice(["add edx, 3", "xor esi, edx", "lea rdi, [rdi + 8]",
                                    "imul edx, edx, 5", "nop", "mov r8d, edx"]))
     elif kind == "cond":
-        l1 = newlab()
-        w("    rdrand eax")
-        w("    test eax, %d" % rnd.choice([1, 2, 4, 3]))
-        w("    %s %s" % (rnd.choice(["jz", "jnz", "js", "jp"]), l1))
-        w("    add edx, 1")
-        w("%s:" % l1)
+        cond_block(rnd, [1, 2, 4, 3], ["jz", "jnz", "js", "jp"])
     elif kind == "loop":
-        l1 = newlab()
-        w("    mov ecx, %d" % rnd.randint(1, 9))
-        w("%s:" % l1)
-        w("    add edx, ecx")
-        w("    " + rnd.choice(["dec ecx\n    jnz " + l1, "loop " + l1]))
+        loop_block(rnd, 9, ["dec ecx\n    jnz %s", "loop %s"])
     elif kind == "call" and fidx:
         w("    call f%d" % rnd.choice(fidx))
     elif kind == "icall" and fidx:
