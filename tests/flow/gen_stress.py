@@ -683,8 +683,10 @@ cfg.append("cpl 0")
 cfg.append("cr3 0x1000")
 cfg.append("rsp0 0x7fff8000")
 cfg.append("clock cpi.default=%d cpi.cond=%d" % (rnd.randint(1, 3), rnd.randint(1, 4)))
-if rare:
-    cfg.append("clock cpi.other=255")          # the LONG blocks: 80 * 255 cycles
+if rare or rare_mtc:
+    # the LONG blocks: 80 * 255 cycles; and with MTC_Range 3, enough
+    # cycles that TSC[13] toggles often (a run is some 10^4 instructions)
+    cfg.append("clock cpi.other=255")
 if filt:
     cfg.append("msr RTIT_LIP0 = 0x%x" % (base + 0x800))
     cfg.append("msr RTIT_LIP2 = 0x%x" % (base + 0xc00))
