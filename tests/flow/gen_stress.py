@@ -86,13 +86,13 @@ far_ok = base + 0x100000 < 1 << 32   # the whole program below 4 GiB
 # form has none (perf 6.1 decodes kernel addresses as a guest's, D62).
 xrnd = random.Random(seed * 7368787 + 19)
 # The trace settings that reach the rare packet forms (issue 16), from a
-# generator of their own, and forced in some seeds so that any 25
+# generator of their own, and forced in some seeds so that any 100
 # consecutive seeds reach each (stress_coverage.py REQUIRED): 80 NOPs of
 # 255 cycles each (over 2^14 cycles between two packets) at the user
 # entry and the SYSCALL entry under Cycle_Acc without MTCs, for 3-byte
 # CCPs (RTIT 4.2.14: CCNT 11b when CNTP[21:14] is not 0; Intel PT CYC of
 # 3+ bytes); MTC_Range 3 (RTIT 4.2.12: TSC[20:13],
-# an MTC every 2^13 ticks); 32-bit seeds that start with paging off
+# an MTC every 2^13 ticks) and the other ranges in turn; 32-bit seeds that start with paging off
 # (`cr0 0x11`) and toggle CR0.PG with MOV CR0, for PIPs with PG = 0 and 1
 # (RTIT 4.2.10).
 mrnd = random.Random(seed * 8675309 + 23)
@@ -661,7 +661,8 @@ if rnd.random() < 0.1:
 if rnd.random() < 0.15:
     ctl |= 0x1000                              # LESS_PKTS
 if rare_mtc:
-    ctl |= 0x200 | (3 << 14)                   # MTC_En, MTC_Range 3
+    # MTC_En, and each MTC_Range in turn over the forced seeds (3 otherwise)
+    ctl = (ctl & ~(3 << 14)) | 0x200 | ((seed // 5) % 4 if seed % 5 == 1 else 3) << 14
 if rare:
     ctl = (ctl | 0x2) & ~0x200                 # Cycle_Acc, no MTC_En
 cr3en = rnd.random() < 0.1 and not rare         # (the LONG blocks traced)
@@ -683,8 +684,8 @@ cfg.append("cpl 0")
 cfg.append("cr3 0x1000")
 cfg.append("rsp0 0x7fff8000")
 cfg.append("clock cpi.default=%d cpi.cond=%d" % (rnd.randint(1, 3), rnd.randint(1, 4)))
-if rare or rare_mtc:
-    # the LONG blocks: 80 * 255 cycles; and with MTC_Range 3, enough
+if rare or (rare_mtc and not pt):
+    # the LONG blocks: 80 * 255 cycles; and with MTC_Range 3 (RTIT), enough
     # cycles that TSC[13] toggles often (a run is some 10^4 instructions)
     cfg.append("clock cpi.other=255")
 if filt:
@@ -713,7 +714,9 @@ if pt:
     cfg = [c for c in cfg if not c.startswith(("msr RTIT_", "param"))]
     ctl = pt_ctl(crnd.choice([0xc, 0xc, 0xc, 0x8, 0x4]))
     if rare:
-        ctl |= 0x2                                 # CYCEn: the long instructions' CYCs
+        # CYCEn: the LONG blocks' CYCs; no MTCEn, whose MTCs would flood a
+        # run this long (one per ART edge, 33.3.6) and cost time
+        ctl = (ctl | 0x2) & ~0x200
     # no EventEn: libipt predates it; perf 6.1 reads an AEX's CFE
     # differently (D62)
     if libipt or (perf and sgx):
