@@ -76,7 +76,16 @@ static void tool_error(char *err, size_t errsz, const char *errpath,
 int rtit_asm_build(const char *src, uint64_t addr, int mode, const char *name,
 		   int line_base, struct rtit_asm *out, char *err, size_t errsz)
 {
-	if (!src || !out || !err || !errsz || (mode != 32 && mode != 64))
+	return rtit_asm_build_sections(src, addr, NULL, 0, mode, name, line_base, out, err,
+				       errsz);
+}
+
+int rtit_asm_build_sections(const char *src, uint64_t addr, const struct rtit_asm_section *secs,
+			    size_t nsecs, int mode, const char *name, int line_base,
+			    struct rtit_asm *out, char *err, size_t errsz)
+{
+	if (!src || !out || !err || !errsz || (mode != 32 && mode != 64) ||
+	    nsecs > RTIT_ASM_MAX_SECTIONS || (nsecs && !secs))
 		return -RTIT_ERR_INVALID;
 	if (!name)
 		name = "<asm>";
@@ -110,9 +119,15 @@ int rtit_asm_build(const char *src, uint64_t addr, int mode, const char *name,
 		r = -RTIT_ERR_INVALID;
 		goto out;
 	}
-	char *ld_argv[] = { "ld", "-m", b64 ? "elf_x86_64" : "elf_i386", "-N",
-			    "-static", "--build-id=none", ttext, "-o", out->elf,
-			    o_path, NULL };
+	char secarg[RTIT_ASM_MAX_SECTIONS][64];
+	char *ld_argv[12 + RTIT_ASM_MAX_SECTIONS] = { "ld", "-m", b64 ? "elf_x86_64" : "elf_i386",
+						      "-N", "-static", "--build-id=none", ttext,
+						      "-o", out->elf, o_path };
+	for (size_t i = 0; i < nsecs; i++) {
+		snprintf(secarg[i], sizeof(secarg[i]), "--section-start=%.24s=0x%" PRIx64,
+			 secs[i].name, secs[i].addr);
+		ld_argv[10 + i] = secarg[i];
+	}
 	if (run_tool(ld_argv, err_path) != 0) {
 		tool_error(err, errsz, err_path, "ld", name, line_base);
 		r = -RTIT_ERR_INVALID;

@@ -23,8 +23,9 @@ int rtit_bundle_scenario_images(const struct rtit_scenario *sc,
 {
 	memset(out, 0, sizeof(*out));
 	if (sc->code_kind == RTIT_SCN_CODE_ASM) {
-		int r = rtit_asm_build(sc->asm_text, sc->load, sc->mode == 32 ? 32 : 64, sc->path,
-				       sc->asm_line, &out->tmp, err, errsz);
+		int r = rtit_asm_build_sections(sc->asm_text, sc->load, sc->asm_sections,
+						sc->nasm_sections, sc->mode == 32 ? 32 : 64,
+						sc->path, sc->asm_line, &out->tmp, err, errsz);
 		if (r < 0)
 			return r;
 		out->has_tmp = true;

@@ -265,6 +265,18 @@ static void fill_sideband(const struct session *s, const struct rtit_sim *sim,
 		snprintf(sb->params[sb->nparams++].value, sizeof(sb->params[0].value), "%s",
 			 sc->params[i].value);
 	}
+	/* RTIT: CR0.PG where the run starts (D80, D93): RTIT has no PSB+ that
+	 * states it, and its PIP at a MOV CR0 is sent only when PG changes
+	 * (RTIT 4.2.10), so the decoder must know it from here */
+	if (sb->dialect == RTIT_DIALECT_RTIT && !rtit_sideband_param(sb, "cr0_pg") &&
+	    sb->nparams < RTIT_SIDEBAND_MAX_PARAMS) {
+		struct rtit_sim_config cfg;
+		rtit_sim_config_default(&cfg);
+		rtit_scenario_config(sc, &cfg);
+		snprintf(sb->params[sb->nparams].key, sizeof(sb->params[0].key), "cr0_pg");
+		snprintf(sb->params[sb->nparams++].value, sizeof(sb->params[0].value), "%d",
+			 (int)(cfg.cr0 >> 31 & 1));	/* CR0.PG, SDM Vol. 3 2.5 */
+	}
 	sb->trace_bytes = res->trace_bytes;
 	hex_canonical(sb->trace_xxh3, res->trace_digest);
 	sb->flow_records = res->flow_records;

@@ -299,12 +299,19 @@ out:
 int rtit_sim_load_asm(struct rtit_sim *sim, const char *src, uint64_t addr,
 		      const char *name, int line_base)
 {
+	return rtit_sim_load_asm_sections(sim, src, addr, NULL, 0, name, line_base);
+}
+
+int rtit_sim_load_asm_sections(struct rtit_sim *sim, const char *src, uint64_t addr,
+			       const struct rtit_asm_section *secs, size_t nsecs,
+			       const char *name, int line_base)
+{
 	if (!sim || !src)
 		return -RTIT_ERR_INVALID;
 	struct rtit_asm a;
 	char err[sizeof(sim->errmsg)];
-	int r = rtit_asm_build(src, addr, sim->m.mode == 64 ? 64 : 32, name, line_base,
-			       &a, err, sizeof(err));
+	int r = rtit_asm_build_sections(src, addr, secs, nsecs, sim->m.mode == 64 ? 64 : 32,
+					name, line_base, &a, err, sizeof(err));
 	if (r < 0)
 		return sim_seterr(sim, r, "%s", err);
 	r = rtit_sim_load_elf(sim, a.elf);

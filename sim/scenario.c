@@ -248,7 +248,7 @@ static int kv(char *w, char **k, char **v)
 
 enum { SEEN_NAME, SEEN_DESCRIBE, SEEN_DIALECT, SEEN_CPU, SEEN_MODE, SEEN_CODE,
        SEEN_CPL, SEEN_CR3, SEEN_BUDGET, SEEN_END, SEEN_EXPECT, SEEN_RSP0,
-       SEEN_RTM, SEEN_COUNT };
+       SEEN_RTM, SEEN_CR0, SEEN_COUNT };
 
 static int once(struct parser *p, int which, const char *dir)
 {
@@ -558,6 +558,25 @@ static int parse_event(struct parser *p, char *rest)
 	return 0;
 }
 
+/* `code asm ... .NAME=ADDR`: section .NAME of the source linked at ADDR. */
+static int code_section(struct parser *p, const char *k, const char *v)
+{
+	struct rtit_scenario *sc = p->sc;
+	size_t n = strlen(k);
+	if (n < 2 || n >= sizeof(sc->asm_sections[0].name) ||
+	    strspn(k + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != n - 1)
+		return perr(p, "code asm: bad section name '%s' (.NAME, letters, digits, _ and ., "
+			    "at most %zu characters)", k, sizeof(sc->asm_sections[0].name) - 1);
+	if (sc->nasm_sections == RTIT_ASM_MAX_SECTIONS)
+		return perr(p, "code asm: more than %d sections placed", RTIT_ASM_MAX_SECTIONS);
+	struct rtit_asm_section *s = &sc->asm_sections[sc->nasm_sections];
+	if (parse_u64(v, &s->addr) < 0)
+		return perr(p, "code asm: bad address '%s' for section %s", v, k);
+	snprintf(s->name, sizeof(s->name), "%s", k);
+	sc->nasm_sections++;
+	return 0;
+}
+
 static int parse_code(struct parser *p, char *rest, bool *in_asm)
 {
 	struct rtit_scenario *sc = p->sc;
@@ -592,6 +611,10 @@ static int parse_code(struct parser *p, char *rest, bool *in_asm)
 			if (r < 0)
 				return r;
 			sc->has_entry = true;
+		} else if (k[0] == '.' && sc->code_kind == RTIT_SCN_CODE_ASM) {
+			r = code_section(p, k, v);
+			if (r < 0)
+				return r;
 		} else if (!strcmp(k, "path") && sc->code_kind != RTIT_SCN_CODE_ASM) {
 			snprintf(sc->code_path, sizeof(sc->code_path), "%s", v);
 			has_path = true;
@@ -1010,7 +1033,8 @@ static int dir_number(struct parser *p, const char *dir, char *rest,
 	int r;
 	uint64_t v;
 
-	int which = dir[0] == 'c' ? SEEN_CR3 : dir[0] == 'r' ? SEEN_RSP0 : SEEN_BUDGET;
+	int which = !strcmp(dir, "cr0") ? SEEN_CR0 : dir[0] == 'c' ? SEEN_CR3 :
+		    dir[0] == 'r' ? SEEN_RSP0 : SEEN_BUDGET;
 	if ((r = once(p, which, dir)) < 0)
 		return r;
 	char *w = word(&rest);
@@ -1018,6 +1042,11 @@ static int dir_number(struct parser *p, const char *dir, char *rest,
 		return perr(p, "%s: expected one number", dir);
 	if (which == SEEN_CR3)
 		sc->cr3 = v;
+	else if (which == SEEN_CR0) {
+		sc->cr0 = v;
+		sc->has_cr0 = true;
+		sc->cr0_line = p->line;
+	}
 	else if (which == SEEN_RSP0)
 		sc->rsp0 = v;
 	else if (!v)
@@ -1089,6 +1118,7 @@ static const struct directive {
 	{ "enclave", dir_enclave },
 	{ "cpl", dir_cpl },
 	{ "cr3", dir_number },
+	{ "cr0", dir_number },
 	{ "rsp0", dir_number },
 	{ "budget", dir_number },
 	{ "end-at", dir_end_at },
@@ -1213,6 +1243,13 @@ int rtit_scenario_parse_string(const char *text, const char *name,
 		return perr(&p, "enclave: the rtit dialect models Silvermont, which has no SGX"
 			    " (ENCLU is #UD there); use dialect pt");
 	}
+	/* 64-bit mode runs with paging on (SDM Vol. 3 9.8.5: IA-32e mode
+	 * needs CR0.PG = 1); CR0.PE: protected mode, the only one run */
+	if (sc->has_cr0 && (!(sc->cr0 & 1) || (sc->mode == 64 && !(sc->cr0 >> 31 & 1)))) {
+		p.line = sc->cr0_line;
+		return perr(&p, "cr0: needs PE (bit 0)%s", sc->mode == 64 ?
+			    " and, in mode 64, PG (bit 31)" : "");
+	}
 	if (sc->code_kind == RTIT_SCN_CODE_NONE) {
 		p.line = 0;
 		if (err)
@@ -1302,6 +1339,8 @@ void rtit_scenario_config(const struct rtit_scenario *sc,
 	cfg->mode = sc->mode;
 	cfg->cpl = sc->cpl;
 	cfg->cr3 = sc->cr3;
+	if (sc->has_cr0)
+		cfg->cr0 = sc->cr0;
 	cfg->rsp0 = sc->rsp0;
 	if (sc->budget)
 		cfg->budget = sc->budget;
@@ -1393,8 +1432,9 @@ int rtit_scenario_image(const struct rtit_scenario *sc, struct rtit_image *img,
 	case RTIT_SCN_CODE_ASM: {
 		struct rtit_asm a;
 		char msg[256];
-		r = rtit_asm_build(sc->asm_text, sc->load, sc->mode == 32 ? 32 : 64, sc->path,
-				   sc->asm_line, &a, msg, sizeof(msg));
+		r = rtit_asm_build_sections(sc->asm_text, sc->load, sc->asm_sections,
+					    sc->nasm_sections, sc->mode == 32 ? 32 : 64, sc->path,
+					    sc->asm_line, &a, msg, sizeof(msg));
 		if (r < 0) {
 			if (err)
 				snprintf(err->text, sizeof(err->text), "%s", msg);
@@ -1432,8 +1472,8 @@ int rtit_scenario_setup(const struct rtit_scenario *sc, struct rtit_sim *sim,
 	int r = 0;
 	switch (sc->code_kind) {
 	case RTIT_SCN_CODE_ASM:
-		r = rtit_sim_load_asm(sim, sc->asm_text, sc->load, sc->path,
-				      sc->asm_line);
+		r = rtit_sim_load_asm_sections(sim, sc->asm_text, sc->load, sc->asm_sections,
+					       sc->nasm_sections, sc->path, sc->asm_line);
 		if (r < 0) {
 			if (err)
 				snprintf(err->text, sizeof(err->text), "%s",

@@ -564,6 +564,11 @@ static void emit_ip(struct rtit_pt_model *m, enum rtit_pkt_type t, uint64_t ip, 
 {
 	struct rtit_packet p;
 
+	/* the TNT and the TIPs deferred behind it go out first (send() would
+	 * put them before this packet): its IP is compressed against the
+	 * last of them, the last IP sent (33.4.2.2, Table 33-18; issue 16,
+	 * D96) */
+	flush_tnt(m);
 	ip_packet(m, &p, t, ip);
 	send(m, &p, ip, why, t == RTIT_PT_FUP ? 0 : F_ELIG);
 }

@@ -28,6 +28,21 @@ struct rtit_asm {
 int rtit_asm_build(const char *src, uint64_t addr, int mode, const char *name,
 		   int line_base, struct rtit_asm *out, char *err, size_t errsz);
 
+/* A section of the source placed at its own address (ld
+ * --section-start=NAME=ADDR): code or data in several regions of the
+ * address space, e.g. low, across 4 GiB, in the kernel half. */
+#define RTIT_ASM_MAX_SECTIONS 8
+struct rtit_asm_section {
+	char name[24];		/* ".r1": a section the source defines */
+	uint64_t addr;
+};
+
+/* As rtit_asm_build, with @nsecs sections of @secs placed at their
+ * addresses (the rest at @addr). */
+int rtit_asm_build_sections(const char *src, uint64_t addr, const struct rtit_asm_section *secs,
+			    size_t nsecs, int mode, const char *name, int line_base,
+			    struct rtit_asm *out, char *err, size_t errsz);
+
 /* Removes the ELF and its directory. */
 void rtit_asm_cleanup(struct rtit_asm *a);
 

@@ -108,11 +108,17 @@ struct rtit_scenario {
 	int asm_line;		/* line of "code asm": assembler line 1 is +1 */
 	char code_path[512];
 	uint64_t load;
+	/* `code asm` only: sections placed at their own addresses (.NAME=ADDR) */
+	struct rtit_asm_section asm_sections[RTIT_ASM_MAX_SECTIONS];
+	size_t nasm_sections;
 	bool has_entry;
 	struct rtit_scn_addr entry;
 
 	int cpl;
 	uint64_t cr3;
+	uint64_t cr0;		/* with has_cr0: `cr0 VALUE`, else PE|PG */
+	bool has_cr0;
+	int cr0_line;
 	uint64_t rsp0;
 	uint64_t budget;	/* 0 = default */
 	bool has_end;

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "rtit/asm.h"
+
 #include "rtit/error.h"
 #include "rtit/record.h"
 
@@ -197,6 +199,10 @@ int rtit_sim_load_elf(struct rtit_sim *sim, const char *path);
  */
 int rtit_sim_load_asm(struct rtit_sim *sim, const char *src, uint64_t addr,
 		      const char *name, int line_base);
+/* The same with sections placed at their own addresses (rtit/asm.h). */
+int rtit_sim_load_asm_sections(struct rtit_sim *sim, const char *src, uint64_t addr,
+			       const struct rtit_asm_section *secs, size_t nsecs,
+			       const char *name, int line_base);
 
 /* Looks up a symbol of the loaded ELF/asm; 0 if found, -RTIT_ERR_INVALID. */
 int rtit_sim_symbol(const struct rtit_sim *sim, const char *name,

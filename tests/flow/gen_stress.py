@@ -21,7 +21,12 @@ scenario unchanged, for the libipt cross-check of the property test
 (tests/libipt/run_ptflow_stress.sh); `pt perf` what Linux perf 6.1 cannot
 (VM exits, opt-out enclaves, Event Trace with an enclave, SMIs with Event
 Trace: D62), for the perf cross-check (tests/perf/run_perf_stress.sh).
-Deterministic for a seed."""
+64-bit programs live at one of several bases and put more code and a
+table of code pointers in 2-4 further regions (across 64 KiB and 4 GiB,
+the top of the user half, the kernel half, the last MiB), with calls,
+jumps and returns between them (issue 16, D94); some seeds force the
+settings that reach the rare packet forms (3-byte CCPs, MTC_Range 3, PIPs
+with CR0.PG = 0: D95).  Deterministic for a seed."""
 import random
 import sys
 
@@ -56,15 +61,152 @@ sgx_calls = 0
 # 2^47), across 4 GiB, or the kernel half (bit 47 set, sign-extended: at
 # its start and at the usual kernel text), most of them across a 64 KiB
 # boundary, so that every RTIT Table 18 row and Intel PT IPBytes form
-# occurs; a generator of its own, so the rest of a seed is unchanged.  The libipt and perf forms stay at 0x401000 (their
-# checks map the image as before; perf decodes kernel addresses as a
-# guest's, D62).  Far pointers are m16:32, so above 4 GiB the far CALL
-# and JMP become NOPs.
+# occurs; a generator of its own, so the rest of a seed is unchanged.  The
+# libipt form too (ptflow_check gives libipt the whole image through its
+# read callback); the perf form stays at 0x401000 (perf decodes kernel
+# addresses as a guest's, D62).  Far pointers are m16:32, so above 4 GiB
+# the far CALL and JMP become NOPs.
 grnd = random.Random(seed * 1000003 + 17)
 BASES = [0x401000, 0x401000, 0xf800, 0x7ffffffef800, 0xfffff800, 0xffff80000000f800,
          0xffffffff8100f800]
-base = 0x401000 if libipt or perf else grnd.choice(BASES)
+base = 0x401000 if perf else grnd.choice(BASES)
 far_ok = base + 0x100000 < 1 << 32   # the whole program below 4 GiB
+# Several regions per program (issue 16): 64-bit seeds put 2-4 more
+# sections of code, and one of data (a table of code pointers), at
+# addresses of their own (`code asm ... .xN=ADDR`, ld --section-start), at
+# the edges IP compression cares about: across 64 KiB (RTIT Table 18's
+# IP[47:16]), across 4 GiB (IP[47:32]; Intel PT IPBytes 010b/100b, SDM
+# Table 33-18), just above 4 GiB, the top of the user half (2^47 - 6 KiB),
+# the first kernel-half address (2^64 - 2^47), the usual kernel text and
+# the last page (a near call from there reaches low addresses across
+# 2^64).  The main code and the regions call, jump and return between each
+# other, directly when the rel32 reaches (+-2 GiB), else through a
+# register or the pointer table; a transfer from the user half to the
+# kernel half crosses the 2^47 hole.  A generator of its own; the perf
+# form has none (perf 6.1 decodes kernel addresses as a guest's, D62).
+xrnd = random.Random(seed * 7368787 + 19)
+# The trace settings that reach the rare packet forms (issue 16), from a
+# generator of their own, and forced in some seeds so that any 100
+# consecutive seeds reach each (stress_coverage.py REQUIRED): 80 NOPs of
+# 255 cycles each (over 2^14 cycles between two packets) at the user
+# entry and the SYSCALL entry under Cycle_Acc without MTCs, for 3-byte
+# CCPs (RTIT 4.2.14: CCNT 11b when CNTP[21:14] is not 0; Intel PT CYC of
+# 3+ bytes); MTC_Range 3 (RTIT 4.2.12: TSC[20:13],
+# an MTC every 2^13 ticks) and the other ranges in turn; 32-bit seeds that start with paging off
+# (`cr0 0x11`) and toggle CR0.PG with MOV CR0, for PIPs with PG = 0 and 1
+# (RTIT 4.2.10).
+mrnd = random.Random(seed * 8675309 + 23)
+rare_mtc = seed % 5 == 1 or mrnd.random() < 0.1
+# (not with MTCs: an MTC's CCP would restart the count every 2^13 ticks)
+rare = not rare_mtc and (seed % 5 == 2 or mrnd.random() < 0.1)
+pg_off = seed % 7 == 3 and ((seed // 7) % 2 == 0 or mrnd.random() < 0.3)
+REGION_AT = [0xff40, 0xffffff00, 0x100000400, 0x7fffffffe800, 0xffff800000000000,
+             0xffffffff81000000, 0xfffffffffff00000]
+DATA_AT = [0xfffffff8, 0x7ffffff00000, 0xffff800000200000, 0xffffffff81200000, 0x1fff0]
+regions = []           # [(section, address, [function labels])]
+if seed % 7 != 3 and not perf:
+    cand = [a for a in REGION_AT if abs(a - base) > 0x100000 and
+            abs(a + (1 << 64) - base) > 0x100000 and abs(a - (1 << 64) - base) > 0x100000]
+    xrnd.shuffle(cand)
+    for j, a in enumerate(sorted(cand[:xrnd.randint(2, 4)])):
+        regions.append((".x%d" % j, a, ["g%d_%d" % (j, k) for k in range(xrnd.randint(1, 3))]))
+used = [base] + [r[1] for r in regions]
+data_at = [a for a in DATA_AT if all(abs(a - u) > 0x100000 for u in used)]
+data_at = xrnd.choice(data_at) if regions else None
+xtab = [f for r in regions for f in r[2]]
+xpads = []             # [(pad label, back label, source address, pad's region index or -1)]
+
+
+def near(a, b):
+    """Whether a rel32 from around address a reaches around b (2^64 wraps)."""
+    d = (b - a) % (1 << 64)
+    return d < (1 << 31) - (1 << 20) or d > (1 << 64) - (1 << 31) + (1 << 20)
+
+
+def xtransfer(op, src, dst_label, dst):
+    """CALL or JMP from src to a label at dst: direct, through RAX, or (a
+    call) through the pointer table."""
+    k = xrnd.choice(["direct", "reg", "tab"] if near(src, dst) else ["reg", "reg", "tab"])
+    if k == "tab" and op == "call" and dst_label in xtab:
+        i = xtab.index(dst_label)
+        if near(src, data_at):
+            w("    call qword ptr [rip + xtab + %d]" % (8 * i))
+        else:
+            w("    movabs rax, offset xtab")
+            w("    call qword ptr [rax + %d]" % (8 * i))
+    elif k == "direct":
+        w("    %s %s" % (op, dst_label))
+    else:
+        w("    movabs rax, offset %s" % dst_label)
+        w("    %s rax" % op)
+
+
+def xcross(src, j_min):
+    """A call into a region (index >= j_min) or a jump there and back."""
+    if not regions or j_min >= len(regions):
+        return
+    j = xrnd.randint(j_min, len(regions) - 1)
+    if xrnd.random() < 0.7:
+        f = xrnd.choice(regions[j][2])
+        xtransfer("call", src, f, regions[j][1])
+    else:
+        pad, back = "XP%d" % len(xpads), "XB%d" % len(xpads)
+        xpads.append((pad, back, src, j))
+        xtransfer("jmp", src, pad, regions[j][1])
+        w("%s:" % back)
+
+
+def cond_block(r, tests, jccs):
+    """A condition on RDRAND: a Jcc over one instruction."""
+    l1 = newlab()
+    w("    rdrand eax")
+    w("    test eax, %d" % r.choice(tests))
+    w("    %s %s" % (r.choice(jccs), l1))
+    w("    add edx, 1")
+    w("%s:" % l1)
+
+
+def loop_block(r, n, forms):
+    """A counted loop of 1..n iterations, closed by one of forms (None:
+    DEC + JNZ)."""
+    l1 = newlab()
+    w("    mov ecx, %d" % r.randint(1, n))
+    w("%s:" % l1)
+    w("    add edx, ecx")
+    w("    " + (r.choice(forms) if forms else "dec ecx\n    jnz %s") % l1)
+
+
+def region_code(j):
+    """Region j's functions: loops, conditions, calls and jumps into later
+    regions, returns across; then the landing pads of jumps into it."""
+    sec, at, funcs = regions[j]
+    w("    .section %s, \"ax\"" % sec)
+    for k, f in enumerate(funcs):
+        w("%s:" % f)
+        for _ in range(xrnd.randint(1, 3)):
+            kind = xrnd.choice(["alu", "cond", "loop", "cross", "cross", "local"])
+            if kind == "alu":
+                w("    " + xrnd.choice(["add edx, 3", "xor esi, edx", "nop", "imul edx, edx, 5"]))
+            elif kind == "cond":
+                cond_block(xrnd, [1, 2, 3], ["jz", "jnz"])
+            elif kind == "loop":
+                loop_block(xrnd, 7, None)
+            elif kind == "local" and k + 1 < len(funcs):
+                w("    call %s" % funcs[xrnd.randint(k + 1, len(funcs) - 1)])
+            elif kind == "cross":
+                xcross(at, j + 1)
+        w("    ret")
+
+
+def region_pads(j):
+    """The landing pads in region j (-1: the main code): back to where the
+    jump came from."""
+    for pad, back, src, pj in xpads:
+        if pj != j:
+            continue
+        w("%s:" % pad)
+        w("    add edx, 1")
+        xtransfer("jmp", regions[j][1] if j >= 0 else base, back, src)
 
 
 def pt_ctl(user_os):
@@ -239,6 +381,8 @@ def block(depth, fidx):
         tsx_block(fidx)
     if sgx and ernd.random() < 0.15:
         enclave_call()
+    if regions and xrnd.random() < 0.2:
+        xcross(base, 0)
     kind = rnd.choice(["alu", "cond", "cond", "loop", "call", "icall", "ijmp",
                        "int", "syscall", "ud", "de", "nested", "alu", "far", "farjmp"])
     if kind == "alu":
@@ -246,18 +390,9 @@ def block(depth, fidx):
             w("    " + rnd.choice(["add edx, 3", "xor esi, edx", "lea rdi, [rdi + 8]",
                                    "imul edx, edx, 5", "nop", "mov r8d, edx"]))
     elif kind == "cond":
-        l1 = newlab()
-        w("    rdrand eax")
-        w("    test eax, %d" % rnd.choice([1, 2, 4, 3]))
-        w("    %s %s" % (rnd.choice(["jz", "jnz", "js", "jp"]), l1))
-        w("    add edx, 1")
-        w("%s:" % l1)
+        cond_block(rnd, [1, 2, 4, 3], ["jz", "jnz", "js", "jp"])
     elif kind == "loop":
-        l1 = newlab()
-        w("    mov ecx, %d" % rnd.randint(1, 9))
-        w("%s:" % l1)
-        w("    add edx, ecx")
-        w("    " + rnd.choice(["dec ecx\n    jnz " + l1, "loop " + l1]))
+        loop_block(rnd, 9, ["dec ecx\n    jnz %s", "loop %s"])
     elif kind == "call" and fidx:
         w("    call f%d" % rnd.choice(fidx))
     elif kind == "icall" and fidx:
@@ -353,6 +488,10 @@ if seed % 7 == 3:
             for _ in range(rnd.randint(1, 3)):
                 block32(depth + 1, fidx)
             w("%s:" % l1)
+        if pg_off and mrnd.random() < 0.15:
+            w("    mov eax, cr0")            # MOV CR0 toggling PG: a PIP (4.2.10)
+            w("    xor eax, 0x80000000")
+            w("    mov cr0, eax")
     w("    .intel_syntax noprefix")
     w("    .globl start")
     w("start:")
@@ -390,7 +529,12 @@ if seed % 7 == 3:
     print("end")
     print("handler 0x21 = soft_int\nhandler 0x20 = irq\nhandler 2 = irq\nhandler 6 = ud_handler")
     print("cpl 0\nreg eflags = 0x202")
-    if rnd.random() < 0.3:
+    if pg_off:
+        print("cr0 0x11")                        # PE, ET: paging off (D93)
+    # no overflows with MOV CR0: a PIP lost in one leaves the decoder's
+    # CR0.PG stale, and the next MOV CR0's PIP is then left unread (an
+    # error, not a guess: D80)
+    if rnd.random() < 0.3 and not pg_off:
         print("param buffer_bytes = 32\nparam drain = 1/4")
     if pt:
         print("msr IA32_RTIT_CTL = 0x%x" % (pt_ctl(0x4) & ~((libipt or (perf and sgx)) << 31)))
@@ -419,6 +563,9 @@ if irnd.random() < 0.5:
     w("    popfq")
 w("    sysretq")
 w("user:")
+LONG = "    .rept 80\n    nop\n    .endr"        # 2^14 cycles and more with cpi.other=255
+if rare:
+    w(LONG)
 if irnd.random() < 0.5:
     w("    pushfq")                     # POPF at CPL 3, IOPL 0: IF kept
     w("    and qword ptr [rsp], -0x201")
@@ -443,6 +590,8 @@ for i in range(nfunc):
     w("    ret")
 w("    .org 0x1000")
 w("syscall_entry:")
+if rare:
+    w(LONG)
 if irnd.random() < 0.5:
     w("    cli")                        # SYSRET sets IF again from R11
 w("    add rax, 1")
@@ -484,6 +633,18 @@ if sgx:
     w("aep0:")
     w("    enclu")                      # ERESUME after an AEX
     enclave_body()
+# the regions (their jumps land in later regions only, and come back)
+for j in range(len(regions)):
+    region_code(j)
+for j in range(len(regions)):
+    w("    .section %s, \"ax\"" % regions[j][0])
+    region_pads(j)
+if regions:
+    w("    .section .xd, \"aw\"")
+    w("    .p2align 3")
+    w("xtab:")
+    for f in xtab:
+        w("    .quad %s" % f)
 
 ctl = 0x2001                                   # Trace_En, TraceActive
 ctl |= rnd.choice([0xc, 0xc, 0xc, 0x8, 0x4])   # OS/User
@@ -499,10 +660,15 @@ if rnd.random() < 0.1:
     ctl |= 0x10                                # STS_on_CR3
 if rnd.random() < 0.15:
     ctl |= 0x1000                              # LESS_PKTS
-cr3en = rnd.random() < 0.1
+if rare_mtc:
+    # MTC_En, and each MTC_Range in turn over the forced seeds (3 otherwise)
+    ctl = (ctl & ~(3 << 14)) | 0x200 | ((seed // 5) % 4 if seed % 5 == 1 else 3) << 14
+if rare:
+    ctl = (ctl | 0x2) & ~0x200                 # Cycle_Acc, no MTC_En
+cr3en = rnd.random() < 0.1 and not rare         # (the LONG blocks traced)
 if cr3en:
     ctl |= 0x80                                # CR3 filtering
-filt = rnd.random() < 0.25
+filt = rnd.random() < 0.25 and not rare
 events = 0x30 if filt else 0x37                # RANGE0, or always on
 if rnd.random() < 0.1:
     events = (events & 7) | (1 << 3)           # TraceStop on RANGE1
@@ -518,6 +684,10 @@ cfg.append("cpl 0")
 cfg.append("cr3 0x1000")
 cfg.append("rsp0 0x7fff8000")
 cfg.append("clock cpi.default=%d cpi.cond=%d" % (rnd.randint(1, 3), rnd.randint(1, 4)))
+if rare or (rare_mtc and not pt):
+    # the LONG blocks: 80 * 255 cycles; and with MTC_Range 3 (RTIT), enough
+    # cycles that TSC[13] toggles often (a run is some 10^4 instructions)
+    cfg.append("clock cpi.other=255")
 if filt:
     cfg.append("msr RTIT_LIP0 = 0x%x" % (base + 0x800))
     cfg.append("msr RTIT_LIP2 = 0x%x" % (base + 0xc00))
@@ -543,6 +713,10 @@ if pt:
     # the same program under Intel PT: IA32_RTIT_CTL and ADDRn (Table 33-6)
     cfg = [c for c in cfg if not c.startswith(("msr RTIT_", "param"))]
     ctl = pt_ctl(crnd.choice([0xc, 0xc, 0xc, 0x8, 0x4]))
+    if rare:
+        # CYCEn: the LONG blocks' CYCs; no MTCEn, whose MTCs would flood a
+        # run this long (one per ART edge, 33.3.6) and cost time
+        ctl = (ctl | 0x2) & ~0x200
     # no EventEn: libipt predates it; perf 6.1 reads an AEX's CFE
     # differently (D62)
     if libipt or (perf and sgx):
@@ -625,7 +799,8 @@ print('describe "random program and trace configuration, seed %d"' % seed)
 print("dialect  %s" % ("pt" if pt else "rtit"))
 print("cpu      %s" % ("default" if pt else "silvermont"))
 print("mode     64")
-print("code asm load=0x%x entry=start" % base)
+print("code asm load=0x%x entry=start%s" % (base, "".join(
+    " %s=0x%x" % (sec, at) for sec, at, _ in regions) + (" .xd=0x%x" % data_at if regions else "")))
 print("\n".join(out))
 print("end")
 print("\n".join(cfg))

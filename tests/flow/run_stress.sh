@@ -3,7 +3,7 @@
 # (gen_stress.py, seeds FIRST..LAST, in the dialect given, default RTIT) through `rtitsim run` and `rtitsim decode --check`:
 # the decoded flow must match the simulator's outside reported gaps, with
 # no decode error.  Ends with the packet forms the streams reached
-# (stress_coverage.py).
+# (stress_coverage.py), and fails when one it requires was not.
 set -u
 . "$(dirname "$0")/../common/python.sh"
 R=$(realpath "$1")
@@ -39,6 +39,9 @@ if [ $total -lt $((($4 - $3 + 1) * 100)) ]; then
 	fail=$((fail + 1)); echo "FAIL: only $total records decoded over all seeds"
 fi
 echo "$total records decoded and matched"
-"$PY" "$(dirname "$0")/stress_coverage.py" "${5:-rtit}" <"$T/cov.txt"
+# the forms every sized run must reach (stress_coverage.py REQUIRED)
+if ! "$PY" "$(dirname "$0")/stress_coverage.py" "${5:-rtit}" $(($4 - $3 + 1)) <"$T/cov.txt"; then
+	fail=$((fail + 1))
+fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
