@@ -168,7 +168,7 @@ struct rtit_flow_dec {
 	bool have_stash;
 
 	struct rtit_flow_stats st;
-	struct rtit_pktdec_item stash;	/* RTIT: read ahead for a CCP */
+	struct rtit_pktdec_item stash;	/* read ahead: RTIT for a CCP, Intel PT after a CYC (SKD007, D109) */
 	struct rtit_pktdec pd;	/* large: last */
 };
 

@@ -1263,7 +1263,8 @@ static inline int pt_walk_cond_ret(struct rtit_flow_dec *d, const struct ic_ent 
 /* Erratum BDM64 (D110): in a transaction, the TIP of an indirect JMP or
  * CALL right before a TSX abort (MODE.TSX with TXAbort, then its FUP) may
  * carry a wrong target.  When the abort's FUP IP cannot be reached from
- * *next without a branch (256 instructions at most), the branch went there
+ * *next without a branch (256 instructions at most; an address that is not
+ * code ends the search too), the branch went there
  * (as libipt's workaround reads it): *next becomes that IP.  The
  * instructions are decoded outside the cache (the caller holds an entry).
  * 0 or < 0. */
@@ -1280,11 +1281,25 @@ static int bdm64(struct rtit_flow_dec *d, uint64_t *next)
 	if (!d->tsx_pending || !(d->tsx_bits & rtit_pt_mode_tsx_abrt) ||
 	    !is_type(d, RTIT_PT_FUP) || d->la.ip_status != 0)
 		return 0;
+	int code = d->err_code;
+	uint64_t off = d->err_off, eip = d->err_ip;
 	for (unsigned n = 0; n < 256; n++) {
 		if (ip == d->la.ip)
 			return 0;
 		memset(&t, 0, sizeof(t));
-		if (flow_ic_fill(d, ip | d->ic_tag, &t) < 0 || t.cls != RTIT_IC_OTHER || !t.len)
+		if (flow_ic_fill(d, ip | d->ic_tag, &t) < 0) {
+			/* not an error of the walk: the error state as it was */
+			d->err_code = code;
+			d->err_off = off;
+			d->err_ip = eip;
+			if (!code)
+				d->msg[0] = 0;
+			break;
+		}
+		/* a branch ends the straight line (MOV CR3 to XEND are not
+		 * branches: Table 33-1) */
+		if (!t.len || (t.cls != RTIT_IC_OTHER &&
+			       (t.cls < RTIT_IC_MOV_CR3 || t.cls > RTIT_IC_XEND)))
 			break;
 		ip += t.len;
 	}
