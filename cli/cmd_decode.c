@@ -76,7 +76,7 @@ static void decode_usage(FILE *out)
 	      "                     override the sideband (default: RTIT, 64-bit)\n"
 	      "  --errata E1,E2,E5,E6,E7   tolerate these errata (Appendix E)\n"
 	      "  --pt-errata LIST   Intel PT: apply exactly these errata workarounds\n"
-	      "                     (skl014,apl12,apl11,bdm70,skd010 or none; default: those of the\n"
+	      "                     (skl014,apl12,apl11,bdm70,skd010,skd007,bdm64 or none; default: those of the\n"
 	      "                     sideband's cpu and pt_errata)\n"
 	      "  --chunk N          read the trace N bytes at a time (testing)\n"
 	      "  --stats            counts and speed on stderr\n"

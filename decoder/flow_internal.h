@@ -177,7 +177,7 @@ struct rtit_flow_dec {
 	bool have_stash;
 
 	struct rtit_flow_stats st;
-	struct rtit_pktdec_item stash;	/* RTIT: read ahead for a CCP */
+	struct rtit_pktdec_item stash;	/* read ahead: RTIT for a CCP, Intel PT after a CYC (SKD007, D109) */
 	/* the packets read ahead of the one in use (flow_next_packet,
 	 * D137): a ring of ahead_n from ahead_head */
 	struct rtit_pktdec_item ahead[FLOW_AHEAD + 1];

@@ -567,6 +567,34 @@ static int peek_mode_exec(struct rtit_flow_dec *d, const struct rtit_pktdec_item
 	return PK_SKIP;
 }
 
+/* Erratum SKD007 (D109): a CYC whose first byte says more follow, cut
+ * there by an OVF, reads as a 2-byte CYC ending in the OVF's 0x02 and a
+ * 1-byte CYC 0xF3.  With the workaround that pair is the OVF (as libipt's:
+ * a 2-byte CYC whose second byte is 0x02, then 0xF3), at the CYC's offset
+ * + 1; the cut CYC says nothing.  Otherwise the packet after it is kept for
+ * the next call.  0 or < 0. */
+static int skd007(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
+{
+	struct rtit_pktdec_item nx;
+
+	if (!workaround(d, RTIT_PT_SKD007) || it->pkt.type != RTIT_PT_CYC ||
+	    it->pkt.size != 2 || it->raw[1] != 0x02)
+		return 0;
+	int r = flow_next_packet(d, &nx);
+	if (r <= 0)
+		return r;
+	if (nx.pkt.type == RTIT_PT_CYC && nx.pkt.size == 1 && nx.raw[0] == 0xf3) {
+		memset(&it->pkt, 0, sizeof(it->pkt));
+		it->pkt.type = RTIT_PT_OVF;
+		it->pkt.size = 2;
+		it->offset++;
+		return 0;
+	}
+	d->stash = nx;
+	d->have_stash = true;
+	return 0;
+}
+
 /* Brings the next significant packet into view: TNT, TIP, TIP.PGE,
  * TIP.PGD, a FUP that is not status, OVF, TraceStop, and PIP and MODE.Exec
  * while tracing (they belong to a MOV CR3 or a far transfer ahead).  1: in view,
@@ -578,6 +606,8 @@ static int pt_peek(struct rtit_flow_dec *d)
 	while (!d->have_la) {
 		int r = flow_next_packet(d, &it);
 		if (r <= 0)
+			return r;
+		if ((r = skd007(d, &it)) < 0)
 			return r;
 		const struct rtit_packet *p = &it.pkt;
 		if ((r = pt_packet_allowed(d, &it)) < 0)
@@ -1443,6 +1473,53 @@ static inline int pt_walk_cond_ret(struct rtit_flow_dec *d, const struct ic_ent 
 	return W_INSN;
 }
 
+/* Erratum BDM64 (D110): in a transaction, the TIP of an indirect JMP or
+ * CALL right before a TSX abort (MODE.TSX with TXAbort, then its FUP) may
+ * carry a wrong target.  When the abort's FUP IP cannot be reached from
+ * *next without a branch (256 instructions at most; an address that is not
+ * code ends the search too), the branch went there
+ * (as libipt's workaround reads it): *next becomes that IP.  The
+ * instructions are decoded outside the cache (the caller holds an entry).
+ * 0 or < 0. */
+static int bdm64(struct rtit_flow_dec *d, uint64_t *next)
+{
+	struct ic_ent t;
+	uint64_t ip = *next;
+	int r;
+
+	if (!workaround(d, RTIT_PT_BDM64) || !d->intx)
+		return 0;
+	if ((r = pt_peek(d)) <= 0)
+		return r;
+	if (!d->tsx_pending || !(d->tsx_bits & rtit_pt_mode_tsx_abrt) ||
+	    !is_type(d, RTIT_PT_FUP) || d->la.ip_status != 0)
+		return 0;
+	int code = d->err_code;
+	uint64_t off = d->err_off, eip = d->err_ip;
+	for (unsigned n = 0; n < 256; n++) {
+		if (ip == d->la.ip)
+			return 0;
+		memset(&t, 0, sizeof(t));
+		if (flow_ic_fill(d, ip | d->ic_tag, &t) < 0) {
+			/* not an error of the walk: the error state as it was */
+			d->err_code = code;
+			d->err_off = off;
+			d->err_ip = eip;
+			if (!code)
+				d->msg[0] = 0;
+			break;
+		}
+		/* a branch ends the straight line (MOV CR3 to XEND are not
+		 * branches: Table 33-1) */
+		if (!t.len || (t.cls != RTIT_IC_OTHER &&
+			       (t.cls < RTIT_IC_MOV_CR3 || t.cls > RTIT_IC_XEND)))
+			break;
+		ip += t.len;
+	}
+	*next = d->la.ip;
+	return 0;
+}
+
 /* An indirect JMP or CALL: a TIP (or TIP.PGD), its target in *next.
  * Returns W_INSN (the packet used), W_AGAIN or as flow_pt_walk. */
 static inline int pt_walk_indirect(struct rtit_flow_dec *d, const struct ic_ent *e,
@@ -1476,6 +1553,8 @@ static inline int pt_walk_indirect(struct rtit_flow_dec *d, const struct ic_ent 
 	}
 	if (pgd)
 		return leave(d, e, d->last_off, *next, RTIT_SIM_F_TAKEN);
+	if ((r = bdm64(d, next)) < 0)
+		return r;
 	if (e->cls == RTIT_IC_INDIRECT_CALL)
 		flow_on_call(d, nlip, false);
 	return W_INSN;

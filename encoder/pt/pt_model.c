@@ -388,12 +388,16 @@ void rtit_pt_model_observe(const struct rtit_pt_model *m, struct rtit_enc_state 
 
 static void bdm70_release(struct rtit_pt_model *m, bool erratum_fup);
 
+static void bdm64_release(struct rtit_pt_model *m, uint64_t wrong);
+
 /* Encodes and buffers one packet.  @ip is the full IP of an IP packet. */
 static bool put(struct rtit_pt_model *m, struct rtit_packet *p, uint64_t ip, const char *why)
 {
 	uint8_t b[32];
 	int n;
 
+	if (m->bdm64_hold)	/* not the abort after it: the TIP as it was */
+		bdm64_release(m, 0);
 	if (m->bdm70_hold)	/* not a TIP.PGE after it: the PSB+ ends as usual */
 		bdm70_release(m, false);
 
@@ -406,6 +410,10 @@ static bool put(struct rtit_pt_model *m, struct rtit_packet *p, uint64_t ip, con
 		if (!m->err)
 			m->err = n;
 		return false;
+	}
+	if (m->skd007_cut && p->type == RTIT_PT_CYC && n > 1) {
+		n = 1;	/* the OVF takes the place of the rest (D109) */
+		why = "CYC's first byte only, the OVF instead of the rest: erratum SKD007 (D109)";
 	}
 	if (!rtit_ibuf_fits(&m->ibuf, (uint64_t)n)) {
 		on_overflow(m, p, ip);
@@ -596,7 +604,28 @@ static void emit_tip_indirect(struct rtit_pt_model *m, uint64_t ip)
 		}
 		flush_tnt(m);	/* as many as it holds: out they go */
 	}
+	if (erratum(m, RTIT_PT_BDM64) && m->intx && !m->ovf) {
+		/* in a transaction: the next record says whether it aborts
+		 * right after the branch (D110) */
+		flush_tnt(m);
+		m->bdm64_hold = true;
+		m->bdm64_ip = ip;
+		return;
+	}
 	emit_ip(m, RTIT_PT_TIP, ip, "TIP(BLIP): near indirect JMP or CALL (Table 33-55 case 4)");
+}
+
+/* Erratum BDM64 (D110): the TIP held by emit_tip_indirect goes out, with
+ * its target, or with @wrong (the abort's fallback IP) when the transaction
+ * aborted at that target right after the branch. */
+static void bdm64_release(struct rtit_pt_model *m, uint64_t wrong)
+{
+	m->bdm64_hold = false;
+	if (wrong)
+		emit_ip(m, RTIT_PT_TIP, wrong, "TIP(the abort's target, not the branch's): a TSX "
+			"abort right after a near indirect JMP or CALL, erratum BDM64 (D110)");
+	else
+		emit_ip(m, RTIT_PT_TIP, m->bdm64_ip, "TIP(BLIP): near indirect JMP or CALL (Table 33-55 case 4)");
 }
 
 /* TIP.PGD with the IP suppressed (IPBytes 000b, 33.4.2.5). */
@@ -904,7 +933,10 @@ static void resolve_overflow(struct rtit_pt_model *m, uint64_t ip, bool pe)
 	rtit_pt_calls_clear(&m->calls);
 	rtit_pt_tnt_clear(&m->tnt);
 	m->ndtip = 0;	/* the TIPs deferred behind it too */
-	if (!send(m, &p, 0, "OVF: the internal buffer overflow resolved (33.3.8)", F_ELIG))
+	m->skd007_cut = erratum(m, RTIT_PT_SKD007);	/* its CYC (D24) cut: D109 */
+	bool sent = send(m, &p, 0, "OVF: the internal buffer overflow resolved (33.3.8)", F_ELIG);
+	m->skd007_cut = false;
+	if (!sent)
 		return;
 	m->cyc_base = now_cycles(m);	/* Table 33-35: counter reset at OVF */
 	/* Only timing packets may come between the OVF and its FUP (33.3.8):
@@ -977,6 +1009,8 @@ void rtit_pt_on_ctl_write(struct rtit_pt_model *m, uint64_t old, bool pe0,
 
 	if (m->bdm70_hold)
 		bdm70_release(m, false);
+	if (m->bdm64_hold)
+		bdm64_release(m, 0);
 
 	if (was && !is)
 		on_trace_disable(m, pe0, clip, "FUP(CLIP): WRMSR clears TraceEn (Table 33-56 case 3)");
@@ -1400,6 +1434,8 @@ static __attribute__((noinline)) void
 on_far(struct rtit_pt_model *m, const struct op *o, const struct rtit_sim_rec *r, bool pe0, bool pe1,
        bool stop, bool ctx1, bool pip)
 {
+	if (o->tsx_abort && m->bdm64_hold)	/* D110 */
+		bdm64_release(m, m->bdm64_ip == o->fup_ip ? o->target : 0);
 	if (o->tsx_abort) {
 		/* InTX 1 -> 0 however the packets go (33.2.9.1) */
 		m->intx = false;
@@ -1664,7 +1700,7 @@ void rtit_pt_fast_refresh(struct rtit_pt_model *m)
 		if (addr_cfg(m, n))
 			ranges = true;
 	m->fp_ok = !m->p.slow_path_only && m->have_time && !m->deferred_enable && !m->ovf &&
-		   !m->bdm70_hold &&
+		   !m->bdm70_hold && !(erratum(m, RTIT_PT_BDM64) && m->intx) && !m->bdm64_hold &&
 		   !m->psb_due && !m->ibuf.cap && !m->asleep && !m->halted &&
 		   rtit_pt_trigger_en(m) &&
 		   !(m->p.cyc_standalone && ctl(m, RTIT_PT_CTL_CYC_EN));	/* D49 */
@@ -1789,6 +1825,9 @@ static size_t fast_run(struct rtit_pt_model *m, const struct rtit_sim_rec *recs,
 static void rec_slow(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 {
 	m->cur = r;
+	/* BDM64 (D110): only the abort itself takes the held TIP */
+	if (m->bdm64_hold && (r->kind == RTIT_SIM_INSN || r->cls != RTIT_EV_TSX_ABORT))
+		bdm64_release(m, 0);
 	rtit_pt_time_to(m, r);
 	if (m->deferred_enable) {
 		/* A debugger's write before the run: the NLIP is the first
@@ -1853,6 +1892,8 @@ int rtit_pt_model_finish(struct rtit_pt_model *m)
 	 * the trace. */
 	if (m->bdm70_hold)
 		bdm70_release(m, false);
+	if (m->bdm64_hold)
+		bdm64_release(m, 0);
 	if (rtit_pt_trigger_en(m))
 		flush_tnt(m);
 	rtit_pt_model_drain(m);

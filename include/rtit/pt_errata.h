@@ -3,7 +3,7 @@
  * (the bits of its struct pt_errata), their names, and which a CPU has
  * (family/model, as libipt's pt_cpu_errata says; docs/decisions.md D100).
  * Shared by the Intel PT encoder model, which can produce each erratum's
- * packets (switches, D101-D104, D108), and the flow decoder, which has a
+ * packets (switches, D101-D104, D108-D110), and the flow decoder, which has a
  * workaround for each it models (D106).  A file-format level table: the
  * isa layer.
  */

@@ -13,7 +13,9 @@ For every golden vector with an expect block, of both dialects:
 For the overflow vectors, packets are listed as dropped before the packet
 that ends the overflow (RTIT FUP.BuffOvf, 4.2.5; Intel PT OVF, 33.3.8).
 Erratum E8's vector is left out (its packets leave in another order than
-the encoder made them: D120, docs/explain.md).
+the encoder made them: D120, docs/explain.md), and so is Intel PT erratum
+SKD007's (its cut CYC and the OVF read in byte order as two CYCs, which
+its expect block lists, while the encoder made a CYC and an OVF: D109).
 """
 import os
 import re
@@ -41,7 +43,7 @@ def check(ok, what):
 tmp = tempfile.mkdtemp()
 n = 0
 for f in sorted(os.listdir(GOLDEN)):
-    if not f.endswith(".scn") or f.startswith("rtit_e8"):
+    if not f.endswith(".scn") or f.startswith("rtit_e8") or f == "pt_erratum_skd007.scn":
         continue
     name = f[:-4]
     exp = expect_lines(os.path.join(GOLDEN, f))

@@ -3,7 +3,9 @@
 embeds in its page, decoded here independently of the page's script
 (docs/explain.md lists its format), against what other tools say.
 
-For every golden vector of both dialects:
+For every golden vector of both dialects (but Intel PT erratum SKD007's,
+whose cut CYC and OVF `rtitsim dump` reads in byte order as two CYCs:
+D109):
   * one record per line of golden/expected/NAME.flow.txt, with its address,
     and for instructions as many bytes as its length;
   * the packets in the trace are, in order, those `rtitsim dump --json`
@@ -240,7 +242,8 @@ def main():
     bad_input(tmp)
     bundle_copied(tmp)
     program(tmp)
-    names = sorted(f[:-4] for f in os.listdir(GOLDEN) if f.endswith(".scn"))
+    names = sorted(f[:-4] for f in os.listdir(GOLDEN)
+                   if f.endswith(".scn") and f != "pt_erratum_skd007.scn")
     st = {n: vector(n, tmp) for n in names}
     s = st["rtit_table19_filter"]
     a0, a3, a4 = after(s, 0), after(s, 3), after(s, 4)

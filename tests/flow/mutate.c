@@ -12,7 +12,8 @@
  * configuration from the sideband as `rtitsim decode` takes it.  The
  * unmutated trace must decode to the truth (a vector whose trace does
  * not, E4 and E8, is left out and counted).  Then for every byte of the
- * trace, K other values (deterministic: a fixed xorshift seed; -k N, or
+ * trace, K other values (deterministic: xorshift seeded from the vector's
+ * name, so that one vector's mutants do not depend on the others; -k N, or
  * RTITSIM_MUTATE_K; -k 255 is every value), each decoded whole.  A mutant
  * is judged by the first decoded record that the truth does not have (the
  * library's comparator, rtit/flow.h):
@@ -623,6 +624,12 @@ int main(int argc, char **argv)
 			goto next;
 		}
 		nvec++;
+		/* each vector's own draws (FNV-1a of its name): adding a
+		 * vector does not change the mutants of the others */
+		rng = 0xcbf29ce484222325ull;
+		for (const char *c = v.name; *c; c++)
+			rng = (rng ^ (uint8_t)*c) * 0x100000001b3ull;
+		rng |= 1;
 #ifdef HAVE_LIBIPT
 		uint64_t o0;
 		/* libipt 2.0.5 knows no PEBS blocks or Event Trace packets:
