@@ -1881,18 +1881,17 @@ static int event_record(struct rtit_flow_dec *d, uint64_t ip)
 					 "IRET" : "UIRET", ip, rtit_insn_class_name(e->cls));
 		flow_insn_rec(d, e, 0, RTIT_SIM_F_TAKEN, RTIT_FLOW_A_NEXT_UNKNOWN);
 		break;
-	case rtit_pt_cfe_intr:
+	case rtit_pt_cfe_intr: case rtit_pt_cfe_uintr: case rtit_pt_cfe_init:
 		/* a software interrupt's FUP is its CLIP (Table 33-50): at
 		 * an INT n of the CFE's vector, the INT n itself (as the
 		 * walk with branches takes it, D30; an external interrupt
 		 * of that vector right there sends the same packets) */
-		if (ic_get(d, ip, &e) == 0 && e->cls == RTIT_IC_INT && e->vec == c->u.cfe.vector) {
+		if (c->u.cfe.type == rtit_pt_cfe_intr && ic_get(d, ip, &e) == 0 &&
+		    e->cls == RTIT_IC_INT && e->vec == c->u.cfe.vector) {
 			d->ip = ip;
 			flow_insn_rec(d, e, 0, RTIT_SIM_F_TAKEN, RTIT_FLOW_A_NEXT_UNKNOWN);
 			break;
 		}
-		/* fall through */
-	case rtit_pt_cfe_uintr: case rtit_pt_cfe_init:
 		flow_emit_event(d, ip, 0);
 		rec = &d->batch[d->nbatch - 1];
 		rec->pad0 |= RTIT_FLOW_A_NEXT_UNKNOWN;
