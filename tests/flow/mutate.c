@@ -394,6 +394,23 @@ static struct pt_insn_decoder *ipt_decoder(const struct vec *v, const uint8_t *t
 	return dec;
 }
 
+/* One step of libipt's instruction decoder from status @s: its pending
+ * events taken, then the next instruction into @in.  Its status, or
+ * -pte_eos once it has said the trace ended (pts_eos: past that it only
+ * guesses). */
+static int ipt_next(struct pt_insn_decoder *dec, int s, struct pt_insn *in)
+{
+	while (s >= 0 && (s & pts_event_pending)) {
+		struct pt_event ev;
+		s = pt_insn_event(dec, &ev, sizeof(ev));
+	}
+	if (s < 0)
+		return s;
+	if (s & pts_eos)
+		return -pte_eos;
+	return pt_insn_next(dec, in, sizeof(*in));
+}
+
 /*
  * Whether libipt 2.0.5's instruction-flow decoder (Intel's reference
  * decoder, configured with the vector's CPU, its errata and its address
@@ -416,19 +433,9 @@ static bool ipt_confirms(const struct vec *v, const uint8_t *t, const struct jud
 	if (!dec)
 		return false;
 	int s = pt_insn_sync_forward(dec);
-	while (s >= 0 && k < want && same) {
-		while (s >= 0 && (s & pts_event_pending)) {
-			struct pt_event ev;
-			s = pt_insn_event(dec, &ev, sizeof(ev));
-		}
-		if (s < 0 || (s & pts_eos))
-			break;
-		struct pt_insn in;
-		s = pt_insn_next(dec, &in, sizeof(in));
-		if (s < 0)
-			break;
+	struct pt_insn in;
+	while (s >= 0 && k < want && same && (s = ipt_next(dec, s, &in)) >= 0)
 		same = in.ip == dec_ips[k++];
-	}
 	pt_insn_free_decoder(dec);
 	return same && k == want;
 }
@@ -447,16 +454,9 @@ static bool ipt_first_error(const struct vec *v, const uint8_t *t, uint64_t *off
 	if (!dec)
 		return false;
 	int s = pt_insn_sync_forward(dec);
-	for (unsigned k = 0; k < 1u << 20 && s >= 0; k++) {
-		while (s >= 0 && (s & pts_event_pending)) {
-			struct pt_event ev;
-			s = pt_insn_event(dec, &ev, sizeof(ev));
-		}
-		if (s < 0 || (s & pts_eos))
-			break;
-		struct pt_insn in;
-		s = pt_insn_next(dec, &in, sizeof(in));
-	}
+	struct pt_insn in;
+	for (unsigned k = 0; k < 1u << 20 && s >= 0; k++)
+		s = ipt_next(dec, s, &in);
 	if (s < 0 && s != -pte_eos) {
 		err = true;
 		ipt_last_code = s;
