@@ -578,12 +578,12 @@ static int skd007(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 	struct rtit_pktdec_item nx;
 
 	if (!workaround(d, RTIT_PT_SKD007) || it->pkt.type != RTIT_PT_CYC ||
-	    it->pkt.size != 2 || it->raw[1] != 0x02)
+	    it->pkt.size != 2 || it->raw[1] != rtit_pt_ext)
 		return 0;
 	int r = flow_next_packet(d, &nx);
 	if (r <= 0)
 		return r;
-	if (nx.pkt.type == RTIT_PT_CYC && nx.pkt.size == 1 && nx.raw[0] == 0xf3) {
+	if (nx.pkt.type == RTIT_PT_CYC && nx.pkt.size == 1 && nx.raw[0] == rtit_pt_ext_ovf) {
 		memset(&it->pkt, 0, sizeof(it->pkt));
 		it->pkt.type = RTIT_PT_OVF;
 		it->pkt.size = 2;
