@@ -27,6 +27,8 @@
 #include <string.h>
 
 #include "flow_internal.h"
+#include "rtit/ip.h"
+#include "rtit/msr_rtit.h"
 
 void rtit_flow_cfg_default(struct rtit_flow_cfg *cfg)
 {
@@ -264,6 +266,31 @@ static int read_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 	return 1;
 }
 
+/* RTIT: the CNT and Zext of @it's LIP are those RTIT Table 18 gives for
+ * it against the LAST_LIP it was compressed with (4.2.3.1: the table is a
+ * function of the matches and zeroes, Zext first, D3), as the packet
+ * decoder tracked it (D142); with cfg.r_lip_exact only (a run's trace).
+ * Not under E3 or E8, whose PSB or packets move.  1, or the error. */
+static int rtit_r_lip_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
+{
+	struct rtit_last_ip l;
+	struct rtit_pkt_ip want;
+
+	if (!d->cfg.r_lip_exact || (d->cfg.errata & ((1u << 3) | (1u << 8))))
+		return 1;
+	rtit_last_ip_init(&l, RTIT_DIALECT_RTIT);
+	l.ip = it->last_ip;
+	l.valid = it->last_ip_valid;
+	rtit_last_ip_choose(&l, it->ip, &want);
+	if (want.ipc == it->pkt.u.ip.ipc && want.zext == it->pkt.u.ip.zext)
+		return 1;
+	return flow_fail(d, RTIT_ERR_BAD_PACKET, it->offset,
+			 "%s 0x%" PRIx64 " sent with CNT=%u Zext=%u; against LAST_LIP 0x%" PRIx64
+			 "%s RTIT Table 18 gives CNT=%u Zext=%u (4.2.3.1)",
+			 rtit_pkt_name(it->pkt.type), it->ip, it->pkt.u.ip.ipc, it->pkt.u.ip.zext,
+			 it->last_ip, it->last_ip_valid ? "" : " (cleared)", want.ipc, want.zext);
+}
+
 /* Puts @it in view.  1, or an error when its IP is not known. */
 int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool psb)
 {
@@ -301,6 +328,8 @@ int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool
 		return flow_fail(d, RTIT_ERR_BAD_PACKET, it->offset,
 				 "%s with the non-canonical IP 0x%" PRIx64 " (SDM Vol. 1 3.3.7.1)",
 				 rtit_pkt_name(it->pkt.type), it->ip);
+	if (!d->pt && rtit_pkt_has_ip(it->pkt.type) && it->ip_status == 0)
+		return rtit_r_lip_check(d, it);
 	return 1;
 }
 
@@ -339,6 +368,48 @@ static void take_ccp(struct rtit_flow_dec *d)
 	d->la.exact = !(d->cfg.errata & RTIT_FLOW_E6);
 }
 
+/* Whether RTIT_CTL, the same at every enable (cfg.r_ctl_fixed), lets @it
+ * be generated (D142): STS only with STS_En (RTIT 4.2.13), MTC only with
+ * MTC_En and its RNG the MTC_Range field (4.2.12), PIP only with CR3En
+ * clear (4.2.10), FUP.PCC only with Cycle_Acc (4.2.6).  0 or the error. */
+static int rtit_packet_allowed(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
+{
+	uint64_t ctl = d->cfg.r_ctl;
+	const char *why;
+
+	switch (it->pkt.type) {
+	case RTIT_R_STS:
+		if (ctl & RTIT_R_CTL_STS_EN)
+			return 0;
+		why = "it needs STS_En (RTIT 4.2.13)";
+		break;
+	case RTIT_R_MTC:
+		if (!(ctl & RTIT_R_CTL_MTC_EN))
+			why = "it needs MTC_En (RTIT 4.2.12)";
+		else if (it->pkt.u.mtc.rng != ((ctl & RTIT_R_CTL_MTC_RANGE_MASK) >>
+					       RTIT_R_CTL_MTC_RANGE_SHIFT))
+			why = "its RNG is not RTIT_CTL.MTC_Range (RTIT 4.2.12)";
+		else
+			return 0;
+		break;
+	case RTIT_R_PIP:
+		if (!(ctl & RTIT_R_CTL_CR3EN))
+			return 0;
+		why = "none is sent with CR3En set (RTIT 4.2.10)";
+		break;
+	case RTIT_R_FUP_PCC:
+		if (ctl & RTIT_R_CTL_CYCLE_ACC)
+			return 0;
+		why = "it needs Cycle_Acc (RTIT 4.2.6)";
+		break;
+	default:
+		return 0;
+	}
+	return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+			 "%s, which RTIT_CTL 0x%" PRIx64 " rules out: %s",
+			 rtit_pkt_name(it->pkt.type), ctl, why);
+}
+
 /* Brings the next significant packet into view (consuming timing
  * packets, PIP and PSB).  1: in view, 0: end of stream, < 0: error. */
 static int peek(struct rtit_flow_dec *d)
@@ -348,6 +419,8 @@ static int peek(struct rtit_flow_dec *d)
 	while (!d->have_la) {
 		int r = flow_next_packet(d, &it);
 		if (r <= 0)
+			return r;
+		if (d->cfg.r_ctl_fixed && (r = rtit_packet_allowed(d, &it)) < 0)
 			return r;
 		switch (it.pkt.type) {
 		case RTIT_R_PSB:
@@ -433,16 +506,16 @@ int flow_ic_fill(struct rtit_flow_dec *d, uint64_t key, struct ic_ent *e)
 			if (d->cfg.read_mem(d->cfg.mem_opaque, ip + n, buf + n, 1) < 0)
 				break;
 		if (!n)
-			return flow_fail(d, RTIT_ERR_NOMAP, d->last_off,
+			return flow_fail(d, RTIT_ERR_NOMAP, d->used_off,
 				    "no memory mapped at 0x%" PRIx64 ": the flow leaves the program image", ip);
 	}
 	bool ok = ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(zd, NULL, buf, n, &in));
 	if (!ok && n < sizeof(buf))	/* its bytes are not all in the image (D74) */
-		return flow_fail(d, RTIT_ERR_NOMAP, d->last_off,
+		return flow_fail(d, RTIT_ERR_NOMAP, d->used_off,
 			    "no memory mapped at 0x%" PRIx64 ": the instruction at 0x%" PRIx64
 			    " runs past the program image", ip + n, ip);
 	if (!ok)
-		return flow_fail(d, RTIT_ERR_INVALID, d->last_off,
+		return flow_fail(d, RTIT_ERR_INVALID, d->used_off,
 			    "the flow reaches 0x%" PRIx64 ", which does not decode as an instruction", ip);
 	isa_classify(&in, ip, &si);
 	e->ip = key;
@@ -1070,7 +1143,12 @@ static int walk_far(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t nl
 	} else {
 		if ((r = peek(d)) < 0)
 			return r;
-		if (r && d->la.pkt.type == RTIT_R_TIP) {
+		/* Table 19 rows 30-31: FUP.PGD and TIP(BLIP) when FilterEn
+		 * went to 0 with ContextEn 1; with FilterEn always on (D142)
+		 * only rows 32-33, FUP.PGD alone, and a TIP is not this one's */
+		bool filter_on = d->cfg.r_ctl_fixed &&
+				 (d->cfg.r_events & RTIT_R_EVENTS_FILTER_MASK) == RTIT_R_EVID_ALWAYS_ON;
+		if (r && d->la.pkt.type == RTIT_R_TIP && !filter_on) {
 			next = d->la.ip;
 			consume(d);
 		} else {
@@ -1290,6 +1368,7 @@ static int recover(struct rtit_flow_dec *d)
 	d->have_stash = false;
 	d->ahead_n = 0;
 	d->ahead_err = 0;
+	d->eos = false;		/* the packets read ahead may have met the end */
 	uint64_t before = d->pd.skipped;
 	/* SDM 33.4.2.17, D81: the next PSB from the byte after the bad packet's
 	 * first, so that a PSB it swallowed the start of is found.  The bad

@@ -88,6 +88,9 @@ struct rtit_flow_dec {
 	 * overflow clears with FilterEn 0 too, 4.2.5): a packet that does
 	 * not fit means it is off, not an error */
 	bool soft;
+	/* PT: tracing started at a PSB+ or OVF FUP and no packet has been
+	 * used since: a TIP.PGE next says it was off there (D142) */
+	bool fup_start;
 	uint64_t ip;
 	uint64_t prev_nlip;	/* NLIP of the instruction just walked */
 	uint64_t tnt_bits;
@@ -147,6 +150,7 @@ struct rtit_flow_dec {
 	/* the BIP IDs of the open block, the BBP types of the open record
 	 * (D137) */
 	uint32_t pebs_ids, pebs_types;
+	unsigned pebs_lbr_n;	/* LBR block items in this record */
 	uint64_t pebs_h, pebs_eip;
 	bool pge_ok;		/* take_tip: a TIP.PGE may end an event's
 				 * packets (INIT on an AP, then SIPI, D58) */
@@ -155,6 +159,10 @@ struct rtit_flow_dec {
 				 * TNT or OVF: it belongs to the FUP ahead */
 	uint64_t walked;	/* instructions since the last packet */
 	uint64_t last_off;	/* offset of the last packet consumed */
+	/* the last packet the walk used (not a PSB passed on the way): where
+	 * code the image lacks is reported, the packet that sent the walk
+	 * there (D142) */
+	uint64_t used_off;
 
 	/* the PSB the last resync found (synced), at sync_off */
 	bool synced;
@@ -317,7 +325,9 @@ static inline void consume(struct rtit_flow_dec *d)
 {
 	d->have_la = false;
 	d->last_off = d->la.offset;
+	d->used_off = d->la.offset;
 	d->soft = false;
+	d->fup_start = false;
 	/* the records made from here on carry its time; the one made for it
 	 * (this walk step's) is exact when a cycle packet was adjacent */
 	if (d->tmpl.cycles != d->la.cyc)

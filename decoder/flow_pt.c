@@ -194,6 +194,31 @@ static bool pge_ahead(const struct rtit_flow_dec *d)
 	return true;
 }
 
+/* A TNT in view, taken while tracing: its bits pending.  A TIP.PGE among
+ * the packets read ahead before any TIP.PGD, OVF, PSB or TraceStop cannot
+ * follow it (PacketEn is 1 until one of those says otherwise, SDM
+ * 33.4.2.4): the error comes before the bits are used (D142). */
+static int take_tnt(struct rtit_flow_dec *d)
+{
+	d->tnt_bits = d->la.pkt.u.tnt.bits;
+	d->tnt_n = d->la.pkt.u.tnt.nbits;
+	consume(d);
+	for (unsigned k = 0; k < d->ahead_n; k++) {
+		const struct rtit_pktdec_item *it = &d->ahead[(d->ahead_head + k) % (FLOW_AHEAD + 1)];
+		switch (it->pkt.type) {
+		case RTIT_PT_TIP_PGE:
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+					 "TIP.PGE while tracing is enabled, with no TIP.PGD"
+					 " before it (SDM 33.4.2.4)");
+		case RTIT_PT_TIP_PGD: case RTIT_PT_OVF: case RTIT_PT_PSB: case RTIT_PT_TRACESTOP:
+			return 0;
+		default:
+			continue;
+		}
+	}
+	return 0;
+}
+
 /* How many BIP IDs Table 33-47 defines for BBP type @type (IDs 0 to
  * n-1); 0 for a type Table 33-45 reserves. */
 static unsigned bip_ids(uint8_t type)
@@ -206,6 +231,34 @@ static unsigned bip_ids(uint8_t type)
 	case rtit_pt_bbp_xmm: return 32;
 	default: return 0;
 	}
+}
+
+/* The block that a BBP or BEP at @off closes (d->pebs_blk, its IDs in
+ * d->pebs_ids): complete (D142).  A PEBS record's group holds every field
+ * the group defines (SDM Vol. 3B 20.9.2.2, which Table 33-47 cites), so a
+ * Basic, Memory, GPR or XMM block holds every item Table 33-47 lists for
+ * it; the LBR blocks hold LBR entries (FROM, TO, INFO) in order: IDs from
+ * 0 without a gap, a full block before the next LBR block, whole entries
+ * in all (@end: the record's last block closed). */
+static int pebs_block_done(struct rtit_flow_dec *d, uint64_t off, bool end)
+{
+	unsigned n = (unsigned)__builtin_popcount(d->pebs_ids);
+	bool lbr = d->pebs_blk == rtit_pt_bbp_lbr0 || d->pebs_blk == rtit_pt_bbp_lbr1 ||
+		   d->pebs_blk == rtit_pt_bbp_lbr2;
+	unsigned want = lbr ? n : bip_ids(d->pebs_blk);
+	uint32_t all = want >= 32 ? 0xffffffffu : (1u << want) - 1;
+
+	if (lbr)
+		d->pebs_lbr_n += n;
+	if (d->pebs_ids != all)
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+				 "a block of type 0x%02x without all its items (IDs 0x%x present;"
+				 " SDM Table 33-47, Vol. 3B 20.9.2.2)", d->pebs_blk, d->pebs_ids);
+	if (end && d->pebs_lbr_n % 3)
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+				 "LBR blocks with %u items, not whole entries (FROM, TO, INFO;"
+				 " SDM Table 33-47)", d->pebs_lbr_n);
+	return 0;
 }
 
 /* A PEBS record's BBP, BIP or BEP at @off: its blocks run from the first
@@ -229,10 +282,22 @@ static int pebs_block(struct rtit_flow_dec *d, const struct rtit_packet *p, uint
 			d->pebs_eip = 0;
 			d->pebs_groups = 0;
 			d->pebs_types = 0;
+			d->pebs_lbr_n = 0;
 		} else if (d->pebs_types & (1u << p->u.bbp.type)) {
 			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
 					 "a second block of type 0x%02x in one PEBS record"
 					 " (SDM 33.4.1.1)", p->u.bbp.type);
+		} else {
+			int r = pebs_block_done(d, off, false);
+			if (r < 0)
+				return r;
+			/* the next LBR block continues a full one (Table 33-47) */
+			if ((p->u.bbp.type == rtit_pt_bbp_lbr1 && d->pebs_lbr_n != 32) ||
+			    (p->u.bbp.type == rtit_pt_bbp_lbr2 && d->pebs_lbr_n != 64))
+				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+						 "LBR block 0x%02x after %u LBR items, not a full"
+						 " block before it (SDM Table 33-47)", p->u.bbp.type,
+						 d->pebs_lbr_n);
 		}
 		d->pebs_types |= 1u << p->u.bbp.type;
 		d->pebs_ids = 0;
@@ -260,6 +325,11 @@ static int pebs_block(struct rtit_flow_dec *d, const struct rtit_packet *p, uint
 		if (!d->pebs_in)
 			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
 					 "BEP with no block open (SDM 33.4.2.26)");
+		{
+			int r = pebs_block_done(d, off, true);
+			if (r < 0)
+				return r;
+		}
 		/* IP=1: the FUP that follows binds the record (Table
 		 * 33-48); IP=0 (ContextEn=0): nothing traced here to
 		 * bind it to, it is not reported */
@@ -322,6 +392,22 @@ static int pt_packet_allowed(struct rtit_flow_dec *d, const struct rtit_pktdec_i
 					 rtit_pkt_name(p->type));
 		default:
 			break;
+		}
+	}
+	if (d->in_psb) {
+		/* PSB+ holds status packets only (SDM 33.3.7: TSC, TMA, PIP,
+		 * VMCS, CBR, MODE.TSX, MODE.Exec, FUP; CYC and MTC "may be
+		 * generated"), up to its PSBEND or an OVF ending it (D142) */
+		switch (p->type) {
+		case RTIT_PT_TSC: case RTIT_PT_TMA: case RTIT_PT_PIP: case RTIT_PT_VMCS:
+		case RTIT_PT_CBR: case RTIT_PT_MODE_TSX: case RTIT_PT_MODE_EXEC: case RTIT_PT_FUP:
+		case RTIT_PT_CYC: case RTIT_PT_MTC: case RTIT_PT_PAD: case RTIT_PT_MNT:
+		case RTIT_PT_PSBEND: case RTIT_PT_OVF:
+			break;
+		default:
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+					 "%s inside PSB+, before its PSBEND: PSB+ holds status"
+					 " packets only (SDM 33.3.7)", rtit_pkt_name(p->type));
 		}
 	}
 	if (d->bound_fup || d->pebs_fup) {
@@ -793,6 +879,7 @@ static int overflow(struct rtit_flow_dec *d)
 		/* tracing from here: a MODE.TSX that follows has its FUP, a
 		 * MODE.Exec waits for its FUP or TIP */
 		flow_enable_at(d, ip);
+		d->fup_start = true;
 		if ((r = pt_peek(d)) < 0)
 			return r;
 		if (r && is_type(d, RTIT_PT_TIP_PGD)) {
@@ -979,6 +1066,13 @@ static void event_is(struct rtit_flow_dec *d, uint8_t ev, uint8_t vec)
  * TIP.PGE's IP (Table 33-55 cases 23/24, D58).  Returns as flow_pt_walk. */
 static int init_ap_here(struct rtit_flow_dec *d, uint64_t at, uint64_t to)
 {
+	/* a SIPI starts the AP at 000VV000H, VV its vector (SDM Vol. 3A
+	 * 9.4.4, "MP Initialization"; D58): no other TIP.PGE IP is one
+	 * (D142) */
+	if (to & ~(uint64_t)0xff000)
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->la.offset,
+				 "TIP.PGE 0x%" PRIx64 " after the FUP 0x%" PRIx64 " of an INIT:"
+				 " a SIPI starts at 000VV000H (SDM Vol. 3A 9.4.4)", to, at);
 	flow_emit_event(d, at, 0);
 	event_is(d, RTIT_EV_INIT, 1);
 	flow_emit_event(d, to, to);
@@ -990,12 +1084,26 @@ static int init_ap_here(struct rtit_flow_dec *d, uint64_t at, uint64_t to)
 	return 1;
 }
 
+/* Whether the CFE of type @cfe (0: none) before the FUP of an event from
+ * @at to @to (a FUP + TIP the walk takes as asynchronous: an interrupt or
+ * exception, or a VM exit when a PIP(NR=0) came or it resumes at @at) is
+ * that event's (SDM Table 33-50: INTR, VMEXIT, VMEXIT_INTR, SMI; D142). */
+static bool async_cfe_ok(const struct rtit_flow_dec *d, uint8_t cfe, uint64_t at, uint64_t to)
+{
+	bool vmexit = d->vmx_change == RTIT_EV_VMEXIT || (to == at && !d->vmx_change);
+
+	if (cfe == rtit_pt_cfe_vmexit || cfe == rtit_pt_cfe_vmexit_intr)
+		return true;
+	return !vmexit && (cfe == rtit_pt_cfe_intr || cfe == rtit_pt_cfe_smi);
+}
+
 /* A FUP at the walk's IP with no bits pending: an event here (or TraceEn
  * cleared here).  Returns as flow_pt_walk. */
 static int event_here(struct rtit_flow_dec *d, const struct ic_ent *e)
 {
 	uint64_t at = d->la.ip, off = d->la.offset, to = 0;
 	bool pgd;
+	uint8_t cfe = d->cfe_type;	/* the CFE before the FUP, if any */
 	int r;
 
 	consume(d);
@@ -1031,6 +1139,7 @@ static int event_here(struct rtit_flow_dec *d, const struct ic_ent *e)
 	if (r != TIP_OK)	/* which event, if any (an SMI sends FUP, TIP.PGD), is lost */
 		return r == TIP_EOS ? 2 : overflow(d);
 	if (pgd) {
+		d->cfe_type = 0;
 		/* FUP + TIP.PGD(): a WRMSR clearing TraceEn (Table 33-56 case
 		 * 3), an SMI (case 9), or an event into code not traced
 		 * (ContextEn cleared): which event is not known.  With an IP,
@@ -1042,6 +1151,15 @@ static int event_here(struct rtit_flow_dec *d, const struct ic_ent *e)
 		flow_disable(d, RTIT_FLOW_N_DISABLE, off, to != NO_IP ? to : at);
 		return 0;
 	}
+	if (d->cfg.event_trace && d->cfg.pt_ctl_fixed && !async_cfe_ok(d, cfe, at, to))
+		/* EventEn=1 for the whole trace: an interrupt, exception or
+		 * VM exit sends its CFE before the FUP (SDM 33.4.2.29, Table
+		 * 33-59 cases 3-6, 13-14; D142) */
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+				 "an event at 0x%" PRIx64 " (FUP, TIP 0x%" PRIx64 ") after %s, with"
+				 " EventEn=1 (SDM 33.4.2.29, Table 33-59)", at, to,
+				 cfe ? "a CFE of another kind" : "no CFE");
+	d->cfe_type = 0;	/* used: the next event needs its own */
 	async_event(d, at, to);
 	return 1;
 }
@@ -1303,12 +1421,23 @@ static inline int pt_walk_packet(struct rtit_flow_dec *d, const struct ic_ent *e
 				 " packet is %s", flow_la_name(d));
 	switch (p->pkt.type) {
 	case RTIT_PT_TIP_PGE:
-		/* tracing restarted with no TIP.PGD seen */
-		sgx_on_enable(d);
-		take_if(d);
-		flow_drop_uncertain(d, p->offset);
-		flow_enable_la(d, RTIT_FLOW_N_ENABLE);
-		return W_AGAIN;
+		if (d->fup_start) {
+			/* no packet used since the FUP that started the
+			 * walk: that FUP came while tracing was off (errata
+			 * APL12, BDM70 without their workarounds, D106) */
+			sgx_on_enable(d);
+			take_if(d);
+			flow_drop_uncertain(d, p->offset);
+			flow_enable_la(d, RTIT_FLOW_N_ENABLE);
+			return W_AGAIN;
+		}
+		/* a TIP.PGE says PacketEn went from 0 to 1 (SDM 33.4.2.4);
+		 * the walk is tracing and used a packet since it started;
+		 * no TIP.PGD, OVF or disable came (libipt's decoders
+		 * reject it too, D142) */
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, p->offset,
+				 "TIP.PGE while tracing is enabled at 0x%" PRIx64 ", with no"
+				 " TIP.PGD before it (SDM 33.4.2.4)", d->ip);
 	case RTIT_PT_OVF:
 		if ((r = overflow(d)) < 0)
 			return r;
@@ -1407,9 +1536,8 @@ static inline int pt_walk_cond_ret(struct rtit_flow_dec *d, const struct ic_ent 
 			return flow_walk_end(d);
 		switch (d->la.pkt.type) {
 		case RTIT_PT_TNT8: case RTIT_PT_TNT64:
-			d->tnt_bits = d->la.pkt.u.tnt.bits;
-			d->tnt_n = d->la.pkt.u.tnt.nbits;
-			consume(d);
+			if ((r = take_tnt(d)) < 0)
+				return r;
 			break;
 		case RTIT_PT_TIP_PGD:
 			off = d->la.offset;
@@ -1537,11 +1665,9 @@ static inline int pt_walk_indirect(struct rtit_flow_dec *d, const struct ic_ent 
 	if (!d->tnt_n) {
 		if ((r = pt_peek(d)) < 0)
 			return r;
-		if (r && (is_type(d, RTIT_PT_TNT8) || is_type(d, RTIT_PT_TNT64))) {
-			d->tnt_bits = d->la.pkt.u.tnt.bits;
-			d->tnt_n = d->la.pkt.u.tnt.nbits;
-			consume(d);
-		}
+		if (r && (is_type(d, RTIT_PT_TNT8) || is_type(d, RTIT_PT_TNT64)) &&
+		    (r = take_tnt(d)) < 0)
+			return r;
 	}
 	if ((r = take_tip(d, e->cls == RTIT_IC_INDIRECT_JMP ? "the indirect JMP" :
 			  "the indirect CALL", next, &pgd)) != TIP_OK) {
@@ -1551,6 +1677,13 @@ static inline int pt_walk_indirect(struct rtit_flow_dec *d, const struct ic_ent 
 			return r;
 		return W_AGAIN;
 	}
+	if (pgd && d->tnt_n)
+		/* a TIP is deferred only behind the bits of branches after
+		 * it (33.4.2.3); after a TIP.PGD none is traced (D142) */
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+				 "TIP.PGD at the %s at 0x%" PRIx64 " with %d TNT bits not used"
+				 " (SDM 33.4.2.3, 33.4.2.5)", rtit_insn_class_name(e->cls), d->ip,
+				 d->tnt_n);
 	if (pgd)
 		return leave(d, e, d->last_off, *next, RTIT_SIM_F_TAKEN);
 	if ((r = bdm64(d, next)) < 0)
@@ -1776,6 +1909,7 @@ static void psb_enable(struct rtit_flow_dec *d, uint64_t off, uint64_t ip, bool 
 	sgx_on_enable(d);
 	flow_note(d, unsynced ? RTIT_FLOW_N_RESYNC : RTIT_FLOW_N_ENABLE, off, ip, 0);
 	flow_enable_at(d, ip);
+	d->fup_start = true;
 }
 
 /* Erratum BDM70's workaround (D106), after a PSB+ FUP held while tracing

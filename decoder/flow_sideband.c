@@ -6,6 +6,7 @@
 
 #include "rtit/flow.h"
 #include "rtit/msr_pt.h"
+#include "rtit/msr_rtit.h"
 #include "rtit/pt_errata.h"
 
 /* A switch's value as the encoders parse it: on unless off/0/no/false. */
@@ -42,6 +43,9 @@ void rtit_flow_cfg_from_sideband(struct rtit_flow_cfg *cfg, const struct rtit_si
 	cfg->pt_errata = rtit_pt_cpu_errata_str(sb->cpu) | sb->pt_errata;
 	cfg->pt_ctl = sb->ia32_rtit_ctl;
 	cfg->pt_ctl_fixed = sb->has_ia32_rtit_ctl && sb->ctl_fixed == 1;
+	cfg->r_ctl = sb->rtit_ctl;
+	cfg->r_ctl_fixed = sb->has_rtit_ctl && sb->ctl_fixed == 1;
+	cfg->r_lip_exact = sb->dialect == RTIT_DIALECT_RTIT;
 	for (int n = 0; n < 4; n++) {
 		cfg->pt_addr_a[n] = sb->addr_a[n];
 		cfg->pt_addr_b[n] = sb->addr_b[n];
@@ -50,6 +54,8 @@ void rtit_flow_cfg_from_sideband(struct rtit_flow_cfg *cfg, const struct rtit_si
 	 * 33.2.8.5), for the TIP.PGD check of D137 */
 	for (size_t i = 0; i < sb->nmsrs; i++) {
 		uint32_t m = sb->msrs[i].msr;
+		if (m == RTIT_R_MSR_EVENTS)
+			cfg->r_events = sb->msrs[i].value;
 		if (m >= RTIT_PT_MSR_ADDR0_A && m < RTIT_PT_MSR_ADDR0_A + 8) {
 			unsigned n = (m - RTIT_PT_MSR_ADDR0_A) / 2;
 			if ((m - RTIT_PT_MSR_ADDR0_A) % 2)

@@ -11,6 +11,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "rtit/msr_pt.h"
 #include "rtit/msr_rtit.h"
 #include "rtit/session.h"
 #include "rtit/version.h"
@@ -94,6 +95,26 @@ static void on_batch(const struct rtit_sim_rec *recs, size_t n, void *opaque)
 	}
 }
 
+/* An MSR whose value a decoder takes from the sideband's msr lines for the
+ * whole trace besides the control MSR: the filter's (RTIT: RTIT_EVENTS,
+ * RTIT_LIP0-3, 3.3.5-3.3.6; Intel PT: IA32_RTIT_ADDRn_A/B, CR3_MATCH, SDM
+ * 33.2.8.5-6).  A later write that changes one makes ctl_fixed 0 (D142). */
+static bool filter_msr(uint32_t msr)
+{
+	return msr == RTIT_R_MSR_EVENTS || (msr >= RTIT_R_MSR_LIP0 && msr <= RTIT_R_MSR_LIP3) ||
+	       msr == RTIT_PT_MSR_CR3_MATCH ||
+	       (msr >= RTIT_PT_MSR_ADDR0_A && msr < RTIT_PT_MSR_ADDR0_A + 8);
+}
+
+/* Whether @v is not the value kept for @msr (before the first enable). */
+static bool msr_changed(const struct session *s, uint32_t msr, uint64_t v)
+{
+	for (size_t i = 0; i < s->nmsrs; i++)
+		if (s->msrs[i].msr == msr)
+			return s->msrs[i].value != v;
+	return v != 0;
+}
+
 static int msr_write(void *opaque, uint32_t msr, uint64_t v, const struct rtit_sim_rec *ctx)
 {
 	struct session *s = opaque;
@@ -108,6 +129,8 @@ static int msr_write(void *opaque, uint32_t msr, uint64_t v, const struct rtit_s
 		keep_msr(s, msr, v);
 	if (had && r == 0 && msr == rtit_encoder_ctl_msr(s->enc) &&
 	    rtit_encoder_ctl_trace_en(s->enc, v) && v != s->first_ctl)
+		s->ctl_varies = true;
+	if (had && r == 0 && filter_msr(msr) && msr_changed(s, msr, v))
 		s->ctl_varies = true;
 	return r;
 }

@@ -159,6 +159,23 @@ struct rtit_flow_cfg {
 	 * MTCEn, ...: the Dependencies rows of SDM 33.4.2) is an error
 	 * (docs/decisions.md D137) */
 	bool pt_ctl_fixed;
+	/* RTIT: RTIT_CTL held at every enable (the sideband's rtit_ctl and
+	 * ctl_fixed): an STS without STS_En, an MTC without MTC_En or of
+	 * another MTC_Range, a PIP with CR3En, a FUP.PCC without Cycle_Acc
+	 * (RTIT 4.2.6, 4.2.10, 4.2.12, 4.2.13) is an error (docs/decisions.md
+	 * D142) */
+	uint64_t r_ctl;
+	bool r_ctl_fixed;
+	/* RTIT: RTIT_EVENTS (3.3.5), from the sideband's msr line (0, its
+	 * reset value, without one); with r_ctl_fixed, a Filter_Event_ID of
+	 * "always on" means FilterEn is never 0, so no far transfer leaves
+	 * it with ContextEn 1 (Table 19 rows 30-31: FUP.PGD and TIP; D142) */
+	uint64_t r_events;
+	/* RTIT: each FUP/TIP's CNT and Zext must be what RTIT Table 18
+	 * gives (4.2.3.1), as a Silvermont/Airmont encoder compresses; set
+	 * from a sideband (a trace of a run), not for hand-made streams,
+	 * which often send every LIP whole (docs/decisions.md D142) */
+	bool r_lip_exact;
 	/* RTIT: CR0.PG where the trace starts (a MOV CR0 sends a PIP only
 	 * when it changes PG, 4.2.10): 1 (rtit_flow_cfg_default: rtitsim's
 	 * simulator starts with CR0.PE|PG), 0, or -1 when not known, until

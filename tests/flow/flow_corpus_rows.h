@@ -528,3 +528,159 @@
 		"I ffffffff81000000 jmp-ind  len=2 T -> ffffffff81000010\n"
 		"# end\n",
 },
+
+/* ---- what the stream itself rules out (D142) ---- */
+{
+	.name = "D142: a TNT inside PSB+",
+	.cite = "SDM 33.3.7 (PSB+ holds status packets only)",
+	.dialect = RTIT_DIALECT_PT,
+	/* PSB @0, MODE.Exec @16, FUP @18 (tracing on at 0x1000, where a JZ
+	 * waits for a bit), a TNT-8 of one bit (04) @25 before the PSBEND:
+	 * it is not the JZ's */
+	STREAM(PT_PSB, PT_MODE64, PT_FUP6(0x1000), 0x04, PT_PSBEND, 0x04),
+	.img = { REG(0x1000, 0x74, 0x00) },
+	.want = "# enable 1000\n"
+		"# error @25 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D142: a TIP.PGE while tracing, after a TNT (read ahead)",
+	.cite = "SDM 33.4.2.4 (TIP.PGE: PacketEn 0 to 1); libipt rejects it too",
+	.dialect = RTIT_DIALECT_PT,
+	/* JZ at 0x1000 takes the TNT @25; the TIP.PGE @26 is among the
+	 * packets read ahead, so the error comes before the bit is used */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x04, PT_PGE6(0x2000)),
+	.img = { REG(0x1000, 0x74, 0x00, 0x74, 0x00), REG(0x2000, 0x90) },
+	.want = "# enable 1000\n"
+		"# error @26 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D142: FUP, TIP.PGE not at 000VV000H is no INIT and SIPI",
+	.cite = "SDM Table 33-55 cases 23-24; SDM Vol. 3A 9.4.4 (SIPI start 000VV000H)",
+	.dialect = RTIT_DIALECT_PT,
+	/* NOP at 0x1000; the FUP @25 at 0x1001, where the walk stands, and
+	 * a TIP.PGE @32 to 0x2040 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_FUP6(0x1001), PT_PGE6(0x2040)),
+	.img = { REG(0x1000, 0x90, 0x90), REG(0x2040, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"# error @32 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D142: EventEn fixed, an event's FUP + TIP with no CFE",
+	.cite = "SDM 33.4.2.29, Table 33-59 (an interrupt sends CFE.INTR first)",
+	.dialect = RTIT_DIALECT_PT,
+	.event_trace = true,
+	.ctl_fixed = true,
+	.ctl = 0x80002001,	/* TraceEn, BranchEn, EventEn */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_FUP6(0x1001), PT_TIP6(0x2000)),
+	.img = { REG(0x1000, 0x90, 0x90), REG(0x2000, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"# error @25 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D142: a PEBS Memory block without its fourth item",
+	.cite = "SDM Tables 33-45, 33-47 (Memory: IDs 0-3), Vol. 3B 20.9.2.2.2",
+	.dialect = RTIT_DIALECT_PT,
+	/* BBP type 05h, 8-byte items (02 63 05) @25; BIPs (ID << 3 | 4,
+	 * 8 bytes) IDs 0, 1, 2 @28, @37, @46; BEP (02 33) @55 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0x63, 0x05,
+	       0x04, 1, 0, 0, 0, 0, 0, 0, 0, 0x0c, 2, 0, 0, 0, 0, 0, 0, 0,
+	       0x14, 3, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x33, 0x04),
+	.img = { REG(0x1000, 0x74, 0x00, 0x74, 0x00) },
+	.want = "# enable 1000\n"
+		"# error @55 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D142: RTIT STS without STS_En",
+	.cite = "RTIT 4.2.13 (STS only when RTIT_CTL[STS_EN] is set)",
+	.dialect = RTIT_DIALECT_RTIT,
+	.ctl_fixed = true,
+	.ctl = 0x2009,		/* Trace_En, User, TraceActive (Table 4) */
+	/* STS (1101b, ACBR, ECBR, TSC[39:0]: 7 bytes) @16 */
+	STREAM(R_PSB, R_PGE(0x1000), 0xd0, 0, 0, 0, 0, 0, 0, 0x02),
+	.img = { REG(0x1000, 0x74, 0x00) },
+	.want = "# enable 1000\n"
+		"# error @16 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D142: RTIT FUP.PGE with all 48 LIP bits where Table 18 sends 16",
+	.cite = "RTIT 4.2.3.1, Table 18 row 3 (LIP[47:16] zero: CNT 0, Zext 1)",
+	.dialect = RTIT_DIALECT_RTIT,
+	.lip_exact = true,
+	STREAM(R_PSB, R_PGE(0x1000)),
+	.img = { REG(0x1000, 0xff, 0xe0) },
+	.want = "# error @9 reserved encoding inside packet\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D142: RTIT FUP.PGE and TIP compressed as Table 18 says",
+	.cite = "RTIT 4.2.3.1, Table 18 row 3 (84 00 10: FUP.PGE CNT 0 Zext 1)",
+	.dialect = RTIT_DIALECT_RTIT,
+	.lip_exact = true,
+	/* FUP.PGE 0x1000 @9 (10 000 1 00b = 84), TIP 0x2000 @12 (b4) */
+	STREAM(R_PSB, 0x84, 0x00, 0x10, 0xb4, 0x00, 0x20),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000002000\n"
+		"# end\n",
+},
+{
+	.name = "D142: RTIT FUP.PGD and TIP with FilterEn always on",
+	.cite = "RTIT Table 19 rows 30-33, 3.3.5 Table 7 (Filter_Event_ID 111b: always on)",
+	.dialect = RTIT_DIALECT_RTIT,
+	.ctl_fixed = true,
+	.ctl = 0x2009,
+	.r_events = 0x37,
+	/* SYSCALL (0F 05) at 0x1000: FUP.PGD(NLIP) @16; the TIP @23 is no
+	 * part of it (rows 32-33): tracing is off there */
+	STREAM(R_PSB, R_PGE(0x1000), R_PGD(0x1002), R_TIP(0x2000)),
+	.img = { REG(0x1000, 0x0f, 0x05), REG(0x2000, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 syscall  len=2 T -> ?\n"
+		"# disable 1002\n"
+		"# error @23 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D142: code the image lacks, reached by a TIP before a PSB",
+	.cite = "RTIT 4.2.3; D74 (the error names the TIP that sent the walk there)",
+	.dialect = RTIT_DIALECT_RTIT,
+	/* JMP RAX at 0x1000 takes the TIP @16 to 0x1800, outside the image;
+	 * the PSB @23 comes before the walk reads there; then a TIP @32 */
+	STREAM(R_PSB, R_PGE(0x1000), R_TIP(0x1800), R_PSB, R_TIP(0x2000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000001800\n"
+		"# error @16 no memory mapped at the address\n"
+		"# resync 2000 @32\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D142: a TIP.PGD at an indirect JMP with TNT bits left over",
+	.cite = "SDM 33.4.2.3 (a TIP deferred only behind later branches' bits), 33.4.2.5",
+	.dialect = RTIT_DIALECT_PT,
+	/* JMP RAX at 0x1000; a TNT of two bits @25 (0C), then TIP.PGD @26:
+	 * no branch after the disable could own the bits */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x0c, PT_PGD6(0x2000)),
+	.img = { REG(0x1000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# error @26 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},

@@ -396,9 +396,11 @@ static struct pt_insn_decoder *ipt_decoder(const struct vec *v, const uint8_t *t
 
 /* One step of libipt's instruction decoder from status @s: its pending
  * events taken, then the next instruction into @in.  Its status, or
- * -pte_eos once it has said the trace ended (pts_eos: past that it only
- * guesses). */
-static int ipt_next(struct pt_insn_decoder *dec, int s, struct pt_insn *in)
+ * -pte_eos once it has said the trace ended (pts_eos), unless @past_eos:
+ * then the instructions it still walks without a packet (it stops with
+ * -pte_eos at the first one that needs one), as rtitsim's decoder walks
+ * to the run's end after the last packet. */
+static int ipt_next(struct pt_insn_decoder *dec, int s, struct pt_insn *in, bool past_eos)
 {
 	while (s >= 0 && (s & pts_event_pending)) {
 		struct pt_event ev;
@@ -406,7 +408,7 @@ static int ipt_next(struct pt_insn_decoder *dec, int s, struct pt_insn *in)
 	}
 	if (s < 0)
 		return s;
-	if (s & pts_eos)
+	if ((s & pts_eos) && !past_eos)
 		return -pte_eos;
 	return pt_insn_next(dec, in, sizeof(*in));
 }
@@ -416,11 +418,46 @@ static int ipt_next(struct pt_insn_decoder *dec, int s, struct pt_insn *in)
  * decoder, configured with the vector's CPU, its errata and its address
  * filter as its users configure it) decodes the mutant @t to the same
  * instructions rtitsim's decoder gave (dec_ips) up to and past the first
- * wrong record (@j->div_index, and 8 records more), with no error and
- * before it says the trace has ended (pts_eos: from there it only guesses).
+ * wrong record (@j->div_index, and 8 records more), with no error (after
+ * the last packet, both walk on only where no packet is needed).
  * Then the mutant is a well-formed trace of that other flow by an
  * independent reading of the rules, not a fault of rtitsim's (D137).
  */
+/* @t with its PEBS blocks (BBP, BIP, BEP, and the FUP a BEP with IP=1
+ * announces) turned into PADs, for libipt 2.0.5, which predates them
+ * (D142): a packet block is generated within or between instructions and
+ * holds no control flow (SDM 33.4.1.1), so the instruction flow is the
+ * same without it.  NULL when @t has none.  Up to the first bytes that
+ * are no packet. */
+static uint8_t *ipt_mask_pebs(const struct vec *v, const uint8_t *t)
+{
+	static struct rtit_pktdec pd;
+	struct rtit_pktdec_cfg c = { .dialect = RTIT_DIALECT_PT, .no_ip = true,
+				     .mem = t, .mem_len = v->tlen };
+	struct rtit_pktdec_item it;
+	uint8_t *m = NULL;
+	bool fup = false;
+
+	if (rtit_pktdec_init(&pd, &c) < 0)
+		return NULL;
+	while (rtit_pktdec_next(&pd, &it) > 0) {
+		enum rtit_pkt_type ty = it.pkt.type;
+		bool blk = ty == RTIT_PT_BBP || ty == RTIT_PT_BIP || ty == RTIT_PT_BEP;
+		if (ty == RTIT_PT_PSB || ty == RTIT_PT_OVF)
+			fup = false;
+		if (!blk && !(fup && ty == RTIT_PT_FUP))
+			continue;
+		if (!m) {
+			if (!(m = malloc(v->tlen)))
+				return NULL;
+			memcpy(m, t, v->tlen);
+		}
+		memset(m + it.offset, 0, it.pkt.size);	/* PADs (Table 33-16) */
+		fup = ty == RTIT_PT_BEP && it.pkt.u.ip_bit;
+	}
+	return m;
+}
+
 static bool ipt_confirms(const struct vec *v, const uint8_t *t, const struct judge *j)
 {
 	size_t upto = j->div_index + 9 < dec_nrec ? j->div_index + 9 : dec_nrec;
@@ -429,14 +466,25 @@ static bool ipt_confirms(const struct vec *v, const uint8_t *t, const struct jud
 
 	if (!want)
 		return false;
-	struct pt_insn_decoder *dec = ipt_decoder(v, t);
-	if (!dec)
+	uint8_t *m = ipt_mask_pebs(v, t);
+	size_t div = j->div_index, ip_end = div + 1 < dec_nrec ? dec_at[div + 1] : dec_nips;
+	if (m && (div >= dec_nrec || ip_end == dec_at[div])) {
+		/* the first wrong record is no instruction (a PEBS record's):
+		 * libipt, without the blocks, cannot vouch for it */
+		free(m);
 		return false;
+	}
+	struct pt_insn_decoder *dec = ipt_decoder(v, m ? m : t);
+	if (!dec) {
+		free(m);
+		return false;
+	}
 	int s = pt_insn_sync_forward(dec);
 	struct pt_insn in;
-	while (s >= 0 && k < want && same && (s = ipt_next(dec, s, &in)) >= 0)
+	while (s >= 0 && k < want && same && (s = ipt_next(dec, s, &in, true)) >= 0)
 		same = in.ip == dec_ips[k++];
 	pt_insn_free_decoder(dec);
+	free(m);
 	return same && k == want;
 }
 
@@ -456,7 +504,7 @@ static bool ipt_first_error(const struct vec *v, const uint8_t *t, uint64_t *off
 	int s = pt_insn_sync_forward(dec);
 	struct pt_insn in;
 	for (unsigned k = 0; k < 1u << 20 && s >= 0; k++)
-		s = ipt_next(dec, s, &in);
+		s = ipt_next(dec, s, &in, false);
 	if (s < 0 && s != -pte_eos) {
 		err = true;
 		ipt_last_code = s;

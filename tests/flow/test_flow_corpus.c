@@ -48,6 +48,12 @@ struct row {
 	bool cmprs_ret;
 	bool pg_set;		/* RTIT: cfg.cr0_pg is pg (else the default) */
 	int pg;
+	/* the control MSR held ctl at every enable (a sideband's ctl_fixed
+	 * 1: cfg.pt_ctl_fixed / r_ctl_fixed); RTIT: RTIT_EVENTS, and the
+	 * LIP compression of a run's trace (cfg.r_lip_exact) */
+	bool ctl_fixed;
+	uint64_t ctl, r_events;
+	bool lip_exact;
 	size_t n;
 	const uint8_t *s;
 	struct region img[6];	/* up to 5, then n == 0 */
@@ -189,6 +195,15 @@ static bool run_row(const struct row *r, size_t chunk, bool bytewise)
 	cfg.cmprs_ret = r->cmprs_ret;
 	if (r->pg_set)
 		cfg.cr0_pg = r->pg;
+	if (r->ctl_fixed && r->dialect == RTIT_DIALECT_PT) {
+		cfg.pt_ctl_fixed = true;
+		cfg.pt_ctl = r->ctl;
+	} else if (r->ctl_fixed) {
+		cfg.r_ctl_fixed = true;
+		cfg.r_ctl = r->ctl;
+		cfg.r_events = r->r_events;
+	}
+	cfg.r_lip_exact = r->lip_exact;
 	if (bytewise) {
 		cfg.read = read_byte;
 		cfg.read_opaque = &x;
