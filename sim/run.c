@@ -52,7 +52,10 @@ static inline const struct sim_block *blk(struct rtit_sim *sim, uint32_t idx1)
 }
 
 /* Emits instructions [from, to) of block b; the last instruction of the
- * block (when to == n) continues at next_ip. */
+ * block (when to == n) continues at next_ip.  The per-record state (CR3,
+ * CPL, mode, flags) and the clock are held in locals for the loop: the
+ * records are written whole, one store per field group, with no reload
+ * of *sim after each (issue 20 goal 2; docs/performance.md D113). */
 static void emit_insns(struct rtit_sim *sim, const struct sim_block *b,
 		       uint32_t from, uint32_t to, uint64_t next_ip)
 {
@@ -63,6 +66,9 @@ static void emit_insns(struct rtit_sim *sim, const struct sim_block *b,
 	    next_ip == in[to - 1].ip)
 		to--;
 	const bool same_clock = sim->cfg.clock.tsc_ratio == sim->core_ratio;
+	const uint64_t cr3 = sim->tmpl.cr3;
+	const uint8_t tflags = sim->tmpl.flags, cpl = sim->tmpl.cpl, mode = sim->tmpl.mode;
+	uint64_t cycles = sim->cycles, tsc = sim->tsc;
 	uint32_t i = from;
 	while (i < to) {
 		if (sim->nbatch == sim->cfg.batch_cap)
@@ -73,35 +79,33 @@ static void emit_insns(struct rtit_sim *sim, const struct sim_block *b,
 		sim->nbatch += end - i;
 		for (; i < end; i++, r++) {
 			const struct isa_insn *si = &in[i];
-			uint64_t fall = si->ip + si->len;
-			r->ip = si->ip;
-			r->next_ip = (i + 1 == b->n) ? next_ip : fall;
-			r->cr3 = sim->tmpl.cr3;
-			r->value = 0;
-			r->msr = 0;
-			r->kind = RTIT_SIM_INSN;
-			r->cls = si->cls;
-			r->len = si->len;
-			r->flags = sim->tmpl.flags | si->rflags;
-			r->cpl = sim->tmpl.cpl;
-			r->mode = sim->tmpl.mode;
-			r->vector = 0;
-			r->pad0 = 0;
-			r->pad1 = 0;
+			const uint64_t fall = si->ip + si->len;
+			const uint64_t nip = (i + 1 == b->n) ? next_ip : fall;
+			uint8_t fl = tflags | si->rflags;
 			if (si->cls == RTIT_IC_COND &&
-			    (r->next_ip != fall ||
+			    (nip != fall ||
 			     (si->target == fall && i + 1 == b->n &&
 			      sim->live_regs && cond_taken(sim, si->cc))))
-				r->flags |= RTIT_SIM_F_TAKEN;
+				fl |= RTIT_SIM_F_TAKEN;
 			if (same_clock) {
-				sim->cycles += si->cpi;
-				sim->tsc += si->cpi;
+				cycles += si->cpi;
+				tsc += si->cpi;
 			} else {
+				sim->cycles = cycles;
+				sim->tsc = tsc;
 				sim_clock_on_cycles(sim, si->cpi);
+				cycles = sim->cycles;
+				tsc = sim->tsc;
 			}
-			r->cycles = sim->cycles;
-			r->tsc = sim->tsc;
+			*r = (struct rtit_sim_rec){
+				.ip = si->ip, .next_ip = nip, .cr3 = cr3,
+				.cycles = cycles, .tsc = tsc,
+				.kind = RTIT_SIM_INSN, .cls = si->cls, .len = si->len,
+				.flags = fl, .cpl = cpl, .mode = mode,
+			};
 		}
+		sim->cycles = cycles;	/* before the consumer runs */
+		sim->tsc = tsc;
 		if (one)
 			sim_flush(sim);
 	}
