@@ -76,8 +76,8 @@ static void decode_usage(FILE *out)
 	      "                     override the sideband (default: RTIT, 64-bit)\n"
 	      "  --errata E1,E2,E5,E6,E7   tolerate these errata (Appendix E)\n"
 	      "  --pt-errata LIST   Intel PT: apply exactly these errata workarounds\n"
-	      "                     (skl014,apl12,apl11,bdm70,skd010,skd007,bdm64 or none; default: those of the\n"
-	      "                     sideband's cpu and pt_errata)\n"
+	      "                     (skl014,apl12,apl11,bdm70,skd010,skd007,bdm64,skl168 or none; default: those\n"
+	      "                     of the sideband's cpu and pt_errata)\n"
 	      "  --chunk N          read the trace N bytes at a time (testing)\n"
 	      "  --stats            counts and speed on stderr\n"
 	      "\n"
@@ -152,6 +152,8 @@ static void json_time(FILE *o, const struct rtit_sim_rec *r)
 	if (r->cycles || (r->pad0 & RTIT_FLOW_A_CYC_EXACT))
 		fprintf(o, ",\"cycles\":%" PRIu64 ",\"cycles_exact\":%s", r->cycles,
 			(r->pad0 & RTIT_FLOW_A_CYC_EXACT) ? "true" : "false");
+	if (r->pad0 & RTIT_FLOW_A_CYC_ORIGIN)	/* SKL168's workaround (D127) */
+		fputs(",\"cycles_restart\":true", o);
 	if (r->tsc)
 		fprintf(o, ",\"tsc\":\"0x%" PRIx64 "\"", r->tsc);
 	fputs("}\n", o);

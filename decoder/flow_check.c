@@ -34,6 +34,8 @@ struct cand {
  * truth t, the candidate's origin being set by the first. */
 static bool cyc_match(struct cand *cd, const struct rtit_sim_rec *d, const struct rtit_sim_rec *t)
 {
+	if (d->pad0 & RTIT_FLOW_A_CYC_ORIGIN)	/* a new origin (SKL168, D127) */
+		cd->cyc_set = false;
 	if (!(d->pad0 & RTIT_FLOW_A_CYC_EXACT))
 		return true;
 	int64_t off = (int64_t)(t->cycles - d->cycles);

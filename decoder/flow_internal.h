@@ -179,6 +179,8 @@ struct rtit_flow_dec {
 	bool t_tsc_valid;
 	uint64_t t_art;		/* PT: the ART at t_tsc (33.8.3) */
 	bool mtc_seen;		/* RTIT E7: an MTC since the last enable */
+	bool pt_mtc_known;	/* PT: pt_mtc_last holds the last MTC's or TMA's */
+	uint8_t pt_mtc_last;	/* ART[f+7:f] (SKL168's workaround, D127) */
 	uint64_t tnt_cyc;	/* RTIT: a full TNT's cycle count, for its
 				 * last branch (4.2.15) */
 	bool tnt_exact;
@@ -317,8 +319,8 @@ static inline struct rtit_sim_rec *flow_insn_rec(struct rtit_flow_dec *d, const 
  * it (store forwarding). */
 static inline void flow_step_untimed(struct rtit_flow_dec *d)
 {
-	if (d->tmpl.pad0 & RTIT_FLOW_A_CYC_EXACT)
-		d->tmpl.pad0 &= (uint8_t)~RTIT_FLOW_A_CYC_EXACT;
+	if (d->tmpl.pad0 & RTIT_FLOW_A_CYC_EXACT)	/* a new origin ends with it (D127) */
+		d->tmpl.pad0 &= (uint8_t)~(RTIT_FLOW_A_CYC_EXACT | RTIT_FLOW_A_CYC_ORIGIN);
 }
 
 static inline void consume(struct rtit_flow_dec *d)

@@ -150,6 +150,8 @@ static void pt_mtc(struct rtit_flow_dec *d, uint8_t ctc)
 {
 	unsigned f = d->cfg.mtc_freq;
 
+	d->pt_mtc_last = ctc;
+	d->pt_mtc_known = true;
 	if (!d->t_tsc_valid || f > 15)
 		return;
 	uint64_t art = flow_window_advance(d->t_art, f, 8 * rtit_pt_pl_mtc_size, ctc);
@@ -160,6 +162,28 @@ static void pt_mtc(struct rtit_flow_dec *d, uint8_t ctc)
 	d->t_art = art;
 	if (tsc > d->t_tsc)
 		d->t_tsc = tsc;
+}
+
+/* Erratum SKL168 (D127): a CYC, with the MTC it goes with, right before
+ * a PSB may be lost.  The PSB+'s TMA gives ART[15:0] at its TSC (33.4.2.13),
+ * so ART[f+7:f] there (the bits of them it has, f = MTCFreq) is the last
+ * MTC's payload (33.4.2.12) unless an MTC was lost since: then the cycles
+ * of its CYC are lost too, and the cycle count restarts at the next record
+ * (RTIT_FLOW_A_CYC_ORIGIN), as libipt's workaround leaves that MTC out of
+ * its calibration. */
+static void skl168_tma(struct rtit_flow_dec *d, const struct rtit_packet *p)
+{
+	unsigned f = d->cfg.mtc_freq;
+	if (f > 15)
+		return;
+	unsigned bits = 16 - f < 8 ? 16 - f : 8;
+	uint8_t mask = (uint8_t)((1u << bits) - 1), now = (uint8_t)(p->u.tma.ctc >> f);
+
+	if (d->in_psb && d->pt_mtc_known && ((now ^ d->pt_mtc_last) & mask) &&
+	    workaround(d, RTIT_PT_SKL168))
+		d->tmpl.pad0 |= RTIT_FLOW_A_CYC_ORIGIN;
+	d->pt_mtc_last = now;
+	d->pt_mtc_known = bits == 8;
 }
 
 /* The CYC-eligible packets (33.3.6): a CYC right before one gives its
@@ -718,6 +742,9 @@ static int pt_peek(struct rtit_flow_dec *d)
 			continue;
 		case RTIT_PT_MTC:
 			pt_mtc(d, p->u.mtc.ctc);
+			continue;
+		case RTIT_PT_TMA:
+			skl168_tma(d, p);
 			continue;
 		case RTIT_PT_PSB:
 			d->evd_pend = 0;

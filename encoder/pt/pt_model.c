@@ -389,6 +389,7 @@ void rtit_pt_model_observe(const struct rtit_pt_model *m, struct rtit_enc_state 
 static void bdm70_release(struct rtit_pt_model *m, bool erratum_fup);
 
 static void bdm64_release(struct rtit_pt_model *m, uint64_t wrong);
+static void skl168_release(struct rtit_pt_model *m, bool psb);
 
 /* Encodes and buffers one packet.  @ip is the full IP of an IP packet. */
 static bool put(struct rtit_pt_model *m, struct rtit_packet *p, uint64_t ip, const char *why)
@@ -400,6 +401,13 @@ static bool put(struct rtit_pt_model *m, struct rtit_packet *p, uint64_t ip, con
 		bdm64_release(m, 0);
 	if (m->bdm70_hold)	/* not a TIP.PGE after it: the PSB+ ends as usual */
 		bdm70_release(m, false);
+	if (m->skl168_arm && m->skl168_n < 2 &&
+	    (p->type == RTIT_PT_CYC || p->type == RTIT_PT_MTC)) {
+		m->skl168_pkt[m->skl168_n++] = *p;	/* SKL168 (D126) */
+		return true;
+	}
+	if (m->skl168_n)	/* a PSB drops them, any other packet sends them */
+		skl168_release(m, p->type == RTIT_PT_PSB);
 
 	if (m->ovf || (!m->out_ready && !ctl(m, RTIT_PT_CTL_FABRIC_EN))) {
 		drop(m, p, ip, why);
@@ -438,6 +446,41 @@ static bool put(struct rtit_pt_model *m, struct rtit_packet *p, uint64_t ip, con
 		m->psb_due = true;
 	accept(m, b, (size_t)n);
 	return true;
+}
+
+/* Erratum SKL168 (D126): the CYC and MTC held by put() go out as they
+ * were, or, right before a PSB (@psb), are lost: named to an observer as
+ * not generated, counted nowhere (they never reach PacketByteCnt). */
+static void skl168_release(struct rtit_pt_model *m, bool psb)
+{
+	unsigned n = m->skl168_n;
+
+	m->skl168_n = 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct rtit_packet *p = &m->skl168_pkt[i];
+		if (!psb) {
+			put(m, p, 0, p->type == RTIT_PT_MTC ? "MTC: ART bit MTCFreq toggled (33.4.2.12)" :
+				"CYC: cycles since the last CYC, before an eligible packet (33.3.6)");
+			continue;
+		}
+		rtit_enc_notify(&m->sink, p, NULL, 0, m->stats.bytes, m->cur, 0,
+				p->type == RTIT_PT_MTC ?
+				"MTC lost with its CYC right before a PSB: erratum SKL168 (D126)" :
+				"CYC lost right before a PSB: erratum SKL168 (D126)", true);
+	}
+}
+
+/* The bytes the CYC and MTC put() held for SKL168 would take (D126). */
+static uint64_t skl168_bytes(struct rtit_pt_model *m)
+{
+	uint64_t t = 0;
+	uint8_t b[32];
+
+	for (unsigned i = 0; i < m->skl168_n; i++) {
+		int n = rtit_pkt_encode(&m->ctx, &m->skl168_pkt[i], b, sizeof(b));
+		t += n > 0 ? (uint64_t)n : 0;
+	}
+	return t;
 }
 
 static uint64_t now_cycles(const struct rtit_pt_model *m) { return m->last_cycles; }
@@ -775,7 +818,12 @@ void rtit_pt_time_to(struct rtit_pt_model *m, const struct rtit_sim_rec *r)
 		for (; e <= v; e++) {
 			struct rtit_packet p = { .type = RTIT_PT_MTC };
 			p.u.mtc.ctc = (uint8_t)e;
+			/* SKL168 (D126): the last MTC and its CYC wait */
+			m->skl168_arm = e == v && erratum(m, RTIT_PT_SKL168);
 			send(m, &p, 0, "MTC: ART bit MTCFreq toggled (33.4.2.12)", F_ELIG | F_TIMING);
+			m->skl168_arm = false;
+			if (m->skl168_n == 1)	/* no CYC with it: not the erratum's */
+				skl168_release(m, false);
 		}
 	}
 	m->mtc_last = v;
@@ -1007,6 +1055,8 @@ void rtit_pt_on_ctl_write(struct rtit_pt_model *m, uint64_t old, bool pe0,
 {
 	bool was = old & RTIT_PT_CTL_TRACE_EN, is = ctl(m, RTIT_PT_CTL_TRACE_EN);
 
+	if (m->skl168_n)
+		skl168_release(m, false);
 	if (m->bdm70_hold)
 		bdm70_release(m, false);
 	if (m->bdm64_hold)
@@ -1680,6 +1730,14 @@ static void on_event_other(struct rtit_pt_model *m, const struct rtit_sim_rec *r
  * (D20); the FUP carries where execution goes on. */
 static void after_rec(struct rtit_pt_model *m)
 {
+	/* SKL168 (D126): a PSB due with the held CYC and MTC counted takes
+	 * their place; else they go out */
+	if (m->skl168_n && !m->psb_due) {
+		if (m->psb_bytes + skl168_bytes(m) >= psb_period(m) && rtit_pt_trigger_en(m) && !m->ovf)
+			m->psb_due = true;
+		else
+			skl168_release(m, false);
+	}
 	if (m->psb_due && rtit_pt_trigger_en(m) && !m->ovf)
 		psb_plus(m, true, m->next_ip, "PSB+: PSBFreq bytes since the last PSB (33.4.2.17)");
 }
@@ -1701,6 +1759,7 @@ void rtit_pt_fast_refresh(struct rtit_pt_model *m)
 			ranges = true;
 	m->fp_ok = !m->p.slow_path_only && m->have_time && !m->deferred_enable && !m->ovf &&
 		   !m->bdm70_hold && !(erratum(m, RTIT_PT_BDM64) && m->intx) && !m->bdm64_hold &&
+		   !m->skl168_n &&
 		   !m->psb_due && !m->ibuf.cap && !m->asleep && !m->halted &&
 		   rtit_pt_trigger_en(m) &&
 		   !(m->p.cyc_standalone && ctl(m, RTIT_PT_CTL_CYC_EN));	/* D49 */
@@ -1894,6 +1953,8 @@ int rtit_pt_model_finish(struct rtit_pt_model *m)
 		bdm70_release(m, false);
 	if (m->bdm64_hold)
 		bdm64_release(m, 0);
+	if (m->skl168_n)
+		skl168_release(m, false);
 	if (rtit_pt_trigger_en(m))
 		flush_tnt(m);
 	rtit_pt_model_drain(m);

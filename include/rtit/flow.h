@@ -59,6 +59,11 @@ enum {
 	 * basic reasons 0/1, vector, as EVD.VMXR/VMXQ and the CFE gave them
 	 * (Intel PT Event Trace, Table 33-59 cases 13/14) */
 	RTIT_FLOW_A_VMX_INFO = 1u << 3,
+	/* the cycle count restarts at this record (or at the first exact
+	 * one after it): cycles lost before it (Intel PT erratum SKL168's
+	 * workaround: an MTC, with its CYC, was lost before a PSB, D127),
+	 * so its cycles minus those of an earlier record say nothing */
+	RTIT_FLOW_A_CYC_ORIGIN = 1u << 4,
 };
 
 /*

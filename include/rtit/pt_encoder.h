@@ -73,15 +73,16 @@ struct rtit_pt_params {
 	bool slow_path_only;		/* testing: never take the fast path */
 };
 
-/* The errata the model can produce (D101-D104, D108-D110): SKL014, APL12,
- * APL11, BDM70, SKD010, SKD007, BDM64. */
+/* The errata the model can produce (D101-D104, D108-D110, D126): SKL014,
+ * APL12, APL11, BDM70, SKD010, SKD007, BDM64, SKL168. */
 #define RTIT_PT_ERRATA_MODELLED (RTIT_PT_ERRATUM(RTIT_PT_SKL014) | \
 				 RTIT_PT_ERRATUM(RTIT_PT_SKD007) | \
 				 RTIT_PT_ERRATUM(RTIT_PT_BDM64) | \
 				 RTIT_PT_ERRATUM(RTIT_PT_BDM70) | \
 				 RTIT_PT_ERRATUM(RTIT_PT_SKD010) | \
 				 RTIT_PT_ERRATUM(RTIT_PT_APL12) | \
-				 RTIT_PT_ERRATUM(RTIT_PT_APL11))
+				 RTIT_PT_ERRATUM(RTIT_PT_APL11) | \
+				 RTIT_PT_ERRATUM(RTIT_PT_SKL168))
 
 /* Defaults: the full profile, unlimited buffer, ART = TSC, CBR 16. */
 void rtit_pt_params_default(struct rtit_pt_params *p);
@@ -100,7 +101,7 @@ void rtit_pt_params_default(struct rtit_pt_params *p);
  * psb_pmi_preserve, event_trace, tnt_disable, topa, topa_multi,
  * single_range, fabric); cpu (default or FAMILY/MODEL[/STEPPING]: the
  * modelled errata that CPU has, D100) and each modelled erratum by its
- * libipt name (skl014, apl12, apl11, bdm70, skd010, skd007, bdm64: on or off).  Returns 0, or -RTIT_ERR_BAD_CONFIG with a
+ * libipt name (skl014, apl12, apl11, bdm70, skd010, skd007, bdm64, skl168: on or off).  Returns 0, or -RTIT_ERR_BAD_CONFIG with a
  * message in @err.
  */
 int rtit_pt_param_set(struct rtit_pt_params *p, const char *key, const char *value,
@@ -189,6 +190,12 @@ struct rtit_pt_model {
 	bool bdm64_hold;	/* a TIP in a transaction waits a record (D110) */
 	uint64_t bdm64_ip;	/* its target */
 	uint64_t bdm70_ip;
+	/* Erratum SKL168 (D126): the CYC and the MTC of an MTC step wait
+	 * here until the next packet (or the record's end) says whether a
+	 * PSB follows them; skl168_arm while that MTC is sent */
+	bool skl168_arm;
+	uint8_t skl168_n;
+	struct rtit_packet skl168_pkt[2];
 	struct rtit_outq outq;		/* last: large */
 };
 

@@ -4,14 +4,17 @@
  * independent tool) over the same program image, and compares every
  * instruction libipt reports with the simulator's ground-truth flow.
  *
- *   ptflow_check PREFIX SCENARIO.scn [--may-be-empty] [--no-errata]
+ *   ptflow_check PREFIX SCENARIO.scn [--may-be-empty] [--no-errata] [--time]
  *
  * reads PREFIX.trace, PREFIX.flow and PREFIX.sideband.  libipt is told the
  * CPU the sideband names (`cpu F/M/S`: pt_config.cpu and the errata
  * pt_cpu_errata gives it, whose workarounds libipt then applies) and the
  * address filter (ADDRn_CFG of ia32_rtit_ctl, ia32_rtit_addrN_a/b: its
  * SKL014 workaround needs them); --no-errata clears the errata bits
- * again (libipt without its workarounds; docs/decisions.md D107).  Between an enable (TIP.PGE, or the
+ * again (libipt without its workarounds; docs/decisions.md D107).  --time
+ * also gives libipt the timing configuration (MTCFreq, CPUID.15H as
+ * art_num/art_den) and compares the TSC libipt's time decoder reports at
+ * each instruction (pt_insn_time) with the flow's (docs/decisions.md D128).  Between an enable (TIP.PGE, or the
  * FUP of a PSB+/OVF) and the next disable, libipt's instructions must be
  * the flow's instructions one by one; across a disabled stretch the flow
  * is searched forward for the enable IP.  TSX: each instruction's
@@ -65,6 +68,33 @@ static int read_image(uint8_t *buf, size_t size, const struct pt_asid *asid, uin
 	return size ? (int)size : -pte_nomap;
 }
 
+/* --time: libipt's TSC at each instruction against the flow's, the
+ * instruction found by IP from where the last one was (D128). */
+struct time_tally {
+	size_t j, timed, equal;
+	uint64_t sum, max;
+};
+
+static void time_tally(struct time_tally *t, struct pt_insn_decoder *dec, uint64_t ip,
+		       const struct rtit_sim_rec *recs, size_t nrecs)
+{
+	uint64_t tsc;
+	uint32_t lost_mtc, lost_cyc;
+	size_t j = t->j;
+
+	while (j < nrecs && !(recs[j].kind == RTIT_SIM_INSN && recs[j].ip == ip))
+		j++;
+	if (j == nrecs || pt_insn_time(dec, &tsc, &lost_mtc, &lost_cyc) < 0)
+		return;
+	t->j = j + 1;
+	t->timed++;
+	uint64_t d = tsc > recs[j].tsc ? tsc - recs[j].tsc : recs[j].tsc - tsc;
+	t->equal += !d;
+	t->sum += d;
+	if (d > t->max)
+		t->max = d;
+}
+
 /* A far transfer or another instruction that changes CPL: what libipt
  * (pt_insn_at_disabled_event) binds a TIP.PGD() with no IP to. */
 static bool far_transfer(uint8_t cls)
@@ -75,7 +105,7 @@ static bool far_transfer(uint8_t cls)
 /* The CPU and the address filter from PREFIX.sideband (no sideband, or
  * `cpu default`: no CPU, no errata, as before).  0, or -1 after printing
  * what failed. */
-static int configure_cpu(struct pt_config *c, const char *prefix, bool no_errata)
+static int configure_cpu(struct pt_config *c, const char *prefix, bool no_errata, bool timing)
 {
 	struct rtit_sideband sb;
 	char path[1024], err[512];
@@ -98,6 +128,11 @@ static int configure_cpu(struct pt_config *c, const char *prefix, bool no_errata
 	}
 	if (no_errata)
 		memset(&c->errata, 0, sizeof(c->errata));
+	if (timing) {	/* TSC = ART * EBX / EAX (SDM 33.8.3) */
+		c->mtc_freq = (uint8_t)sb.mtc_freq;
+		c->cpuid_0x15_eax = sb.art_den;
+		c->cpuid_0x15_ebx = sb.art_num;
+	}
 	/* ADDRn_CFG (Table 33-6): 4 bits each from bit 32, as libipt packs them */
 	c->addr_filter.config.addr_cfg = (uint32_t)((sb.ia32_rtit_ctl >> 32) & 0xffff);
 	c->addr_filter.addr0_a = sb.addr_a[0];
@@ -120,17 +155,19 @@ int main(int argc, char **argv)
 	struct rtit_sim_rec *recs;
 	size_t nrecs, tlen;
 
-	bool may_be_empty = false, no_errata = false;
+	bool may_be_empty = false, no_errata = false, timing = false;
 	for (int i = 3; i < argc; i++) {
 		if (!strcmp(argv[i], "--may-be-empty"))
 			may_be_empty = true;
 		else if (!strcmp(argv[i], "--no-errata"))
 			no_errata = true;
+		else if (!strcmp(argv[i], "--time"))
+			timing = true;
 		else
 			argc = 0;
 	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: ptflow_check PREFIX SCENARIO.scn [--may-be-empty] [--no-errata]\n");
+		fprintf(stderr, "usage: ptflow_check PREFIX SCENARIO.scn [--may-be-empty] [--no-errata] [--time]\n");
 		return 2;
 	}
 	if (runfiles_read_flow(argv[1], &recs, &nrecs) < 0)
@@ -164,7 +201,7 @@ int main(int argc, char **argv)
 	pt_config_init(&config);
 	config.begin = trace;
 	config.end = trace + tlen;
-	if (configure_cpu(&config, argv[1], no_errata) < 0)
+	if (configure_cpu(&config, argv[1], no_errata, timing) < 0)
 		return 2;
 	struct pt_insn_decoder *dec = pt_insn_alloc_decoder(&config);
 	if (!dec) {
@@ -201,6 +238,7 @@ int main(int argc, char **argv)
 	uint8_t *seg_ovf_valid = malloc(cap);
 	uint64_t async_from = 0;
 	int status = pt_insn_sync_forward(dec), rc = 0;
+	struct time_tally tt = { 0 };
 	uint8_t *skip_int = malloc(cap);	/* an INT n precedes this one */
 	while (status >= 0) {
 		while (status & pts_event_pending) {
@@ -278,6 +316,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "  %zu: 0x%" PRIx64 "%s%s\n", n, insn.ip,
 				insn.speculative ? " spec" : "", eos ? " eos" : "");
 		dip[n] = insn.ip;
+		if (timing)
+			time_tally(&tt, dec, insn.ip, recs, nrecs);
 		dspec[n] = spec_known ? insn.speculative : 2;	/* 2: not known */
 		seg_start[n] = resync;
 		seg_unchecked[n] = after_unknown;
@@ -390,6 +430,10 @@ int main(int argc, char **argv)
 	if (ovf_binds)
 		printf("; %zu instructions of an event right before an OVF not listed (D61)", ovf_binds);
 	unchecked += cr3_binds + ovf_binds;
+	if (timing)
+		printf("; time: libipt's TSC at %zu instructions, %zu the flow's, %zu off by %" PRIu64
+		       " in all (at most %" PRIu64 ")", tt.timed, tt.equal, tt.timed - tt.equal,
+		       tt.sum, tt.max);
 	printf("%s\n", rc ? " -- FAILED" : "");
 	if (!rc && !matched && !unchecked && !may_be_empty) {
 		fprintf(stderr, "%s: libipt decoded nothing\n", argv[1]);

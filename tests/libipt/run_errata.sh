@@ -12,12 +12,19 @@
 #     a flow that differs from the truth) where NOWORK_OWN_FAILS lists it
 #     (APL12: its decoder is right without the workaround, D106);
 #   - a vector with the erratum off (_off): both decode it without the
-#     workarounds too.
+#     workarounds too;
+#   - an erratum of time only (TIME_ONLY: SKL168, D128): libipt's flow is
+#     the same with and without its workaround, so instead its time
+#     decoder (ptflow_check --time: libipt's TSC at each instruction
+#     against the flow's) must report for the vector with the erratum,
+#     told the CPU, what it reports for the _off vector, and without its
+#     workaround something else.
 set -u
 mapfile -t A < <(realpath "$1" "$2" "$3")
 R=${A[0]} C=${A[1]} D=${A[2]} T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-NOWORK_OWN_FAILS="pt_erratum_skl014 pt_erratum_apl11 pt_erratum_skd010 pt_erratum_skd007 pt_erratum_bdm64"
+NOWORK_OWN_FAILS="pt_erratum_skl014 pt_erratum_apl11 pt_erratum_skd010 pt_erratum_skd007 pt_erratum_bdm64 pt_erratum_skl168"
+TIME_ONLY="pt_erratum_skl168"
 pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok: $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
@@ -39,8 +46,18 @@ for f in "$D"/pt_erratum_*.scn; do
 		[ $rc2 -eq 0 ] && ok "$n: rtitsim decode without workarounds" ||
 			bad "$n: rtitsim decode without workarounds: $out2";;
 	*)
+		if [[ " $TIME_ONLY " == *" $n "* ]]; then
+			"$R" run "$D/${n}_off.scn" --out "$T/${n}_off" -q >/dev/null 2>&1
+			t_on=$("$C" "$T/$n" "$f" --time 2>&1); t_on=${t_on##*time: }
+			t_no=$("$C" "$T/$n" "$f" --time --no-errata 2>&1); t_no=${t_no##*time: }
+			t_off=$("$C" "$T/${n}_off" "$D/${n}_off.scn" --time 2>&1); t_off=${t_off##*time: }
+			[ $rc -eq 0 ] && [ "$t_on" = "$t_off" ] && [ "$t_no" != "$t_on" ] &&
+				ok "$n: libipt's time with the CPU's errata as without the erratum ($t_on), without them: $t_no" ||
+				bad "$n: libipt's time: with errata '$t_on', without '$t_no', the _off vector '$t_off' (flow without errata: exit $rc)"
+		else
 		[ $rc -eq 1 ] && ok "$n: libipt without errata fails: ${out##*$'\n'}" ||
 			bad "$n: libipt without errata must fail (exit 1), exit $rc: $out"
+		fi
 		if [[ " $NOWORK_OWN_FAILS " == *" $n "* ]]; then
 			[ $rc2 -ne 0 ] && ok "$n: rtitsim decode without its workaround fails (exit $rc2)" ||
 				bad "$n: rtitsim decode without its workaround must fail"
