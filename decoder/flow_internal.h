@@ -151,6 +151,9 @@ struct rtit_flow_dec {
 	 * (D137) */
 	uint32_t pebs_ids, pebs_types;
 	unsigned pebs_lbr_n;	/* LBR block items in this record */
+	/* PT: the last packet but PADs was a TSC; a TSC came in this PSB+
+	 * (where a TMA may stand, D142) */
+	bool prev_tsc, psb_tsc;
 	uint64_t pebs_h, pebs_eip;
 	bool pge_ok;		/* take_tip: a TIP.PGE may end an event's
 				 * packets (INIT on an AP, then SIPI, D58) */

@@ -218,15 +218,12 @@ static bool pge_ahead(const struct rtit_flow_dec *d)
 	return true;
 }
 
-/* A TNT in view, taken while tracing: its bits pending.  A TIP.PGE among
- * the packets read ahead before any TIP.PGD, OVF, PSB or TraceStop cannot
- * follow it (PacketEn is 1 until one of those says otherwise, SDM
- * 33.4.2.4): the error comes before the bits are used (D142). */
-static int take_tnt(struct rtit_flow_dec *d)
+/* While tracing, with a TNT or TIP just taken: a TIP.PGE among the packets
+ * read ahead before any TIP.PGD, OVF, PSB or TraceStop cannot follow it
+ * (PacketEn is 1 until one of those says otherwise, SDM 33.4.2.4): the
+ * error comes before the packet taken is used (D142). */
+static int pge_read_ahead(struct rtit_flow_dec *d)
 {
-	d->tnt_bits = d->la.pkt.u.tnt.bits;
-	d->tnt_n = d->la.pkt.u.tnt.nbits;
-	consume(d);
 	for (unsigned k = 0; k < d->ahead_n; k++) {
 		const struct rtit_pktdec_item *it = &d->ahead[(d->ahead_head + k) % (FLOW_AHEAD + 1)];
 		switch (it->pkt.type) {
@@ -241,6 +238,16 @@ static int take_tnt(struct rtit_flow_dec *d)
 		}
 	}
 	return 0;
+}
+
+/* A TNT in view, taken while tracing: its bits pending (D142: checked
+ * against the packets read ahead). */
+static int take_tnt(struct rtit_flow_dec *d)
+{
+	d->tnt_bits = d->la.pkt.u.tnt.bits;
+	d->tnt_n = d->la.pkt.u.tnt.nbits;
+	consume(d);
+	return pge_read_ahead(d);
 }
 
 /* How many BIP IDs Table 33-47 defines for BBP type @type (IDs 0 to
@@ -399,11 +406,46 @@ static int pgd_ip_allowed(struct rtit_flow_dec *d, const struct rtit_pktdec_item
 /* Whether IA32_RTIT_CTL, the same at every enable (cfg.pt_ctl_fixed),
  * lets @p be generated: the Dependencies rows of SDM 33.4.2 (D137).
  * Inside a packet block, the packets of Table 33-15 cannot stand. */
+/* "TMA is always sent immediately following a TSC packet" (SDM
+ * 33.4.2.13, Application): outside PSB+ the packet before a TMA (PADs
+ * aside) is a TSC; inside it, whose order "is not fixed" (33.3.7), a TSC
+ * of the same PSB+ came before it (D142).  Tracks what that needs. */
+static int tma_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
+{
+	enum rtit_pkt_type t = it->pkt.type;
+	bool ok = d->in_psb ? d->psb_tsc : d->prev_tsc;
+
+	if (t == RTIT_PT_PAD)
+		return 0;
+	d->prev_tsc = t == RTIT_PT_TSC;
+	if (t == RTIT_PT_PSB)
+		d->psb_tsc = false;
+	else if (t == RTIT_PT_TSC)
+		d->psb_tsc = true;
+	if (t != RTIT_PT_TMA || ok)
+		return 0;
+	return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+			 "TMA %s (SDM 33.4.2.13: it always follows a TSC)",
+			 d->in_psb ? "in a PSB+ with no TSC before it" : "not right after a TSC");
+}
+
 static int pt_packet_allowed(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
 {
 	const struct rtit_packet *p = &it->pkt;
 	uint64_t ctl = d->cfg.pt_ctl, need = 0;
 	const char *what = "";
+	int r;
+
+	if ((r = tma_check(d, it)) < 0)
+		return r;
+	/* CS.D = 1 with (CS.L & LMA) = 1 is no addressing mode (SDM Table
+	 * 33-26: N/A; a code segment with L and D set is reserved) */
+	if (p->type == RTIT_PT_MODE_EXEC &&
+	    (p->u.mode.bits & (rtit_pt_mode_exec_csl | rtit_pt_mode_exec_csd)) ==
+	    (rtit_pt_mode_exec_csl | rtit_pt_mode_exec_csd))
+		return flow_fail(d, RTIT_ERR_BAD_PACKET, it->offset,
+				 "MODE.Exec with CS.D and CS.L both 1: no addressing mode"
+				 " (SDM Table 33-26)");
 
 	if (d->pebs_in) {
 		switch (p->type) {
@@ -992,6 +1034,8 @@ static int take_tip(struct rtit_flow_dec *d, const char *what, uint64_t *ip, boo
 			*ip = d->la.ip;
 			consume(d);
 			take_if(d);
+			if ((r = pge_read_ahead(d)) < 0)
+				return r;
 			return TIP_OK;
 		default:
 		other:
