@@ -17,9 +17,10 @@
 
 #include "flow_internal.h"
 
-/* The longest run taken in one step: its last instruction's offset fits
- * ic_ent.run_last. */
-enum { RUN_MAX_N = 4096, RUN_MAX_BYTES = 0xffff - 15 };
+/* The longest run taken in one step (ic_ent's fields); a longer one is
+ * taken in several. */
+enum { RUN_MAX_N = 255, RUN_MAX_BYTES = 0xffff - 15 };
+_Static_assert(sizeof(struct ic_ent) == 24, "the instruction cache entry stays 24 bytes");
 
 /*
  * Counts the run of plain instructions from @e (plain) through the cache,
@@ -31,7 +32,7 @@ enum { RUN_MAX_N = 4096, RUN_MAX_BYTES = 0xffff - 15 };
 int flow_run_scan(struct rtit_flow_dec *d, const struct ic_ent *e)
 {
 	uint64_t ip = e->ip & ~d->ic_tag;
-	uint32_t n = 0, bytes = 0, last = 0;
+	uint32_t n = 0, bytes = 0, last = 0;	/* last: its length */
 	const struct ic_ent *f = e;
 
 	while (n < RUN_MAX_N && bytes < RUN_MAX_BYTES) {
@@ -39,15 +40,15 @@ int flow_run_scan(struct rtit_flow_dec *d, const struct ic_ent *e)
 			return 0;
 		if (!flow_plain(f))
 			break;
-		last = bytes;
+		last = f->len;
 		bytes += f->len;
 		n++;
 		f = ic_find(d, ip + bytes);
 	}
 	struct ic_ent *m = (struct ic_ent *)e;	/* an entry of d->ic */
-	m->run = (uint16_t)n;
-	m->run_last = (uint16_t)last;
-	m->run_bytes = bytes;
+	m->run = (uint8_t)n;
+	m->run_lastlen = (uint8_t)last;
+	m->run_bytes = (uint16_t)bytes;
 	return (int)n;
 }
 
@@ -70,7 +71,7 @@ void flow_run(struct rtit_flow_dec *d, const struct ic_ent *e)
 		r->ip = ip;
 		r->cls = RTIT_IC_OTHER;
 		r->len = 0;
-		r->value = ip + e->run_last;
+		r->value = ip + e->run_bytes - e->run_lastlen;
 		r->next_ip = ip + e->run_bytes;
 		r->pad1 = n;
 		d->ip = r->next_ip;

@@ -25,10 +25,10 @@ struct ic_ent {
 	uint8_t vec;		/* INT n, INT3, INT1, INTO: the vector */
 	/* A plain instruction (flow_plain): the run of plain instructions
 	 * from here, all in the cache, up to the first one that is not
-	 * (0: not known yet): their number, the offset of the last one from
-	 * ip, their bytes (flow_run, issue 20) */
-	uint16_t run, run_last;
-	uint32_t run_bytes;
+	 * (0: not known yet): their number, the last one's length, their
+	 * bytes (flow_run, issue 20; the entry stays 24 bytes) */
+	uint8_t run, run_lastlen;
+	uint16_t run_bytes;
 };
 /* IC_XACQ/IC_XREL: an XACQUIRE/XRELEASE-prefixed instruction (HLE, SDM
  * 33.2.9.1: it begins or commits a transaction as XBEGIN/XEND do) */

@@ -33,6 +33,7 @@
 
 #include "rtit/flow.h"
 #include "rtit/scenario.h"
+#include "flow_loop.h"
 #include "session_mem.h"
 #ifdef HAVE_LIBIPT
 #include <intel-pt.h>
@@ -40,43 +41,8 @@
 
 static const char program[] =
 	"name bench_flow\n"
-	"code asm load=0x401000 entry=start\n"
-	"    .intel_syntax noprefix\n"
-	"    .globl start\n"
-	"start:\n"
-	"    mov r12d, 400000\n"
-	"outer:\n"
-	"    mov ecx, 5\n"
-	"inner:\n"
-	"    test ecx, 1\n"
-	"    jz even\n"
-	"    call work\n"
-	"even:\n"
-	"    dec ecx\n"
-	"    jnz inner\n"
-	"    mov eax, r12d\n"
-	"    and eax, 1\n"
-	"    lea rdx, [rip + table]\n"
-	"    jmp qword ptr [rdx + rax * 8]\n"
-	"back:\n"
-	"    dec r12d\n"
-	"    jnz outer\n"
-	"done:\n"
-	"    nop\n"
-	"work:\n"
-	"    add r8, rcx\n"
-	"    xor r9, r8\n"
-	"    ret\n"
-	"t0: add r10, 1\n"
-	"    jmp back\n"
-	"t1: sub r10, 1\n"
-	"    jmp back\n"
-	"    .balign 8\n"
-	"table:\n"
-	"    .quad t0, t1\n"
-	"end\n"
-	"cpl 0\n"
-	"end-at done\n"
+	FLOW_LOOP_HEAD("400000")
+	FLOW_LOOP_TAIL
 	"budget 100000000\n";
 
 

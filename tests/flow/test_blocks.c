@@ -26,6 +26,7 @@
 #include "rtit/flow.h"
 #include "rtit/scenario.h"
 #include "flow_fold.h"
+#include "flow_loop.h"
 #include "session_mem.h"
 
 /* Traced whole: the truth's every record is in the trace. */
@@ -148,25 +149,7 @@ static int check(const char *dir, const char *file, int *nwhole)
  * benchmark's loop), and long runs of plain instructions. */
 static const char loops[] =
 	"name blocks_loops\n"
-	"code asm load=0x401000 entry=start\n"
-	"    .intel_syntax noprefix\n"
-	"    .globl start\n"
-	"start:\n"
-	"    mov r12d, 300\n"
-	"outer:\n"
-	"    mov ecx, 5\n"
-	"inner:\n"
-	"    test ecx, 1\n"
-	"    jz even\n"
-	"    call work\n"
-	"even:\n"
-	"    dec ecx\n"
-	"    jnz inner\n"
-	"    mov eax, r12d\n"
-	"    and eax, 1\n"
-	"    lea rdx, [rip + table]\n"
-	"    jmp qword ptr [rdx + rax * 8]\n"
-	"back:\n"
+	FLOW_LOOP_HEAD("300")
 	"    mov r13d, 3\n"
 	"long:\n"
 	"    add r8, 1\n    add r9, 2\n    xor r10, r8\n    lea r11, [r9 + r8]\n"
@@ -175,24 +158,7 @@ static const char loops[] =
 	"    add r8, 1\n    add r9, 2\n    xor r10, r8\n    lea r11, [r9 + r8]\n"
 	"    dec r13d\n"
 	"    jnz long\n"
-	"    dec r12d\n"
-	"    jnz outer\n"
-	"done:\n"
-	"    nop\n"
-	"work:\n"
-	"    add r8, rcx\n"
-	"    xor r9, r8\n"
-	"    ret\n"
-	"t0: add r10, 1\n"
-	"    jmp back\n"
-	"t1: sub r10, 1\n"
-	"    jmp back\n"
-	"    .balign 8\n"
-	"table:\n"
-	"    .quad t0, t1\n"
-	"end\n"
-	"cpl 0\n"
-	"end-at done\n";
+	FLOW_LOOP_TAIL;
 
 /* The loops in one dialect: 0 when they pass, else 1 after a line. */
 static int check_loops(const char *setup, const char *what)
