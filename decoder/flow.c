@@ -67,7 +67,12 @@ int rtit_flow_dec_new(struct rtit_flow_dec **dp, const struct rtit_flow_cfg *cfg
 	d->offs = malloc(d->cap * sizeof(*d->offs));
 	d->ic_mask = (1u << 12) - 1;
 	d->ic = calloc(d->ic_mask + 1, sizeof(*d->ic));
-	if (!d->batch || !d->offs || !d->ic) {
+	if (d->cfg.on_block)
+		d->blk = malloc(d->cap * sizeof(*d->blk));
+	if (!cfg->read)
+		d->pb = malloc(FLOW_PB * sizeof(*d->pb));
+	if (!d->batch || !d->offs || !d->ic || (d->cfg.on_block && !d->blk) ||
+	    (!cfg->read && !d->pb)) {
 		rtit_flow_dec_free(d);
 		return -RTIT_ERR_NOMEM;
 	}
@@ -108,6 +113,8 @@ void rtit_flow_dec_free(struct rtit_flow_dec *d)
 		return;
 	free(d->batch);
 	free(d->offs);
+	free(d->blk);
+	free(d->pb);
 	free(d->ic);
 	free(d);
 }
@@ -129,7 +136,9 @@ void flow_flush_committed(struct rtit_flow_dec *d)
 	size_t n = d->ncommit;
 	if (!n)
 		return;
-	if (d->cfg.on_rec)
+	if (d->cfg.on_block)
+		flow_blocks_out(d, d->batch, n);
+	else if (d->cfg.on_rec)
 		d->cfg.on_rec(d->cfg.opaque, d->batch, n);
 	d->st.insns += n;	/* events are subtracted when made */
 	if (d->nbatch > n) {
@@ -146,6 +155,8 @@ void flow_note(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip, uin
 {
 	struct rtit_flow_note n = { .kind = kind, .offset = off, .ip = ip, .count = count };
 	flow_flush_committed(d);
+	if (d->cfg.on_block)
+		flow_blocks_close(d);
 	if (kind == RTIT_FLOW_N_ERROR) {
 		n.code = -d->err_code;	/* flow.h: -RTIT_ERR_x */
 		n.msg = d->msg;
@@ -158,7 +169,9 @@ void flow_note(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip, uin
 /* Drops the provisional records (walked past the last packet). */
 void flow_drop_uncertain(struct rtit_flow_dec *d, uint64_t off)
 {
-	size_t n = d->nbatch - d->ncommit;
+	uint64_t n = d->nbatch - d->ncommit;
+	if (n && d->cfg.on_block)
+		n = flow_blocks_insns(d->batch + d->ncommit, n);
 	d->nbatch = d->ncommit;
 	d->walked = 0;
 	if (n) {
@@ -247,7 +260,23 @@ static int read_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 {
 	if (d->eos)
 		return 0;
-	int r = rtit_pktdec_next(&d->pd, it);
+	int r = 0;
+	if (d->pb) {
+		/* a trace in memory: the batch call, the same packets and errors
+		 * as one at a time (rtit_pktdec_next_batch, D99) */
+		if (d->pb_i == d->pb_n) {
+			d->pb_i = d->pb_n = 0;
+			r = rtit_pktdec_next_batch(&d->pd, d->pb, FLOW_PB);
+			if (r > 0)
+				d->pb_n = (unsigned)r;
+		}
+		if (d->pb_i < d->pb_n) {
+			*it = d->pb[d->pb_i++];
+			r = 1;
+		}
+	} else {
+		r = rtit_pktdec_next(&d->pd, it);
+	}
 	if (r == 0) {
 		d->eos = true;
 		return 0;
@@ -1195,6 +1224,12 @@ static int walk(struct rtit_flow_dec *d)
 
 		if ((r = ic_get(d, d->ip, &e)) < 0)
 			return r;
+		/* a TNT or TIP in view binds to no IP (D97) */
+		if (flow_run_ok(d, e, d->tnt_n || (d->have_la && (d->la.pkt.type == RTIT_R_TNT ||
+								  d->la.pkt.type == RTIT_R_TIP)))) {
+			flow_run(d, e);
+			continue;
+		}
 		if (++d->walked > d->cfg.max_walk)
 			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
 				    "%" PRIu64 " instructions walked from 0x%" PRIx64
@@ -1369,6 +1404,11 @@ static int recover(struct rtit_flow_dec *d)
 	d->ahead_n = 0;
 	d->ahead_err = 0;
 	d->eos = false;		/* the packets read ahead may have met the end */
+	/* the packet decoder stands where the packets handed out end (the
+	 * batch's others are dropped): the skipped bytes count from there */
+	if (d->pb_i < d->pb_n)
+		d->pd.pos = (size_t)(d->pb[d->pb_i].offset - d->pd.base);
+	d->pb_i = d->pb_n = 0;
 	uint64_t before = d->pd.skipped;
 	/* SDM 33.4.2.17, D81: the next PSB from the byte after the bad packet's
 	 * first, so that a PSB it swallowed the start of is found.  The bad

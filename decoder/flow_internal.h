@@ -23,6 +23,12 @@ struct ic_ent {
 	uint8_t cls;
 	uint8_t flags;		/* IC_* */
 	uint8_t vec;		/* INT n, INT3, INT1, INTO: the vector */
+	/* A plain instruction (flow_plain): the run of plain instructions
+	 * from here, all in the cache, up to the first one that is not
+	 * (0: not known yet): their number, the last one's length, their
+	 * bytes (flow_run, issue 20; the entry stays 24 bytes) */
+	uint8_t run, run_lastlen;
+	uint16_t run_bytes;
 };
 /* IC_XACQ/IC_XREL: an XACQUIRE/XRELEASE-prefixed instruction (HLE, SDM
  * 33.2.9.1: it begins or commits a transaction as XBEGIN/XEND do) */
@@ -60,6 +66,8 @@ struct la {
 /* How many packets the flow decoder reads ahead of the one it uses: a
  * malformed packet among them is reported before that one is used (D137). */
 #define FLOW_AHEAD 4
+/* Packets a batch call of the packet decoder gives (a trace in memory) */
+#define FLOW_PB 64
 
 struct rtit_flow_dec {
 	struct rtit_flow_cfg cfg;
@@ -196,6 +204,16 @@ struct rtit_flow_dec {
 	struct rtit_pktdec_item ahead[FLOW_AHEAD + 1];
 	unsigned ahead_head, ahead_n;
 	int ahead_err;		/* a stream cut inside the packet after them */
+	/* Block mode (cfg.on_block): the blocks made from the committed
+	 * records, blk[nblk] the one still open when cur_open
+	 * (flow_blocks_out) */
+	struct rtit_flow_block *blk;
+	size_t nblk;
+	bool cur_open;
+	/* A trace in memory: packets come from the packet decoder's batch
+	 * call (issue 20), pb[pb_i..pb_n) not handed out yet */
+	struct rtit_pktdec_item *pb;
+	unsigned pb_i, pb_n;
 	struct rtit_pktdec pd;	/* large: last */
 };
 
@@ -243,6 +261,13 @@ int flow_idle_tip(struct rtit_flow_dec *d);
 int flow_walk_end(struct rtit_flow_dec *d);
 void flow_on_call(struct rtit_flow_dec *d, uint64_t nlip, bool zlc);
 bool flow_ret_compressed(struct rtit_flow_dec *d, uint64_t *t);
+
+/* ---- flow.c: runs of plain instructions, blocks (issue 20) ---- */
+int flow_run_scan(struct rtit_flow_dec *d, const struct ic_ent *e);
+void flow_run(struct rtit_flow_dec *d, const struct ic_ent *e);
+void flow_blocks_out(struct rtit_flow_dec *d, const struct rtit_sim_rec *recs, size_t n);
+void flow_blocks_close(struct rtit_flow_dec *d);
+uint64_t flow_blocks_insns(const struct rtit_sim_rec *recs, size_t n);
 
 /* ---- flow_pt.c: the Intel PT walk ---- */
 int flow_pt_walk(struct rtit_flow_dec *d);
@@ -372,6 +397,44 @@ static inline int ic_get(struct rtit_flow_dec *d, uint64_t ip, const struct ic_e
 	}
 	*out = e;
 	return 0;
+}
+
+/* The cached instruction at @ip in the current mode, or NULL (nothing is
+ * decoded). */
+static inline const struct ic_ent *ic_find(const struct rtit_flow_dec *d, uint64_t ip)
+{
+	ip |= d->ic_tag;
+	uint32_t h = ic_hash(ip) & d->ic_mask;
+	const struct ic_ent *e;
+	while ((e = &d->ic[h])->len) {
+		if (e->ip == ip)
+			return e;
+		h = (h + 1) & d->ic_mask;
+	}
+	return NULL;
+}
+
+/* A plain instruction: no transfer and nothing the walk does for it but
+ * its record, whatever packet is in view when no FUP binds there
+ * (flow_run). */
+static inline bool flow_plain(const struct ic_ent *e)
+{
+	return e->cls == RTIT_IC_OTHER && !e->flags;
+}
+
+/*
+ * The run of plain instructions at @e (the walk's IP), when the walk may
+ * take it in one step: its length known (flow_run_scan), within max_walk,
+ * and @quiet: the caller saw that no packet can bind to an instruction of
+ * the run (TNT bits pending, or the packet in view binds to no IP).
+ */
+static inline bool flow_run_ok(struct rtit_flow_dec *d, const struct ic_ent *e, bool quiet)
+{
+	if (!quiet || !flow_plain(e))
+		return false;
+	if (!e->run && flow_run_scan(d, e) <= 0)
+		return false;
+	return d->walked + e->run <= d->cfg.max_walk;
 }
 
 #endif /* RTIT_FLOW_INTERNAL_H */

@@ -1885,6 +1885,23 @@ static int pt_walk_nomap(struct rtit_flow_dec *d, int r)
 	return r;
 }
 
+/* No TNT bit pending, the packet in view (pt_walk_packet let the
+ * instruction run) binds to none of the plain instructions ahead: a TNT,
+ * a TIP.PGD, or a TIP outside a VMM (D97). */
+static inline bool pt_run_quiet(const struct rtit_flow_dec *d)
+{
+	if (!d->have_la || d->tsx_pending)
+		return false;
+	switch (d->la.pkt.type) {
+	case RTIT_PT_TNT8: case RTIT_PT_TNT64: case RTIT_PT_TIP_PGD:
+		return true;
+	case RTIT_PT_TIP:
+		return !d->in_vmm;
+	default:
+		return false;
+	}
+}
+
 int flow_pt_walk(struct rtit_flow_dec *d)
 {
 	const struct ic_ent *e;
@@ -1898,6 +1915,10 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			if (r == W_AGAIN)
 				continue;
 			return r;
+		}
+		if (flow_run_ok(d, e, d->tnt_n || pt_run_quiet(d))) {
+			flow_run(d, e);
+			continue;
 		}
 
 		if (++d->walked > d->cfg.max_walk)

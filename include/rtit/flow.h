@@ -129,6 +129,37 @@ enum {
 	RTIT_FLOW_E7 = 1u << 7	/* first MTC dropped (timing only) */
 };
 
+/*
+ * Block mode (issue 20): the decoded flow as basic blocks, for consumers
+ * that need the edges (coverage, as fuzzers count it) or the blocks and
+ * not one record per instruction.  A block is the instructions the walk
+ * went through in a row from ip to last_ip, each the one after the other
+ * in the image (no transfer among them), ending at the first instruction
+ * that is not a plain one (RTIT_IC_OTHER, no transfer): a branch, taken
+ * or not, any instruction that moves trace state (MOV CR3, far transfers,
+ * TSX, ...), or the last one before a note or an event.  Its edge is
+ * last_ip -> next_ip.  An event is a block of its own with ninsn 0
+ * (kind RTIT_SIM_EVENT, cls its enum rtit_sim_event, ip where it hit,
+ * next_ip its handler).  The fields of the last record (flow.h's record
+ * format: cr3, cycles, tsc, flags, annotations) are the block's.
+ * Exactly the flow records would give, folded: the same instructions,
+ * notes, errors at the same offsets (docs/decisions.md D98).
+ */
+struct rtit_flow_block {
+	uint64_t ip;		/* the first instruction (event: where) */
+	uint64_t last_ip;	/* the last instruction (event: = ip) */
+	uint64_t next_ip;	/* where the flow went from it (0 when
+				 * RTIT_FLOW_A_NEXT_UNKNOWN is in ann) */
+	uint64_t cr3, cycles, tsc;	/* the last record's */
+	uint32_t ninsn;		/* instructions (0 for an event) */
+	uint8_t kind;		/* RTIT_SIM_INSN or RTIT_SIM_EVENT */
+	uint8_t cls;		/* the last instruction's class, or the event */
+	uint8_t flags;		/* the last record's RTIT_SIM_F_* */
+	uint8_t ann;		/* the last record's RTIT_FLOW_A_* */
+	uint8_t len;		/* the last instruction's length */
+	uint8_t cpl, mode, vector;	/* the last record's */
+};
+
 struct rtit_flow_cfg {
 	/* What the stream does not say (the sideband file has them). */
 	int dialect;		/* RTIT_DIALECT_RTIT (0) or RTIT_DIALECT_PT */
@@ -230,6 +261,11 @@ struct rtit_flow_cfg {
 	size_t batch_cap;	/* default 1024 */
 	uint64_t max_walk;	/* insns without a packet before an error
 				 * (default 1 << 22) */
+	/* Block mode (struct rtit_flow_block): when set, blocks go here
+	 * instead of records to on_rec (which is then not called); on_note
+	 * as before, before the blocks that follow it.  rtit_flow_dec_batch_
+	 * offsets does not apply. */
+	void (*on_block)(void *opaque, const struct rtit_flow_block *blocks, size_t n);
 };
 
 struct rtit_flow_stats {

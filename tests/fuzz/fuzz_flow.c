@@ -11,19 +11,23 @@
  * returns a known status; every ERROR note has a one-line message and an
  * offset inside the trace; the notes' counts agree with the statistics;
  * decoded instructions lie in the image; a bounded number of records per
- * trace byte (max_walk bounds a walk without packets).
+ * trace byte (max_walk bounds a walk without packets); block mode
+ * (cfg.on_block) gives the records' flow folded into blocks
+ * (tests/common/flow_fold.h) with the same notes at the same offsets.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuzz_flow.h"
+#include "../common/flow_fold.h"
 
 struct ff_state {
 	const uint8_t *img;
 	size_t img_len;
 	size_t trace_len;
 	uint64_t recs, errors, notes;
+	struct flow_fold fold;	/* the records folded, or block mode's */
 };
 
 static void ff_fail(const char *what)
@@ -54,6 +58,7 @@ static void ff_on_rec(void *opaque, const struct rtit_sim_rec *recs, size_t n)
 		if (r->kind == RTIT_SIM_INSN &&
 		    (r->ip < FUZZ_FLOW_BASE || r->ip - FUZZ_FLOW_BASE >= s->img_len))
 			ff_fail("an instruction outside the image");
+		flow_fold_rec(&s->fold, r);
 	}
 	s->recs += n;
 }
@@ -63,6 +68,7 @@ static void ff_on_note(void *opaque, const struct rtit_flow_note *note)
 	struct ff_state *s = opaque;
 
 	s->notes++;
+	flow_fold_note(&s->fold, note);
 	if (note->kind < RTIT_FLOW_N_ENABLE || note->kind > RTIT_FLOW_N_END)
 		ff_fail("unknown note kind");
 	if (note->kind == RTIT_FLOW_N_ERROR) {
@@ -74,6 +80,44 @@ static void ff_on_note(void *opaque, const struct rtit_flow_note *note)
 		if (note->code >= 0 || -note->code >= RTIT_ERR_COUNT)
 			ff_fail("an error note whose code is not -RTIT_ERR_x (flow.h)");
 	}
+}
+
+static void ff_on_block(void *opaque, const struct rtit_flow_block *b, size_t n)
+{
+	struct flow_fold *f = opaque;
+
+	if (!n)
+		ff_fail("on_block with no blocks");
+	for (size_t i = 0; i < n; i++)
+		flow_fold_block(f, &b[i]);
+}
+
+static void ff_block_note(void *opaque, const struct rtit_flow_note *note)
+{
+	flow_fold_note(opaque, note);
+}
+
+/* The same input in block mode: the blocks and notes @s's records and
+ * notes fold into. */
+static void ff_blocks(struct rtit_flow_cfg *cfg, const struct ff_state *s)
+{
+	struct rtit_flow_dec *d;
+	struct flow_fold f;
+
+	flow_fold_init(&f);
+	cfg->on_rec = NULL;
+	cfg->on_block = ff_on_block;
+	cfg->on_note = ff_block_note;
+	cfg->opaque = &f;
+	if (rtit_flow_dec_new(&d, cfg) < 0)
+		ff_fail("rtit_flow_dec_new failed in block mode");
+	if ((uint64_t)rtit_flow_dec_run(d) != s->errors)
+		ff_fail("block mode reports another number of errors");
+	if (f.hash != s->fold.hash || f.blocks != s->fold.blocks || f.insns != s->fold.insns)
+		ff_fail("block mode's blocks or notes are not the records' folded");
+	if (rtit_flow_dec_stats(d)->insns != f.insns)
+		ff_fail("block mode's statistics and blocks disagree");
+	rtit_flow_dec_free(d);
 }
 
 int fuzz_flow_one(const uint8_t *data, size_t size)
@@ -90,6 +134,7 @@ int fuzz_flow_one(const uint8_t *data, size_t size)
 	if (img_len > size - 3)
 		img_len = size - 3;
 	memset(&s, 0, sizeof(s));
+	flow_fold_init(&s.fold);
 	s.img = data + 3;
 	s.img_len = img_len;
 	s.trace_len = size - 3 - img_len;
@@ -126,6 +171,7 @@ int fuzz_flow_one(const uint8_t *data, size_t size)
 	if (s.recs > (s.trace_len + 1) * (FUZZ_FLOW_MAX_WALK + 2))
 		ff_fail("more records than the trace can explain");
 	rtit_flow_dec_free(d);
+	ff_blocks(&cfg, &s);
 	return s.recs > 0x7fffffff ? 0x7fffffff : (int)s.recs;
 }
 
