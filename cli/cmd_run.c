@@ -41,6 +41,7 @@ struct run {
 	uint64_t off, listed, dropped;	/* the account's packets */
 	bool progress, progress_shown;
 	double t0, last;
+	int write_errno;	/* the session's failed write's errno (D138) */
 	/* the outputs: NULL when not written */
 	FILE *sideband, *flow_bin, *flow_txt;
 	const char *out, *stem;
@@ -889,9 +890,12 @@ static int close_outputs(struct run *r, int status)
 		if (!fs[i])
 			continue;
 		bool bad = ferror(fs[i]);
-		if (fclose(fs[i]) != 0 || bad) {
+		errno = 0;
+		int c = fclose(fs[i]);
+		if (c != 0 || bad) {
+			int e = c != 0 && errno ? errno : r->write_errno ? r->write_errno : EIO;
 			fprintf(stderr, "rtitsim run: %s%s: writing failed: %s\n", r->prefix, ext[i],
-				strerror(errno ? errno : EIO));
+				strerror(e));
 			if (status == RTIT_EXIT_OK)
 				status = RTIT_EXIT_IO;
 		}
@@ -948,6 +952,7 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	r.t0 = r.last = now_s();
 	struct rtit_session_result *res_ = &r.res;
 	int ss = rtit_session_run(&scfg, res_);
+	r.write_errno = res_->io_errno;	/* a failed write's (D138) */
 	if (r.progress_shown)
 		fputs("\n", stderr);
 	if (!res_->ran) {

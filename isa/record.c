@@ -18,6 +18,7 @@
 #include <xxhash.h>
 
 #include "rtit/record.h"
+#include "record_text.h"
 
 const char *rtit_insn_class_name(int cls)
 {
@@ -90,7 +91,7 @@ void rtit_sim_rec_pack(const struct rtit_sim_rec *r, uint8_t out[64])
 	put32(out + 60, 0);
 }
 
-static void rec_unpack(const uint8_t in[64], struct rtit_sim_rec *r)
+void isa_rec_unpack(const uint8_t in[64], struct rtit_sim_rec *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->ip = get64(in);
@@ -114,28 +115,82 @@ static void rec_unpack(const uint8_t in[64], struct rtit_sim_rec *r)
  * the end of what it wrote. */
 static char *put_hex_fixed16(char *p, uint64_t v)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* each half's 8 nibbles spread to 8 bytes, digits made 8 at a time
+	 * (a nibble above 9 gets 'a' - '0' - 10 more), most significant
+	 * first (D138) */
+	for (int h = 0; h < 2; h++) {
+		uint64_t x = h ? v & 0xffffffffu : v >> 32;
+		x = (x | x << 16) & 0x0000ffff0000ffffull;
+		x = (x | x << 8) & 0x00ff00ff00ff00ffull;
+		x = (x | x << 4) & 0x0f0f0f0f0f0f0f0full;
+		uint64_t above9 = ((x + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull;
+		x += 0x3030303030303030ull + above9 * ('a' - '0' - 10);
+		x = __builtin_bswap64(x);
+		memcpy(p + 8 * h, &x, 8);
+	}
+#else
 	static const char hex[] = "0123456789abcdef";
 	for (int i = 15; i >= 0; i--, v >>= 4)
 		p[i] = hex[v & 0xf];
+#endif
 	return p + 16;
 }
 
-/* @v in base 16 or 10, as few digits as it takes. */
-static char *put_num(char *p, uint64_t v, unsigned base)
+/* @v in hex, as few digits as it takes. */
+static char *put_hex(char *p, uint64_t v)
 {
-	static const char digit[] = "0123456789abcdef";
-	char t[20];
-	int n = 0;
-	do
-		t[n++] = digit[v % base];
-	while (v /= base);
-	while (n)
-		*p++ = t[--n];
-	return p;
+	static const char hex[] = "0123456789abcdef";
+	int n = v ? (67 - __builtin_clzll(v)) / 4 : 1;
+	for (int i = n - 1; i >= 0; i--, v >>= 4)
+		p[i] = hex[v & 0xf];
+	return p + n;
 }
 
-static char *put_hex(char *p, uint64_t v) { return put_num(p, v, 16); }
-static char *put_dec(char *p, uint64_t v) { return put_num(p, v, 10); }
+static const char dec2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* @x < 10^8 in decimal ending at @e, two digits a step in 32 bits (a
+ * division by a constant is a multiplication); returns where it starts. */
+static char *put_dec32_back(char *e, uint32_t x)
+{
+	while (x >= 100) {
+		e -= 2;
+		memcpy(e, dec2 + 2 * (x % 100), 2);
+		x /= 100;
+	}
+	if (x >= 10) {
+		e -= 2;
+		memcpy(e, dec2 + 2 * x, 2);
+	} else {
+		*--e = (char)('0' + x);
+	}
+	return e;
+}
+
+/* @v in decimal (D138). */
+static char *put_dec(char *p, uint64_t v)
+{
+	if (v < 10) {
+		*p = (char)('0' + v);
+		return p + 1;
+	}
+	char t[24], *e = t + sizeof(t);
+	while (v >= 100000000) {	/* whole groups of 8 digits */
+		uint32_t lo = (uint32_t)(v % 100000000);
+		v /= 100000000;
+		char *g = put_dec32_back(e, lo);
+		while (g > e - 8)
+			*--g = '0';
+		e = g;
+	}
+	e = put_dec32_back(e, (uint32_t)v);
+	size_t n = (size_t)(t + sizeof(t) - e);
+	memcpy(p, e, n);
+	return p + n;
+}
 
 static char *put_str(char *p, const char *s)
 {
@@ -180,9 +235,16 @@ static int format_insn_plain(const struct rtit_sim_rec *r, char *buf)
 	p = put_str(p, " m=");
 	p = put_dec(p, r->mode);
 	p = put_str(p, " cyc=");
+	char *cyc = p;
 	p = put_dec(p, r->cycles);
 	p = put_str(p, " tsc=");
-	p = put_dec(p, r->tsc);
+	if (r->tsc == r->cycles) {	/* often so: the digits again */
+		size_t n = (size_t)(p - 5 - cyc);
+		memmove(p, cyc, n);
+		p += n;
+	} else {
+		p = put_dec(p, r->tsc);
+	}
 	if (r->flags & RTIT_SIM_F_ENCLAVE)
 		p = put_str(p, " enclave");
 	*p = 0;
@@ -306,78 +368,41 @@ int rtit_sim_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 	return n;
 }
 
-int rtit_flow_writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt)
+char *isa_flow_line(const struct rtit_sim_rec *r, char *p)
 {
-	if (!w)
-		return -RTIT_ERR_INVALID;
-	memset(w, 0, sizeof(*w));
-	w->bin = bin;
-	w->txt = txt;
-	XXH3_state_t *s = XXH3_createState();
-	if (!s)
-		return -RTIT_ERR_NOMEM;
-	XXH3_64bits_reset(s);
-	w->xxh = s;
-	if (bin) {
-		uint8_t h[16];
-		memcpy(h, RTIT_FLOW_MAGIC, 8);
-		put32(h + 8, RTIT_FLOW_VERSION);
-		put32(h + 12, 64);
-		if (fwrite(h, 1, sizeof(h), bin) != sizeof(h))
-			w->err = -RTIT_ERR_IO;
+	int n;
+	if (r->kind == RTIT_SIM_INSN && !insn_has_extra(r->cls)) {
+		n = format_insn_plain(r, p);
+	} else {
+		n = rtit_sim_rec_format(r, p, ISA_FLOW_LINE_MAX - 1);
+		if (n < 0 || n >= ISA_FLOW_LINE_MAX - 1)
+			n = (int)strlen(p);
 	}
-	return w->err;
+	p[n] = '\n';
+	return p + n + 1;
 }
 
-void rtit_flow_writer_on_batch(const struct rtit_sim_rec *recs, size_t n,
-			       void *opaque)
+void isa_flow_header(uint8_t h[16])
 {
-	struct rtit_flow_writer *w = opaque;
-	uint8_t buf[64 * 64];
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		rtit_sim_rec_pack(&recs[i], buf + 64 * k);
-		if (++k == 64 || i + 1 == n) {
-			XXH3_64bits_update(w->xxh, buf, 64 * k);
-			if (w->bin && fwrite(buf, 64, k, w->bin) != k)
-				w->err = -RTIT_ERR_IO;
-			k = 0;
-		}
-		if (w->txt) {
-			char line[256];
-			int len = recs[i].kind == RTIT_SIM_INSN && !insn_has_extra(recs[i].cls) ?
-				  format_insn_plain(&recs[i], line) :
-				  rtit_sim_rec_format(&recs[i], line, sizeof(line) - 1);
-			if (len < 0 || (size_t)len >= sizeof(line) - 1)
-				len = (int)strlen(line);
-			line[len] = '\n';
-			if (fwrite(line, 1, (size_t)len + 1, w->txt) != (size_t)len + 1)
-				w->err = -RTIT_ERR_IO;
-		}
-	}
-	w->count += n;
+	memcpy(h, RTIT_FLOW_MAGIC, 8);
+	put32(h + 8, RTIT_FLOW_VERSION);
+	put32(h + 12, 64);
 }
 
-int rtit_flow_writer_fini(struct rtit_flow_writer *w, uint64_t *digest)
+void isa_flow_trailer(uint8_t t[24], uint64_t count, uint64_t digest)
 {
-	if (!w || !w->xxh)
-		return -RTIT_ERR_INVALID;
-	uint64_t d = XXH3_64bits_digest(w->xxh);
-	XXH3_freeState(w->xxh);
-	w->xxh = NULL;
-	if (digest)
-		*digest = d;
-	if (w->bin) {
-		uint8_t t[24];
-		XXH64_canonical_t c;
-		memcpy(t, "RTITEND\0", 8);
-		put64(t + 8, w->count);
-		XXH64_canonicalFromHash(&c, d);
-		memcpy(t + 16, c.digest, 8);
-		if (fwrite(t, 1, sizeof(t), w->bin) != sizeof(t))
-			w->err = -RTIT_ERR_IO;
-	}
-	return w->err;
+	XXH64_canonical_t c;
+	memcpy(t, "RTITEND\0", 8);
+	put64(t + 8, count);
+	XXH64_canonicalFromHash(&c, digest);
+	memcpy(t + 16, c.digest, 8);
+}
+
+/* Out of line: inlined into the reader's loop, gcc 12 warns about
+ * XXH3_update's paths for long inputs, which a 64-byte read never takes. */
+static __attribute__((noinline)) void hash_update(XXH3_state_t *s, const uint8_t *b, size_t n)
+{
+	XXH3_64bits_update(s, b, n);
 }
 
 int rtit_flow_reader_open(struct rtit_flow_reader *rd, FILE *f)
@@ -422,8 +447,8 @@ long rtit_flow_reader_next(struct rtit_flow_reader *rd, struct rtit_sim_rec *rec
 			rd->err = ferror(rd->f) ? -RTIT_ERR_IO : -RTIT_ERR_INVALID;
 			break;
 		}
-		XXH3_64bits_update(rd->xxh, b, 64);
-		rec_unpack(b, &recs[n++]);
+		hash_update(rd->xxh, b, 64);
+		isa_rec_unpack(b, &recs[n++]);
 	}
 	rd->count += n;
 	return n || !rd->err ? (long)n : rd->err;

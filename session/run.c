@@ -374,8 +374,11 @@ static void run_and_finish(struct session *s, struct rtit_sim *sim,
 	}
 	if (fin < 0 || fw < 0 || s->io_err) {
 		snprintf(res->io_msg, sizeof(res->io_msg), "%s: writing the outputs failed: %s",
-			 path, s->io_err ? strerror(s->io_err) : rtit_errstr(fin < 0 ? fin : fw));
+			 path, s->io_err ? strerror(s->io_err) :
+			 fw < 0 && s->flow.os_err ? strerror(s->flow.os_err) :
+			 rtit_errstr(fin < 0 ? fin : fw));
 		res->status = RTIT_SESSION_IO;
+		res->io_errno = s->io_err ? s->io_err : s->flow.os_err;
 	}
 	fill_sideband(s, sim, res);
 	if (s->cfg->sc->code_kind == RTIT_SCN_CODE_PROCESS)
@@ -402,7 +405,7 @@ int rtit_session_run(const struct rtit_session_cfg *cfg, struct rtit_session_res
 		goto out;
 	s.xxh = XXH3_createState();
 	if (!s.xxh || XXH3_64bits_reset(s.xxh) != XXH_OK ||
-	    rtit_flow_writer_init(&s.flow, cfg->flow_bin, cfg->flow_txt) < 0) {
+	    rtit_flow_writer_init_async(&s.flow, cfg->flow_bin, cfg->flow_txt) < 0) {
 		snprintf(res->io_msg, sizeof(res->io_msg), "%s: out of memory", cfg->sc->path);
 		res->status = RTIT_SESSION_IO;
 		goto out;

@@ -349,24 +349,38 @@ const char *rtit_sim_event_name(int ev);
 
 /* A flow writer: a consumer that hashes every record (XXH3-64 over the
  * canonical 64-byte little-endian form) and optionally writes the binary
- * form (bin) and/or one text line per record (txt). */
+ * form (bin) and/or one text line per record (txt).  Records are packed
+ * into chunks of 8192; a whole chunk is hashed, written to bin in one
+ * call and formatted into a 1 MiB text buffer, written when full (D138). */
 struct rtit_flow_writer {
 	FILE *bin;
 	FILE *txt;
 	uint64_t count;
 	void *xxh;		/* XXH3_state_t */
 	int err;
+	int os_err;		/* errno of the first failed write, or 0 */
+	void *priv;		/* the chunks, the text buffer, the thread */
 };
 
 /* Starts a writer; bin/txt may be NULL.  Writes the binary header. */
 int rtit_flow_writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt);
 
+/* The same with a writer thread (D138): the chunks are hashed, written
+ * and formatted on a second thread, in order, so the files and the digest
+ * are byte for byte those of rtit_flow_writer_init; the caller's thread
+ * only packs records.  Without a thread (pthread_create failed) it works
+ * as rtit_flow_writer_init.  The files must not be touched by anyone else
+ * until rtit_flow_writer_fini returns. */
+int rtit_flow_writer_init_async(struct rtit_flow_writer *w, FILE *bin, FILE *txt);
+
 /* Consumer callback for struct rtit_sim_consumer.on_batch. */
 void rtit_flow_writer_on_batch(const struct rtit_sim_rec *recs, size_t n,
 			       void *opaque);
 
-/* Finishes: writes the binary trailer (count, canonical digest), returns
- * the digest in *digest.  Returns 0 or -RTIT_ERR_IO. */
+/* Finishes: writes what is buffered and the binary trailer (count,
+ * canonical digest), stops the thread, frees the buffers, returns the
+ * digest in *digest.  Returns 0 or -RTIT_ERR_IO (os_err and errno: why);
+ * after a failed write nothing more is written. */
 int rtit_flow_writer_fini(struct rtit_flow_writer *w, uint64_t *digest);
 
 /* Serialises one record into its canonical 64 bytes. */

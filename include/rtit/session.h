@@ -64,6 +64,7 @@ struct rtit_session_result {
 					 * what it produced */
 	char msg[1024];			/* INPUT, RUN: one line */
 	char io_msg[1024];		/* IO (also after RUN): one line */
+	int io_errno;			/* IO: the failed write's errno, or 0 */
 	struct rtit_sim_status st;	/* the simulator's stop */
 	struct rtit_enc_stats stats;
 	uint64_t trace_bytes, trace_digest, flow_digest, flow_records;

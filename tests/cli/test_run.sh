@@ -177,5 +177,27 @@ mk_quiet 'msr RTIT_EVENTS = 0x37\nmsr RTIT_CTL = 0x200d\n'
 "$R" run q.scn --out q -q >/dev/null 2>q.txt
 check "traced: no warning" test ! -s q.txt
 
+# A full disk under the flow writer's thread (D138): one line naming the
+# file and why, exit 2, and no file left, whichever ground truth fails;
+# the ground truth is the same with and without a failed run before.
+printf '.intel_syntax noprefix\n.globl _start\n_start:\n mov ecx, 200000\n1: dec ecx\n jnz 1b\n cli\n hlt\n' > long.s
+as --64 -o long.o long.s && ld -static -Ttext=0x401000 -o long long.o
+if [ -w /dev/full ]; then
+	for ext in flow flow.txt; do
+		rm -f full.*
+		ln -s /dev/full "full.$ext.part"
+		"$R" run --bare -q -o full long > /dev/null 2> e.txt; rc=$?
+		check "full disk ($ext): exit 2" test $rc -eq 2
+		check "full disk ($ext): the file named, and why" \
+			grep -q "^rtitsim run: full.$ext: writing failed: No space left on device\$" e.txt
+		check "full disk ($ext): no output file" test -z "$(ls full.* 2>/dev/null)"
+	done
+fi
+"$R" run --bare -q -o long long > /dev/null 2>&1; rc=$?
+check "400002 instructions through the writer thread: exit 0" test $rc -eq 0
+check "... the binary flow decodes back (rtitsim flow) to the text, byte for byte" \
+	cmp -s long.flow.txt <("$R" flow long.flow)
+check "... 400003 lines" test "$(wc -l < long.flow.txt)" -eq 400003
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

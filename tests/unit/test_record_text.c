@@ -6,6 +6,7 @@
  * class-specific fields, every flag, numbers of every width.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,4 +133,154 @@ Test(record_text, small_buffer)
 	int n = rtit_sim_rec_format(&r, buf, sizeof(buf));
 	cr_assert_gt(n, 9);
 	cr_assert_str_eq(buf, "I 0000000");
+}
+
+/* The TSC equal to the cycle count (a run without a TSC ratio: every
+ * line), against snprintf: the digits written once and copied (D138). */
+Test(record_text, tsc_equal_to_cycles)
+{
+	char *text = NULL, want[512];
+	size_t len = 0;
+	FILE *txt = open_memstream(&text, &len);
+	struct rtit_flow_writer w;
+	cr_assert_eq(rtit_flow_writer_init(&w, NULL, txt), 0);
+	static const uint64_t v[] = { 0, 9, 10, 99, 100, 12345678, 99999999, 100000000,
+				      100000001, 1234567890123ull, 18446744073709551615ull };
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct rtit_sim_rec r;
+		memset(&r, 0, sizeof(r));
+		r.kind = RTIT_SIM_INSN;
+		r.cycles = r.tsc = v[i];
+		rtit_flow_writer_on_batch(&r, 1, &w);
+	}
+	cr_assert_eq(rtit_flow_writer_fini(&w, NULL), 0);
+	fclose(txt);
+	const char *p = text;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct rtit_sim_rec r;
+		memset(&r, 0, sizeof(r));
+		r.kind = RTIT_SIM_INSN;
+		r.cycles = r.tsc = v[i];
+		expected(&r, want, sizeof(want));
+		cr_assert_eq(strncmp(p, want, strlen(want)), 0, "%" PRIu64 ": %.120s", v[i], p);
+		p += strlen(want);
+	}
+	cr_assert_eq(*p, 0);
+	free(text);
+}
+
+/* Random records of every kind: instructions with and without
+ * class-specific fields, events of every kind. */
+static void random_records(struct rtit_sim_rec *recs, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		struct rtit_sim_rec *r = &recs[k];
+		memset(r, 0, sizeof(*r));
+		r->kind = rnd() % 8 ? RTIT_SIM_INSN : RTIT_SIM_EVENT;
+		r->cls = (uint8_t)(rnd() % (r->kind == RTIT_SIM_INSN ? RTIT_IC_COUNT : RTIT_EV_COUNT));
+		r->ip = rnd_width();
+		r->next_ip = rnd_width();
+		r->cr3 = rnd_width();
+		r->cycles = rnd_width();
+		r->tsc = rnd() % 2 ? r->cycles : rnd_width();
+		r->value = rnd_width();
+		r->msr = (uint32_t)rnd();
+		r->len = (uint8_t)(rnd() % 16);
+		r->flags = (uint8_t)rnd();
+		r->cpl = (uint8_t)(rnd() % 4);
+		r->mode = 64;
+		r->vector = (uint8_t)rnd();
+	}
+}
+
+/* Writes N random records (batches of random sizes) with or without the
+ * writer thread; the bytes of both files, the digest and the status. */
+static int write_all(bool async, size_t N, char **bin, size_t *nbin, char **txt, size_t *ntxt,
+		     uint64_t *digest)
+{
+	static struct rtit_sim_rec recs[3000];
+	FILE *fb = open_memstream(bin, nbin), *ft = open_memstream(txt, ntxt);
+	struct rtit_flow_writer w;
+	int r = async ? rtit_flow_writer_init_async(&w, fb, ft) : rtit_flow_writer_init(&w, fb, ft);
+	cr_assert_eq(r, 0);
+	rng = 0x1234567;
+	for (size_t i = 0; i < N;) {
+		size_t k = 1 + rnd() % 3000;
+		if (k > N - i)
+			k = N - i;
+		random_records(recs, k);
+		rtit_flow_writer_on_batch(recs, k, &w);
+		i += k;
+	}
+	r = rtit_flow_writer_fini(&w, digest);
+	cr_assert_eq(w.count, N);
+	fclose(fb);
+	fclose(ft);
+	return r;
+}
+
+/* The writer thread changes nothing: the same binary file, text and
+ * digest as the writer without one, over many chunks (8192 records) and
+ * more than the chunks in flight, and for a last chunk that is not full. */
+Test(record_text, writer_thread_same_bytes)
+{
+	static const size_t sizes[] = { 0, 1, 8191, 8192, 8193, 100000 };
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		char *b0, *b1, *t0, *t1;
+		size_t nb0, nb1, nt0, nt1;
+		uint64_t d0, d1;
+		cr_assert_eq(write_all(false, sizes[s], &b0, &nb0, &t0, &nt0, &d0), 0);
+		cr_assert_eq(write_all(true, sizes[s], &b1, &nb1, &t1, &nt1, &d1), 0);
+		cr_assert_eq(nb0, 16 + 64 * sizes[s] + 24, "%zu records", sizes[s]);
+		cr_assert_eq(nb1, nb0, "%zu records", sizes[s]);
+		cr_assert_eq(memcmp(b0, b1, nb0), 0, "%zu records: the binary files differ", sizes[s]);
+		cr_assert_eq(nt1, nt0, "%zu records", sizes[s]);
+		cr_assert_eq(memcmp(t0, t1, nt0), 0, "%zu records: the texts differ", sizes[s]);
+		cr_assert_eq(d0, d1);
+		/* the same lines as the public formatter's */
+		static struct rtit_sim_rec recs[3000];
+		char line[512];
+		const char *p = t0;
+		rng = 0x1234567;
+		for (size_t i = 0; i < sizes[s];) {
+			size_t k = 1 + rnd() % 3000;
+			if (k > sizes[s] - i)
+				k = sizes[s] - i;
+			random_records(recs, k);
+			for (size_t j = 0; j < k; j++) {
+				int n = rtit_sim_rec_format(&recs[j], line, sizeof(line));
+				cr_assert_eq(strncmp(p, line, (size_t)n), 0, "record %zu", i + j);
+				cr_assert_eq(p[n], '\n');
+				p += n + 1;
+			}
+			i += k;
+		}
+		cr_assert_eq((size_t)(p - t0), nt0);
+		free(b0), free(b1), free(t0), free(t1);
+	}
+}
+
+/* A full disk (/dev/full) under the writer thread: -RTIT_ERR_IO with
+ * ENOSPC from fini, for either file, and the run is not held up. */
+Test(record_text, writer_thread_full_disk)
+{
+	static struct rtit_sim_rec recs[1000];
+	for (int which = 0; which < 2; which++) {
+		FILE *full = fopen("/dev/full", "w");
+		cr_assert(full);
+		struct rtit_flow_writer w;
+		if (which == 0)
+			rtit_flow_writer_init_async(&w, full, NULL);
+		else
+			cr_assert_eq(rtit_flow_writer_init_async(&w, NULL, full), 0);
+		for (int i = 0; i < 100; i++) {
+			random_records(recs, 1000);
+			rtit_flow_writer_on_batch(recs, 1000, &w);
+		}
+		uint64_t d;
+		cr_assert_eq(rtit_flow_writer_fini(&w, &d), -RTIT_ERR_IO, "file %d", which);
+		cr_assert_eq(w.os_err, ENOSPC, "file %d: %s", which, strerror(w.os_err));
+		cr_assert(ferror(full));
+		fclose(full);
+	}
 }
