@@ -439,6 +439,34 @@ static int rtit_packet_allowed(struct rtit_flow_dec *d, const struct rtit_pktdec
 			 rtit_pkt_name(it->pkt.type), ctl, why);
 }
 
+/* A partial TNT just taken (fewer than 6 bits): it went out because a FUP,
+ * TIP or PIP needed to be sent (RTIT 4.2.2, D66), so the next packet but
+ * timing ones (MTC, STS, CCP) is no TNT.  Checked on the packets read
+ * ahead, before the bits are used (D142); not under E3 or E8, which move
+ * packets.  0 or the error. */
+static int partial_tnt_check(struct rtit_flow_dec *d)
+{
+	if (d->cfg.errata & ((1u << 3) | (1u << 8)))
+		return 0;
+	for (unsigned k = 0; k <= d->ahead_n; k++) {
+		const struct rtit_pktdec_item *it;
+		if (k == 0 && !d->have_stash)
+			continue;
+		it = k == 0 ? &d->stash : &d->ahead[(d->ahead_head + k - 1) % (FLOW_AHEAD + 1)];
+		switch (it->pkt.type) {
+		case RTIT_R_MTC: case RTIT_R_STS: case RTIT_R_CCP:
+			continue;
+		case RTIT_R_TNT:
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+					 "a TNT right after a partial TNT: one with fewer than 6"
+					 " bits goes out only before a FUP, TIP or PIP (RTIT 4.2.2)");
+		default:
+			return 0;
+		}
+	}
+	return 0;
+}
+
 /* Brings the next significant packet into view (consuming timing
  * packets, PIP and PSB).  1: in view, 0: end of stream, < 0: error. */
 static int peek(struct rtit_flow_dec *d)
@@ -1051,6 +1079,8 @@ static inline int walk_cond_ret(struct rtit_flow_dec *d, const struct ic_ent *e,
 			d->la.cyc = d->tmpl.cycles;	/* not yet */
 			d->la.exact = false;
 			consume(d);
+			if (d->tnt_n < rtit_r_tnt_max_bits && (r = partial_tnt_check(d)) < 0)
+				return r;
 		} else if (e->cls == RTIT_IC_COND) {
 			if (!r)
 				return flow_walk_end(d);

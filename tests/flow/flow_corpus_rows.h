@@ -684,3 +684,16 @@
 		"# end\n",
 	.want_errors = 1,
 },
+{
+	.name = "D142: an RTIT TNT right after a partial one",
+	.cite = "RTIT 4.2.2 (a TNT with fewer than 6 bits only when another packet must go out), D66",
+	.dialect = RTIT_DIALECT_RTIT,
+	/* JZ, JZ at 0x1000; TNT of one bit (04: stop bit 2, bit 1 = N) @16,
+	 * another @17: the first was not forced out by a FUP, TIP or PIP */
+	STREAM(R_PSB, R_PGE(0x1000), 0x04, 0x04),
+	.img = { REG(0x1000, 0x74, 0x00, 0x74, 0x00) },
+	.want = "# enable 1000\n"
+		"# error @17 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
