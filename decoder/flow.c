@@ -295,6 +295,15 @@ static int read_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 	return 1;
 }
 
+/* RTIT errata E3 (the PSB one packet late) and E8 (packets after a PSB
+ * out of order) tolerated: where packets stand is not the rule's (D17),
+ * so the order and compression checks of D142 are off.  The sideband's
+ * params e3/e8 set these bits of cfg.errata (flow_sideband.c). */
+static bool errata_move_packets(const struct rtit_flow_dec *d)
+{
+	return d->cfg.errata & ((1u << 3) | (1u << 8));
+}
+
 /* RTIT: the CNT and Zext of @it's LIP are those RTIT Table 18 gives for
  * it against the LAST_LIP it was compressed with (4.2.3.1: the table is a
  * function of the matches and zeroes, Zext first, D3), as the packet
@@ -305,7 +314,7 @@ static int rtit_r_lip_check(struct rtit_flow_dec *d, const struct rtit_pktdec_it
 	struct rtit_last_ip l;
 	struct rtit_pkt_ip want;
 
-	if (!d->cfg.r_lip_exact || (d->cfg.errata & ((1u << 3) | (1u << 8))))
+	if (!d->cfg.r_lip_exact || errata_move_packets(d))
 		return 1;
 	rtit_last_ip_init(&l, RTIT_DIALECT_RTIT);
 	l.ip = it->last_ip;
@@ -446,7 +455,7 @@ static int rtit_packet_allowed(struct rtit_flow_dec *d, const struct rtit_pktdec
  * packets.  0 or the error. */
 static int partial_tnt_check(struct rtit_flow_dec *d)
 {
-	if (d->cfg.errata & ((1u << 3) | (1u << 8)))
+	if (errata_move_packets(d))
 		return 0;
 	for (unsigned k = 0; k <= d->ahead_n; k++) {
 		const struct rtit_pktdec_item *it;

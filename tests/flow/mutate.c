@@ -65,6 +65,7 @@
 #include "rtit/flow.h"
 #include "rtit/image.h"
 #include "rtit/msr_rtit.h"
+#include "rtit/opcodes_pt.h"
 #include "rtit/pktdec.h"
 #include "rtit/pt_errata.h"
 #include "rtit/record.h"
@@ -452,7 +453,7 @@ static uint8_t *ipt_mask_pebs(const struct vec *v, const uint8_t *t)
 				return NULL;
 			memcpy(m, t, v->tlen);
 		}
-		memset(m + it.offset, 0, it.pkt.size);	/* PADs (Table 33-16) */
+		memset(m + it.offset, rtit_pt_opc_pad, it.pkt.size);	/* PADs (Table 33-39) */
 		fup = ty == RTIT_PT_BEP && it.pkt.u.ip_bit;
 	}
 	return m;
