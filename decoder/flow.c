@@ -322,11 +322,111 @@ static int rtit_r_lip_check(struct rtit_flow_dec *d, const struct rtit_pktdec_it
 	rtit_last_ip_choose(&l, it->ip, &want);
 	if (want.ipc == it->pkt.u.ip.ipc && want.zext == it->pkt.u.ip.zext)
 		return 1;
+	/* The walk stands at an IP the image has no byte of, where the last
+	 * packet used sent it: that is the earlier of the two faults (the
+	 * walk needs the instruction there before this packet can bind), and
+	 * the one reported, at that packet (D139). */
+	uint8_t b;
+	if (d->state == ST_ENABLED && d->ip != NO_IP &&
+	    d->cfg.read_mem(d->cfg.mem_opaque, d->ip, &b, 1) < 0)
+		return flow_fail(d, RTIT_ERR_NOMAP, d->used_off,
+				 "no memory mapped at 0x%" PRIx64 ", where the packet at offset 0x%"
+				 PRIx64 " sends the flow (the next one, %s at 0x%" PRIx64
+				 ", is not compressed as RTIT Table 18 gives either)",
+				 d->ip, d->used_off, rtit_pkt_name(it->pkt.type), it->offset);
 	return flow_fail(d, RTIT_ERR_BAD_PACKET, it->offset,
 			 "%s 0x%" PRIx64 " sent with CNT=%u Zext=%u; against LAST_LIP 0x%" PRIx64
 			 "%s RTIT Table 18 gives CNT=%u Zext=%u (4.2.3.1)",
 			 rtit_pkt_name(it->pkt.type), it->ip, it->pkt.u.ip.ipc, it->pkt.u.ip.zext,
 			 it->last_ip, it->last_ip_valid ? "" : " (cleared)", want.ipc, want.zext);
+}
+
+/* RTIT Table 7 (3.3.5): whether Event ID @id holds at @ip, the target of
+ * a taken branch or event or an IP reached in sequence: 1 yes, 0 no
+ * (the reserved IDs act as "always off", D15).  RANGE0 is [LIP0, LIP2),
+ * RANGE1 [LIP1, LIP3), compared on the 48 bits of a LIP (Table 8). */
+static int rtit_r_event_at(const struct rtit_flow_cfg *c, unsigned id, uint64_t ip)
+{
+	ip &= RTIT_R_LIP_MASK;
+	bool r0 = c->r_lip[0] <= ip && ip < c->r_lip[2];
+	bool r1 = c->r_lip[1] <= ip && ip < c->r_lip[3];
+
+	switch (id) {
+	case RTIT_R_EVID_RANGE0:
+		return r0;
+	case RTIT_R_EVID_RANGE1:
+		return r1;
+	case RTIT_R_EVID_RANGE01:
+		return r0 || r1;
+	case RTIT_R_EVID_ALWAYS_ON:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* RTIT Table 19 rows 30-31: after a far transfer's FUP.PGD, the TIP in
+ * view is that transfer's (its BLIP) when FilterEn went to 0 with
+ * ContextEn kept.  With RTIT_EVENTS fixed, FilterEn is 1 at the target
+ * when the Filter_Event_ID holds there (always on, D142; a range that
+ * holds the target, 3.3.5: a taken event landing in it sets FilterEn,
+ * D139): then it is rows 32-33, the FUP.PGD alone, and the TIP is not
+ * this one's. */
+static bool rtit_r_far_pgd_tip(const struct rtit_flow_dec *d, uint64_t at)
+{
+	unsigned id = (unsigned)(d->cfg.r_events & RTIT_R_EVENTS_FILTER_MASK);
+
+	if (d->la.pkt.type != RTIT_R_TIP)
+		return false;
+	if (!d->cfg.r_ctl_fixed)
+		return true;
+	if (rtit_r_event_at(&d->cfg, id, d->la.ip))
+		return false;
+	/* an event at the walk's IP @at (NO_IP: a far-transfer
+	 * instruction's): when @at is the limit of a filter range, out of
+	 * the filter, FilterEn went to 0 as the walk got there (3.3.5: an
+	 * instruction at the limit IP leaves the range; Table 19 row 3), so
+	 * PacketEn was 0 before the event and its FUP.PGD is row 3's */
+	if (at == NO_IP)
+		return true;
+	at &= RTIT_R_LIP_MASK;
+	bool limit = (id != RTIT_R_EVID_RANGE1 && at == d->cfg.r_lip[2]) ||
+		     (id != RTIT_R_EVID_RANGE0 && at == d->cfg.r_lip[3]);
+	return !(id <= RTIT_R_EVID_RANGE01 && limit && !rtit_r_event_at(&d->cfg, id, at));
+}
+
+/* RTIT: a TraceSTOP in view while tracing, with RTIT_EVENTS fixed and a
+ * range as its TraceStop_Event_ID: the TraceStop action fires when an
+ * instruction at the stop range's base executes or a taken branch or event
+ * lands in it (3.3.5).  The walk stands at the IP after the last packet
+ * used; the stop is there when that IP is in the range, or further on
+ * along instructions that send no packet (plain ones, near direct JMPs:
+ * Table 19 rows 1 and 6).  A walk along those that leaves the image is
+ * the NOMAP error it would be anywhere; one that meets any other
+ * instruction first cannot be followed and is let be (D139).  1, or the
+ * error. */
+static int rtit_r_stop_reached(struct rtit_flow_dec *d)
+{
+	unsigned id = (unsigned)(d->cfg.r_events >> RTIT_R_EVENTS_STOP_SHIFT) & 7;
+	uint64_t ip = d->ip;
+	const struct ic_ent *e;
+	int r;
+
+	if (!d->cfg.r_ctl_fixed || id > RTIT_R_EVID_RANGE01 || ip == NO_IP)
+		return 1;
+	for (unsigned n = 0; n < 4096; n++) {
+		if (rtit_r_event_at(&d->cfg, id, ip))
+			return 1;
+		if ((r = ic_get(d, ip, &e)) < 0)
+			return r;
+		if (flow_plain(e))
+			ip += e->len;
+		else if (e->cls == RTIT_IC_DIRECT_JMP)
+			ip = e->target;
+		else
+			return 1;
+	}
+	return 1;
 }
 
 /* Puts @it in view.  1, or an error when its IP is not known. */
@@ -656,6 +756,7 @@ void flow_emit_event(struct rtit_flow_dec *d, uint64_t ip, uint64_t next)
 
 void flow_enable_at(struct rtit_flow_dec *d, uint64_t ip)
 {
+	d->off_known = false;
 	d->mtc_seen = false;
 	d->state = ST_ENABLED;
 	d->ip = ip;
@@ -671,6 +772,7 @@ void flow_enable_at(struct rtit_flow_dec *d, uint64_t ip)
 void flow_disable(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip)
 {
 	d->state = ST_DISABLED;
+	d->off_known = true;
 	d->tnt_n = 0;
 	if (kind == RTIT_FLOW_N_DISABLE)
 		d->st.disables++;
@@ -1012,7 +1114,7 @@ static int walk_disable(struct rtit_flow_dec *d)
 		 * ContextEn kept: FUP.PGD + TIP */
 		if ((r = peek(d)) < 0)
 			return r;
-		if (r && d->la.pkt.type == RTIT_R_TIP) {
+		if (r && rtit_r_far_pgd_tip(d, at)) {
 			flow_emit_event(d, at, d->la.ip);
 			consume(d);
 		}
@@ -1046,6 +1148,8 @@ static inline int walk_packet(struct rtit_flow_dec *d)
 			return r;
 		return W_AGAIN;
 	case RTIT_R_TRACESTOP:
+		if ((r = rtit_r_stop_reached(d)) < 0)
+			return r;
 		return flow_trace_stop(d);
 	case RTIT_R_FUP_FAR:
 		if (p->ip != d->ip)
@@ -1213,10 +1317,10 @@ static int walk_far(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t nl
 			return r;
 		/* Table 19 rows 30-31: FUP.PGD and TIP(BLIP) when FilterEn
 		 * went to 0 with ContextEn 1; with FilterEn always on (D142)
-		 * only rows 32-33, FUP.PGD alone, and a TIP is not this one's */
-		bool filter_on = d->cfg.r_ctl_fixed &&
-				 (d->cfg.r_events & RTIT_R_EVENTS_FILTER_MASK) == RTIT_R_EVID_ALWAYS_ON;
-		if (r && d->la.pkt.type == RTIT_R_TIP && !filter_on) {
+		 * only rows 32-33, FUP.PGD alone, and a TIP is not this one's;
+		 * with a range, the TIP is only if FilterEn is 0 at its target
+		 * (3.3.5: a far transfer's target in the range sets it, D139) */
+		if (r && rtit_r_far_pgd_tip(d, NO_IP)) {
 			next = d->la.ip;
 			consume(d);
 		} else {
@@ -1435,6 +1539,7 @@ static int recover(struct rtit_flow_dec *d)
 	d->st.gaps++;
 	flow_note(d, RTIT_FLOW_N_ERROR, d->err_off, d->err_ip, 0);
 	d->state = ST_UNSYNCED;
+	d->off_known = false;
 	d->tnt_n = 0;
 	d->have_la = false;
 	d->retc_valid = false;

@@ -113,7 +113,10 @@ struct rtit_flow_dec {
 	bool in_psb;		/* between PSB and PSBEND */
 	/* Erratum BDM70's workaround (D106): a PSB+ FUP while tracing is
 	 * off, held until the next packet says whether a TIP.PGE follows */
-	bool bdm70_pend, bdm70_unsynced;
+	bool bdm70_pend, bdm70_unsynced, bdm70_known;
+	/* tracing is known to be off: a disable was decoded (TIP.PGD,
+	 * FUP.PGD, TraceStop) and nothing enabled since (D139) */
+	bool off_known;
 	uint64_t bdm70_ip, bdm70_off;
 	bool bound_fup;		/* the next FUP belongs to an EXSTOP, PTW,
 				 * CFE or MODE.TSX with its IP bit: status */

@@ -2004,25 +2004,36 @@ static void psb_enable(struct rtit_flow_dec *d, uint64_t off, uint64_t ip, bool 
 	d->fup_start = true;
 }
 
-/* Erratum BDM70's workaround (D106), after a PSB+ FUP held while tracing
- * was off: when the next packet (@r, from pt_peek) is a TIP.PGE, the FUP
- * was the erratum's and is dropped (as libipt does); otherwise tracing is
- * on at its IP.  True when the walk starts there. */
-static bool bdm70_settle(struct rtit_flow_dec *d, int r)
+/* A PSB+ FUP held while tracing was off (erratum BDM70, D104, D106):
+ * settled by the next packet (@r, from pt_peek).  A TIP.PGE makes the FUP
+ * the erratum's: dropped with the workaround (as libipt does), else the
+ * enable at its IP that the TIP.PGE restarts before any instruction.
+ * Once the decoder knows tracing is off (it decoded a disable:
+ * off_known), PacketEn rises only with a TIP.PGE (33.4.2.4) and a PSB+
+ * has a FUP only with PacketEn 1 (33.3.7): any other packet is an error
+ * at the FUP (D139).  At the end
+ * of the stream, or unsynchronised, tracing is on at its IP.  1 when the
+ * walk starts there, 0 when dropped, or the error. */
+static int bdm70_settle(struct rtit_flow_dec *d, int r)
 {
 	d->bdm70_pend = false;
-	if (r > 0 && is_type(d, RTIT_PT_TIP_PGE))
-		return false;
+	if (r > 0 && is_type(d, RTIT_PT_TIP_PGE) && workaround(d, RTIT_PT_BDM70))
+		return 0;
+	if (r > 0 && !is_type(d, RTIT_PT_TIP_PGE) && d->bdm70_known)
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->bdm70_off,
+				 "a PSB+ FUP 0x%" PRIx64 " while tracing is disabled, with no TIP.PGE "
+				 "after it (SDM 33.3.7: PSB+ has a FUP only with PacketEn 1; 33.4.2.4)",
+				 d->bdm70_ip);
 	psb_enable(d, d->bdm70_off, d->bdm70_ip, d->bdm70_unsynced);
-	return true;
+	return 1;
 }
 
 /* One packet while disabled or unsynchronised. */
 int flow_pt_idle(struct rtit_flow_dec *d)
 {
-	int r = pt_peek(d);
-	if (d->bdm70_pend && r >= 0 && bdm70_settle(d, r))
-		return 0;
+	int r = pt_peek(d), s;
+	if (d->bdm70_pend && r >= 0 && (s = bdm70_settle(d, r)) != 0)
+		return s < 0 ? s : 0;
 	if (r <= 0)
 		return r < 0 ? r : 1;
 	const struct la *p = &d->la;
@@ -2036,9 +2047,11 @@ int flow_pt_idle(struct rtit_flow_dec *d)
 		return 0;
 	case RTIT_PT_FUP:
 		consume(d);
-		if (p->psb && workaround(d, RTIT_PT_BDM70)) {
-			/* a TIP.PGE next would make it the erratum's */
+		if (p->psb && (workaround(d, RTIT_PT_BDM70) || d->off_known)) {
+			/* a TIP.PGE next would make it the erratum's;
+			 * known off, nothing else may come (D139) */
 			d->bdm70_pend = true;
+			d->bdm70_known = d->off_known && !unsynced;
 			d->bdm70_unsynced = unsynced;
 			d->bdm70_ip = ip;
 			d->bdm70_off = off;

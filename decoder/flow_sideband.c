@@ -56,6 +56,8 @@ void rtit_flow_cfg_from_sideband(struct rtit_flow_cfg *cfg, const struct rtit_si
 		uint32_t m = sb->msrs[i].msr;
 		if (m == RTIT_R_MSR_EVENTS)
 			cfg->r_events = sb->msrs[i].value;
+		if (m >= RTIT_R_MSR_LIP0 && m <= RTIT_R_MSR_LIP3)
+			cfg->r_lip[m - RTIT_R_MSR_LIP0] = sb->msrs[i].value & RTIT_R_LIP_MASK;
 		if (m >= RTIT_PT_MSR_ADDR0_A && m < RTIT_PT_MSR_ADDR0_A + 8) {
 			unsigned n = (m - RTIT_PT_MSR_ADDR0_A) / 2;
 			if ((m - RTIT_PT_MSR_ADDR0_A) % 2)

@@ -207,6 +207,13 @@ struct rtit_flow_cfg {
 	 * "always on" means FilterEn is never 0, so no far transfer leaves
 	 * it with ContextEn 1 (Table 19 rows 30-31: FUP.PGD and TIP; D142) */
 	uint64_t r_events;
+	/* RTIT: RTIT_LIP0-3 (3.3.6, Table 8), from the sideband's msr
+	 * lines: RANGE0 = [LIP0, LIP2), RANGE1 = [LIP1, LIP3).  With
+	 * r_ctl_fixed and a range as the Filter or TraceStop event, a far
+	 * transfer's TIP after its FUP.PGD lands outside the filter ranges,
+	 * and a TraceSTOP comes where the flow reaches the stop range
+	 * (docs/decisions.md D139) */
+	uint64_t r_lip[4];
 	/* RTIT: each FUP/TIP's CNT and Zext must be what RTIT Table 18
 	 * gives (4.2.3.1), as a Silvermont/Airmont encoder compresses; set
 	 * from a sideband (a trace of a run), not for hand-made streams,

@@ -697,3 +697,160 @@
 		"# end\n",
 	.want_errors = 1,
 },
+{
+	.name = "D139: RTIT a far transfer's FUP.PGD, then a TIP into the filter range",
+	.cite = "RTIT Table 19 rows 27 and 30, 3.3.5 (a taken event landing in RANGE0 sets FilterEn)",
+	.dialect = RTIT_DIALECT_RTIT,
+	.ctl_fixed = true,
+	.ctl = 0x2009,
+	.r_events = 0x30,	/* Filter RANGE0, TraceStop always off (Table 6, 7) */
+	.r_lip = { 0x1000, 0, 0x1100, 0 },	/* RANGE0 = [0x1000, 0x1100) */
+	/* SYSCALL at 0x1000: FUP.PGD(NLIP 0x1002) @16; a TIP @23 to 0x1010,
+	 * inside RANGE0: FilterEn would be 1 there, so PacketEn too (row 27,
+	 * FUP.FAR and TIP, not row 30): the TIP is not this transfer's */
+	STREAM(R_PSB, R_PGE(0x1000), R_PGD(0x1002), R_TIP(0x1010)),
+	.img = { REG(0x1000, 0x0f, 0x05) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 syscall  len=2 T -> ?\n"
+		"# disable 1002\n"
+		"# error @23 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D139: RTIT a far transfer's FUP.PGD and TIP out of the filter range (control)",
+	.cite = "RTIT Table 19 row 30 (FUP.PGD with NLIP and TIP with BLIP), 3.3.5",
+	.dialect = RTIT_DIALECT_RTIT,
+	.ctl_fixed = true,
+	.ctl = 0x2009,
+	.r_events = 0x30,
+	.r_lip = { 0x1000, 0, 0x1100, 0 },
+	/* the same SYSCALL, its TIP @23 to 0x2000, outside RANGE0: row 30 */
+	STREAM(R_PSB, R_PGE(0x1000), R_PGD(0x1002), R_TIP(0x2000)),
+	.img = { REG(0x1000, 0x0f, 0x05) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 syscall  len=2 T -> 0000000000002000\n"
+		"# disable 1002\n"
+		"# end\n",
+},
+{
+	.name = "D139: RTIT an event's FUP.PGD here, then a TIP into the filter range",
+	.cite = "RTIT Table 19 rows 27 and 30 (an interrupt is a far transfer), 3.3.5",
+	.dialect = RTIT_DIALECT_RTIT,
+	.ctl_fixed = true,
+	.ctl = 0x2009,
+	.r_events = 0x30,
+	.r_lip = { 0x1000, 0, 0x1100, 0 },
+	/* NOP at 0x1000 then FUP.PGD(0x1001) @16 at the walk's IP, TIP @23 to
+	 * 0x1010 in RANGE0: not the interrupt's TIP of row 30 */
+	STREAM(R_PSB, R_PGE(0x1000), R_PGD(0x1001), R_TIP(0x1010)),
+	.img = { REG(0x1000, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"# disable 1001\n"
+		"# error @23 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D139: RTIT TraceSTOP where the flow cannot reach the stop range",
+	.cite = "RTIT 3.3.5 (TraceStop at the range base or a branch landing in it), 4.2.11",
+	.dialect = RTIT_DIALECT_RTIT,
+	.ctl_fixed = true,
+	.ctl = 0x2009,
+	.r_events = 0x0f,	/* Filter always on, TraceStop RANGE1 */
+	.r_lip = { 0, 0x2000, 0, 0x2100 },	/* RANGE1 = [0x2000, 0x2100) */
+	/* JMP RAX at 0x1000, TIP @16 to 0x1800: two NOPs, then no code; the
+	 * TraceSTOP @23 (C1) cannot come before the flow leaves the image */
+	STREAM(R_PSB, R_PGE(0x1000), R_TIP(0x1800), 0xc1),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x1800, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000001800\n"
+		"# error @16 no memory mapped at the address\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D139: RTIT TraceSTOP reached along a NOP and a JMP (control)",
+	.cite = "RTIT 3.3.5, 4.2.11, Table 19 rows 1 and 6 (no packet for them)",
+	.dialect = RTIT_DIALECT_RTIT,
+	.ctl_fixed = true,
+	.ctl = 0x2009,
+	.r_events = 0x0f,
+	.r_lip = { 0, 0x2000, 0, 0x2100 },
+	/* at 0x1800: NOP, JMP rel32 to 0x2000 (E9 FA 07 00 00: 0x1806 + 0x7fa) */
+	STREAM(R_PSB, R_PGE(0x1000), R_TIP(0x1800), 0xc1),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x1800, 0x90, 0xe9, 0xfa, 0x07, 0x00, 0x00) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000001800\n"
+		"# stop\n"
+		"# end\n",
+},
+{
+	.name = "D139: RTIT a TIP to code the image lacks, then a TIP Table 18 rejects",
+	.cite = "RTIT 4.2.3.1 Table 18 rows 3 and 1, D74",
+	.dialect = RTIT_DIALECT_RTIT,
+	.lip_exact = true,
+	/* FUP.PGE 0x1000 @9 (84 00 10), JMP RAX; TIP 0x1800 @12 (b4 00 18,
+	 * row 3), outside the image; TIP @15 b0 00 20 (CNT 0 Zext 0: row 1)
+	 * where Table 18 gives row 3 for 0x2000: the walk needs 0x1800 first */
+	STREAM(R_PSB, 0x84, 0x00, 0x10, 0xb4, 0x00, 0x18, 0xb0, 0x00, 0x20),
+	.img = { REG(0x1000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000001800\n"
+		"# error @12 no memory mapped at the address\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D139: RTIT FUP.PGD at the filter range's limit, then a TIP",
+	.cite = "RTIT Table 19 rows 3 and 30, 3.3.5 (an instruction at the limit IP leaves the range)",
+	.dialect = RTIT_DIALECT_RTIT,
+	.ctl_fixed = true,
+	.ctl = 0x2009,
+	.r_events = 0x30,
+	.r_lip = { 0x1000, 0, 0x1001, 0 },	/* RANGE0 = [0x1000, 0x1001) */
+	/* NOP at 0x1000: its NLIP 0x1001 is the limit, FilterEn goes to 0
+	 * (row 3: FUP.PGD with NLIP @16); no event at 0x1001 could have had
+	 * PacketEn 1, so the TIP @23 is no far transfer's (row 30) */
+	STREAM(R_PSB, R_PGE(0x1000), R_PGD(0x1001), R_TIP(0x2000)),
+	.img = { REG(0x1000, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"# disable 1001\n"
+		"# error @23 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D139: PT a PSB+ FUP after a TIP.PGD, no TIP.PGE after it",
+	.cite = "SDM 33.3.7 (a FUP in PSB+ only with PacketEn 1), 33.4.2.4 (PacketEn rises with a TIP.PGE)",
+	.dialect = RTIT_DIALECT_PT,
+	/* JMP RAX at 0x1000: TIP.PGD(0x2000) @25 stops tracing; PSB @32 with
+	 * MODE.Exec @48 and FUP(0x2000) @50, PSBEND @57, then a TIP @59 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_PGD6(0x2000),
+	       PT_PSB, PT_MODE64, PT_FUP6(0x2000), PT_PSBEND, PT_TIP6(0x2000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000002000\n"
+		"# disable 2000\n"
+		"# error @50 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D139: PT a PSB+ FUP after a TIP.PGD, a TIP.PGE next (control: erratum BDM70's stream)",
+	.cite = "SDM 33.3.7, 33.4.2.4; BDM70 (D104, D106: without the workaround, no instruction claimed)",
+	.dialect = RTIT_DIALECT_PT,
+	/* as above, the TIP.PGE(0x2000) @59 after the PSB+ */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_PGD6(0x2000),
+	       PT_PSB, PT_MODE64, PT_FUP6(0x2000), PT_PSBEND, PT_PGE6(0x2000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0x90) },
+	/* the FUP's enable note, then the TIP.PGE's (D106) */
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000002000\n"
+		"# disable 2000\n"
+		"# enable 2000\n"
+		"# enable 2000\n"
+		"# end\n",
+},

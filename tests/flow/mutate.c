@@ -3,7 +3,7 @@
  * sure"): every golden vector's trace with single-byte mutations, decoded
  * against the vector's program image and compared with its ground truth.
  *
- *   mutate [-k N] [-v] [--show N] [--max-silent N] GOLDEN_DIR
+ *   mutate [-k N] [-v] [--show N] [--show-libipt N] [--show-later N] [--max-silent N] GOLDEN_DIR
  *
  * For each GOLDEN_DIR/NAME.scn: the session runs it in memory (the trace
  * and the ground-truth flow, as `rtitsim run` writes them; `rtitsim golden
@@ -47,7 +47,9 @@
  *
  * Prints the counts, and the first silently wrong mutants (vector,
  * offset, old and new byte, the difference; --show N: the first N, 10 by
- * default).
+ * default).  With libipt: --show-libipt N lists the first N mutants that
+ * libipt rejects and rtitsim does not, --show-later N the first N that
+ * libipt rejects at an earlier offset than rtitsim.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -496,6 +498,11 @@ static bool ipt_confirms(const struct vec *v, const uint8_t *t, const struct jud
  * code the trace says nothing about) are not counted. */
 static int ipt_last_code;
 
+/* libipt's last error: its offset names no packet, only where the
+ * decoder synchronised (pt_insn_get_offset gives the sync point when the
+ * query decoder failed reading ahead from it, as in pt_insn_sync_forward) */
+static bool ipt_last_at_sync;
+
 static bool ipt_first_error(const struct vec *v, const uint8_t *t, uint64_t *off)
 {
 	bool err = false;
@@ -509,8 +516,10 @@ static bool ipt_first_error(const struct vec *v, const uint8_t *t, uint64_t *off
 	if (s < 0 && s != -pte_eos) {
 		err = true;
 		ipt_last_code = s;
+		uint64_t so;
 		if (pt_insn_get_offset(dec, off) < 0)
 			*off = 0;
+		ipt_last_at_sync = pt_insn_get_sync_offset(dec, &so) < 0 || *off <= so;
 	}
 	pt_insn_free_decoder(dec);
 	return err;
@@ -604,13 +613,14 @@ int main(int argc, char **argv)
 	unsigned k = ke ? (unsigned)atoi(ke) : 18;
 	bool verbose = false;
 	unsigned show_ipt = 0;	/* --show-libipt N: mutants only libipt rejects */
+	unsigned show_later = 0;	/* --show-later N: libipt rejects them earlier */
 	uint64_t max_silent = 0;
 	uint64_t n = 0, repro = 0, errfirst = 0, other = 0, silent = 0, silent_recs = 0;
 	uint64_t by_ipt = 0;
 	/* error positions against libipt (issue 17): mutants libipt rejects,
 	 * and of those, rtitsim rejects at or before libipt's offset, later,
 	 * or not at all */
-	uint64_t ipt_err = 0, ipt_same = 0, ipt_later = 0, ipt_none = 0;
+	uint64_t ipt_err = 0, ipt_same = 0, ipt_later = 0, ipt_none = 0, ipt_sync = 0;
 	unsigned ipt_vectors = 0;
 	unsigned shown = 0, nvec = 0, left_out = 0;
 	uint64_t rng = 0x9e3779b97f4a7c15ull;	/* fixed seed: deterministic */
@@ -628,11 +638,13 @@ int main(int argc, char **argv)
 			max_show = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--show-libipt") && i + 1 < argc)
 			show_ipt = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--show-later") && i + 1 < argc)
+			show_later = (unsigned)atoi(argv[++i]);
 		else
 			dir = argv[i];
 	}
 	if (!dir || k < 1 || k > 255) {
-		fputs("usage: mutate [-k 1..255] [-v] [--show N] [--max-silent N] GOLDEN_DIR\n", stderr);
+		fputs("usage: mutate [-k 1..255] [-v] [--show N] [--show-libipt N] [--show-later N] [--max-silent N] GOLDEN_DIR\n", stderr);
 		return 2;
 	}
 	DIR *d = opendir(dir);
@@ -721,8 +733,15 @@ int main(int argc, char **argv)
 					}
 					else if (j.err_off <= io)
 						ipt_same++;
-					else
-						ipt_later++;
+					else if (ipt_last_at_sync)
+						ipt_sync++;
+					else if (++ipt_later <= show_later)
+						printf("libipt earlier: %s offset 0x%zx %02x -> %02x: libipt %s"
+						       " at 0x%" PRIx64 ", rtitsim at 0x%" PRIx64 " (its records %s%s"
+						       " 0x%" PRIx64 ")\n", v.name, pos, v.trace[pos], nb,
+						       pt_errstr(pt_errcode(ipt_last_code)), io, (uint64_t)j.err_off,
+						       j.diverged ? "differ from the truth from offset" : "agree with the truth",
+						       j.diverged ? "" : " up to", j.diverged ? j.div_off : j.err_off);
 				}
 #endif
 				if (!j.diverged && !j.error_seen)
@@ -765,8 +784,9 @@ next:
 #ifdef HAVE_LIBIPT
 	printf("error positions against libipt (%u Intel PT vectors it decodes): it rejects %"
 	       PRIu64 " mutants; rtitsim reports an error at or before its offset for %" PRIu64
-	       ", later for %" PRIu64 ", none for %" PRIu64 "\n", ipt_vectors, ipt_err, ipt_same,
-	       ipt_later, ipt_none);
+	       ", later for %" PRIu64 " (and for %" PRIu64 " where libipt names only the PSB it"
+	       " synchronised at, no packet), none for %" PRIu64 "\n", ipt_vectors, ipt_err,
+	       ipt_same, ipt_later, ipt_sync, ipt_none);
 #endif
 	if (silent > max_silent)
 		printf("FAIL: %" PRIu64 " silently wrong mutants, more than the %" PRIu64

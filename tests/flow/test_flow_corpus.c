@@ -53,6 +53,7 @@ struct row {
 	 * LIP compression of a run's trace (cfg.r_lip_exact) */
 	bool ctl_fixed;
 	uint64_t ctl, r_events;
+	uint64_t r_lip[4];	/* RTIT_LIP0-3 (RTIT 3.3.6) */
 	bool lip_exact;
 	size_t n;
 	const uint8_t *s;
@@ -202,6 +203,8 @@ static bool run_row(const struct row *r, size_t chunk, bool bytewise)
 		cfg.r_ctl_fixed = true;
 		cfg.r_ctl = r->ctl;
 		cfg.r_events = r->r_events;
+		for (int i = 0; i < 4; i++)
+			cfg.r_lip[i] = r->r_lip[i];
 	}
 	cfg.r_lip_exact = r->lip_exact;
 	if (bytewise) {
