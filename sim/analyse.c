@@ -16,7 +16,9 @@ int sim_cache_init(struct sim_cache *c)
 	c->blocks = malloc(c->blocks_cap * sizeof(*c->blocks));
 	c->insns_cap = 8192;
 	c->insns = malloc(c->insns_cap * sizeof(*c->insns));
-	if (!c->slots || !c->blocks || !c->insns) {
+	c->recs = malloc(c->insns_cap * sizeof(*c->recs));
+	c->gen = 1;	/* a block's rec_gen starts at 0: never current */
+	if (!c->slots || !c->blocks || !c->insns || !c->recs) {
 		sim_cache_fini(c);
 		return -RTIT_ERR_NOMEM;
 	}
@@ -28,6 +30,7 @@ void sim_cache_fini(struct sim_cache *c)
 	free(c->slots);
 	free(c->blocks);
 	free(c->insns);
+	free(c->recs);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -102,6 +105,10 @@ static int analyse(struct rtit_sim *sim, uint64_t addr, uint32_t size,
 			if (!ni)
 				return -RTIT_ERR_NOMEM;
 			c->insns = ni;
+			struct rtit_sim_rec *nr = realloc(c->recs, ncap * sizeof(*nr));
+			if (!nr)
+				return -RTIT_ERR_NOMEM;
+			c->recs = nr;
 			c->insns_cap = ncap;
 		}
 		struct isa_insn *si = &c->insns[c->ninsns++];

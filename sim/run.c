@@ -51,6 +51,74 @@ static inline const struct sim_block *blk(struct rtit_sim *sim, uint32_t idx1)
 	return &sim->cache.blocks[idx1 - 1];
 }
 
+/* The records of block b for the current template (D151): built once per
+ * template generation, the instruction fields and the state as the loop
+ * in emit_insns writes them, next_ip the fall-through, cycles and tsc the
+ * cycles from the block's start (relative: the clock is added when the
+ * block retires). */
+static const struct rtit_sim_rec *block_recs(struct rtit_sim *sim,
+					     const struct sim_block *cb)
+{
+	struct sim_cache *c = &sim->cache;
+	struct sim_block *b = &c->blocks[cb - c->blocks];
+	struct rtit_sim_rec *rec = &c->recs[b->first];
+	if (b->rec_gen == c->gen)
+		return rec;
+	const struct isa_insn *in = &c->insns[b->first];
+	const uint64_t cr3 = sim->tmpl.cr3;
+	const uint8_t tflags = sim->tmpl.flags, cpl = sim->tmpl.cpl, mode = sim->tmpl.mode;
+	uint64_t cum = 0;
+	for (uint32_t i = 0; i < b->n; i++) {
+		cum += in[i].cpi;
+		rec[i] = (struct rtit_sim_rec){
+			.ip = in[i].ip, .next_ip = in[i].ip + in[i].len, .cr3 = cr3,
+			.cycles = cum, .tsc = cum,
+			.kind = RTIT_SIM_INSN, .cls = in[i].cls, .len = in[i].len,
+			.flags = tflags | in[i].rflags, .cpl = cpl, .mode = mode,
+		};
+	}
+	b->rec_gen = c->gen;
+	return rec;
+}
+
+/* A whole block retired, to next_ip, with the core and TSC clocks in step
+ * (the common case): its prebuilt records are copied into the batch and
+ * only the clock, the last record's next IP and its taken bit written.
+ * The records and the batch boundaries are those of emit_insns' loop
+ * (issue 20 goal 2; docs/performance.md D151). */
+static void emit_block(struct rtit_sim *sim, const struct sim_block *b, uint64_t next_ip)
+{
+	const struct rtit_sim_rec *pre = block_recs(sim, b);
+	const struct isa_insn *last = &sim->cache.insns[b->first + b->n - 1];
+	const uint64_t fall = last->ip + last->len, c0 = sim->cycles, t0 = sim->tsc;
+	uint8_t lflags = pre[b->n - 1].flags;
+	if (last->cls == RTIT_IC_COND &&
+	    (next_ip != fall ||
+	     (last->target == fall && sim->live_regs && cond_taken(sim, last->cc))))
+		lflags |= RTIT_SIM_F_TAKEN;
+	uint32_t i = 0;
+	while (i < b->n) {
+		if (sim->nbatch == sim->cfg.batch_cap)
+			sim_flush(sim);
+		size_t room = sim->cfg.batch_cap - sim->nbatch;
+		uint32_t k = b->n - i > room ? (uint32_t)room : b->n - i;
+		struct rtit_sim_rec *r = &sim->batch[sim->nbatch];
+		memcpy(r, pre + i, k * sizeof(*r));
+		for (uint32_t j = 0; j < k; j++) {
+			r[j].cycles += c0;
+			r[j].tsc += t0;
+		}
+		i += k;
+		if (i == b->n) {
+			r[k - 1].next_ip = next_ip;
+			r[k - 1].flags = lflags;
+		}
+		sim->nbatch += k;
+		sim->cycles = r[k - 1].cycles;	/* before the consumer runs */
+		sim->tsc = r[k - 1].tsc;
+	}
+}
+
 /* Emits instructions [from, to) of block b; the last instruction of the
  * block (when to == n) continues at next_ip.  The per-record state (CR3,
  * CPL, mode, flags) and the clock are held in locals for the loop: the
@@ -66,6 +134,10 @@ static void emit_insns(struct rtit_sim *sim, const struct sim_block *b,
 	    next_ip == in[to - 1].ip)
 		to--;
 	const bool same_clock = sim->cfg.clock.tsc_ratio == sim->core_ratio;
+	if (from == 0 && to == b->n && to && same_clock && !one) {
+		emit_block(sim, b, next_ip);
+		goto retired;
+	}
 	const uint64_t cr3 = sim->tmpl.cr3;
 	const uint8_t tflags = sim->tmpl.flags, cpl = sim->tmpl.cpl, mode = sim->tmpl.mode;
 	uint64_t cycles = sim->cycles, tsc = sim->tsc;
@@ -109,6 +181,7 @@ static void emit_insns(struct rtit_sim *sim, const struct sim_block *b,
 		if (one)
 			sim_flush(sim);
 	}
+retired:
 	sim->retired += to - from;
 	if (to > from) {
 		sim->last_shadow = in[to - 1].flags & ISA_I_SHADOW;

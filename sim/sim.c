@@ -116,6 +116,7 @@ void sim_flush(struct rtit_sim *sim)
 void sim_tmpl_on_state(struct rtit_sim *sim)
 {
 	struct rtit_sim_rec *t = &sim->tmpl;
+	const struct rtit_sim_rec old = *t;
 	memset(t, 0, sizeof(*t));
 	t->cr3 = sim->m.cr3;
 	t->cpl = (uint8_t)sim->m.cpl;
@@ -126,6 +127,10 @@ void sim_tmpl_on_state(struct rtit_sim *sim)
 	sim_pmu_on_state(sim);	/* the CPL USR/OS filter on */
 	if (sim->sgx.cur >= 0)
 		t->flags |= RTIT_SIM_F_ENCLAVE;
+	/* the blocks' prebuilt records hold these fields (run.c, D151) */
+	if (t->cr3 != old.cr3 || t->cpl != old.cpl || t->mode != old.mode ||
+	    t->flags != old.flags)
+		sim->cache.gen++;
 }
 
 /* ---------------------------------------------------------- guest memory */

@@ -46,6 +46,9 @@ struct sim_block {
 	uint32_t first;		/* index into the insn pool */
 	uint32_t n;
 	uint32_t nspecial;
+	/* the records of the block prebuilt for this template generation
+	 * (sim_cache.gen; 0 = never; run.c block_recs, D151) */
+	uint64_t rec_gen;
 	/* the last two successors seen (block index + 1), to skip the hash */
 	uint64_t succ_addr[2];
 	uint32_t succ_size[2];
@@ -60,6 +63,11 @@ struct sim_cache {
 	uint32_t nblocks, blocks_cap;
 	struct isa_insn *insns;
 	uint32_t ninsns, insns_cap;
+	/* one prebuilt record per pooled instruction, same index (D151):
+	 * cycles and tsc hold the cycles from the block's start */
+	struct rtit_sim_rec *recs;
+	/* the record template's generation, bumped when it changes */
+	uint64_t gen;
 };
 
 /* Platform model state (the parts Unicorn does not model). */
