@@ -1170,6 +1170,29 @@ static bool async_cfe_ok(const struct rtit_flow_dec *d, uint8_t cfe, uint64_t at
 
 /* A FUP at the walk's IP with no bits pending: an event here (or TraceEn
  * cleared here).  Returns as flow_pt_walk. */
+/* FUP(the IP of the VMLAUNCH/VMRESUME @e), TIP.PGD(): erratum SKD022's
+ * FUP before the disable of a VM entry that cleared TraceEn (D149), or an
+ * asynchronous disable (an SMI, another agent's WRMSR) right before it
+ * (Table 33-56 cases 3, 9): the packets are the same.  With the
+ * workaround (libipt's reading) the instruction retired and its entry
+ * disabled tracing; without it the decoder cannot tell: an error, never
+ * either flow (D150).  The FUP and TIP.PGD are consumed.  Returns 0 or
+ * < 0. */
+static __attribute__((noinline)) int skd022_here(struct rtit_flow_dec *d, const struct ic_ent *e,
+						 uint64_t at)
+{
+	if (!workaround(d, RTIT_PT_SKD022))
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+				 "FUP 0x%" PRIx64 ", TIP.PGD() at a VMLAUNCH/VMRESUME: an asynchronous"
+				 " disable before it (Table 33-56 cases 3, 9) or its VM entry's disable"
+				 " with erratum SKD022's FUP; the trace cannot tell (--pt-errata skd022"
+				 " takes the erratum, D150)", at);
+	d->cfe_type = 0;
+	d->in_vmm = false;
+	d->nonroot = d->vmx_known = true;
+	return leave(d, e, d->last_off, NO_IP, RTIT_SIM_F_TAKEN);
+}
+
 static int event_here(struct rtit_flow_dec *d, const struct ic_ent *e)
 {
 	uint64_t at = d->la.ip, off = d->la.offset, to = 0;
@@ -1209,6 +1232,8 @@ static int event_here(struct rtit_flow_dec *d, const struct ic_ent *e)
 	}
 	if (r != TIP_OK)	/* which event, if any (an SMI sends FUP, TIP.PGD), is lost */
 		return r == TIP_EOS ? 2 : overflow(d);
+	if (pgd && to == NO_IP && (e->flags & IC_VMENTRY))
+		return skd022_here(d, e, at);
 	if (pgd) {
 		d->cfe_type = 0;
 		/* FUP + TIP.PGD(): a WRMSR clearing TraceEn (Table 33-56 case
@@ -1383,13 +1408,51 @@ static bool enclu_is_event(struct rtit_flow_dec *d, uint64_t to)
  * with the instruction at d->ip. */
 enum { W_AGAIN = 3, W_INSN = 4 };
 
+/* Whether a VMLAUNCH/VMRESUME is ahead of the walk on a path that needs
+ * no packet (plain instructions and direct JMPs, 64 at most): a PIP(NR=1)
+ * in view in VMX root operation is then its VM entry's (Table 33-53), not
+ * an entry where the walk is (D147).  The instructions are decoded
+ * outside the cache; a decode error there is not the walk's. */
+static __attribute__((noinline)) bool vmentry_ahead(struct rtit_flow_dec *d)
+{
+	int code = d->err_code;
+	uint64_t off = d->err_off, eip = d->err_ip, ip = d->ip;
+	struct ic_ent t;
+	bool found = false;
+
+	for (unsigned n = 0; n < 64 && !found; n++) {
+		memset(&t, 0, sizeof(t));
+		if (flow_ic_fill(d, ip | d->ic_tag, &t) < 0 || !t.len)
+			break;
+		found = (t.flags & IC_VMENTRY) != 0;
+		if (t.cls == RTIT_IC_DIRECT_JMP)
+			ip = t.target;
+		else if (t.cls == RTIT_IC_OTHER && !(t.flags & ~IC_VMENTRY))
+			ip += t.len;
+		else
+			break;
+	}
+	if (d->err_code != code) {
+		d->err_code = code;
+		d->err_off = off;
+		d->err_ip = eip;
+		if (!code)
+			d->msg[0] = 0;
+	}
+	return found;
+}
+
 /* At a VMLAUNCH/VMRESUME, no bits pending: whether the packet in view is
- * its VM entry's, a PIP(NR=1), or a TIP after a VM exit (Table 33-53).
- * Else the entry failed (VMfail: no transfer, on at the NLIP). */
+ * its VM entry's, a PIP(NR=1), or a TIP after a VM exit (Table 33-53), or
+ * a TIP.PGD: the entry cleared TraceEn (its MSR-load area) or ContextEn
+ * (D148; Table 33-54: even a failing entry sends a TIP, so a TIP.PGD in
+ * view is this instruction's).  Else the entry failed (VMfail: no
+ * transfer, on at the NLIP). */
 static bool pt_vmentry_due(const struct rtit_flow_dec *d)
 {
 	return d->have_la && ((d->la.pkt.type == RTIT_PT_PIP && d->la.pkt.u.pip.nr) ||
-			      (d->la.pkt.type == RTIT_PT_TIP && d->in_vmm));
+			      (d->la.pkt.type == RTIT_PT_TIP && d->in_vmm) ||
+			      d->la.pkt.type == RTIT_PT_TIP_PGD);
 }
 
 /* The TIP of the instruction @e was lost in an overflow (33.3.8), or the
@@ -1526,7 +1589,8 @@ static inline int pt_walk_packet(struct rtit_flow_dec *d, const struct ic_ent *e
 		 * been lost too) */
 		if (!p->pkt.u.pip.nr || e->cls == RTIT_IC_MOV_CR3 || (e->flags & IC_VMENTRY) ||
 		    (!d->in_vmm && (d->nonroot || !d->vmx_known) &&
-		     d->cfe_type != rtit_pt_cfe_vmentry))
+		     d->cfe_type != rtit_pt_cfe_vmentry) ||
+		    (!d->in_vmm && vmentry_ahead(d)))
 			break;
 		if ((r = vm_entry_here(d)) <= 0 || r == 2)
 			return r;

@@ -226,6 +226,12 @@ void isa_classify(const ZydisDecodedInstruction *in, uint64_t ip,
 		out->cls = RTIT_IC_ENCLU;
 		out->flags = ISA_I_BRANCH | ISA_I_SPECIAL;
 		break;
+	case ZYDIS_MNEMONIC_VMLAUNCH: case ZYDIS_MNEMONIC_VMRESUME:
+		/* VMX (SDM Vol. 3C 25): a VM entry, a far transfer into the
+		 * guest (Table 33-53); class OTHER, the record's TAKEN flag
+		 * says it entered (docs/sim.md "VMX", D147) */
+		out->flags = ISA_I_BRANCH | ISA_I_SPECIAL;
+		break;
 	case ZYDIS_MNEMONIC_CPUID: case ZYDIS_MNEMONIC_PAUSE:
 		/* SDM Vol. 1 16.3.8.1: always abort a transaction */
 		out->flags = ISA_I_TXABORT;

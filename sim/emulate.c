@@ -373,8 +373,8 @@ static void emu_ptwrite(struct rtit_sim *sim, const struct sim_insn *ins)
 	sim_reg_set(sim, R_IP, next);
 }
 
-/* The classes OTHER, MOV_CR0 and MOV_CR3, told apart by mnemonic; what is
- * left is RSM, #UD outside SMM. */
+/* The classes OTHER, MOV_CR0 and MOV_CR3, told apart by mnemonic (VMLAUNCH
+ * and VMRESUME: vmx.c); what is left is RSM, #UD outside SMM. */
 static void emulate_other(struct rtit_sim *sim, const struct sim_insn *ins)
 {
 	const ZydisDecodedInstruction *in = &ins->in;
@@ -411,6 +411,9 @@ static void emulate_other(struct rtit_sim *sim, const struct sim_insn *ins)
 		return;
 	case ZYDIS_MNEMONIC_XABORT: case ZYDIS_MNEMONIC_XTEST:
 		sim_emulate_rtm(sim, in, ins->ip, ins->si.cls, 0);
+		return;
+	case ZYDIS_MNEMONIC_VMLAUNCH: case ZYDIS_MNEMONIC_VMRESUME:
+		sim_emu_vmentry(sim, ins);
 		return;
 	default:
 		sim_exception(sim, 6, ins->ip, 0, 0, "RSM outside SMM");

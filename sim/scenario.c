@@ -248,7 +248,7 @@ static int kv(char *w, char **k, char **v)
 
 enum { SEEN_NAME, SEEN_DESCRIBE, SEEN_DIALECT, SEEN_CPU, SEEN_MODE, SEEN_CODE,
        SEEN_CPL, SEEN_CR3, SEEN_BUDGET, SEEN_END, SEEN_EXPECT, SEEN_RSP0,
-       SEEN_RTM, SEEN_CR0, SEEN_COUNT };
+       SEEN_RTM, SEEN_CR0, SEEN_VMENTRY, SEEN_COUNT };
 
 static int once(struct parser *p, int which, const char *dir)
 {
@@ -1011,6 +1011,38 @@ static int dir_enclave(struct parser *p, const char *dir, char *rest,
 	return parse_enclave(p, rest);
 }
 
+/* vmentry guest=ADDR|LABEL [cr3=N]: the VMCS guest state a VMLAUNCH or
+ * VMRESUME enters (docs/scenario.md; D147) */
+static int dir_vmentry(struct parser *p, const char *dir, char *rest,
+		       bool *in_asm, bool *in_expect)
+{
+	struct rtit_scenario *sc = p->sc;
+	char *w, *key, *val;
+	int r;
+
+	if ((r = once(p, SEEN_VMENTRY, dir)) < 0)
+		return r;
+	while ((w = word(&rest)) != NULL) {
+		if (kv(w, &key, &val) < 0)
+			return perr(p, "vmentry: expected KEY=VALUE, got '%s'", w);
+		if (!strcmp(key, "guest")) {
+			if ((r = parse_addr(p, val, &sc->vm_guest, "vmentry guest")) < 0)
+				return r;
+			sc->has_vmentry = true;
+		} else if (!strcmp(key, "cr3")) {
+			if (parse_u64(val, &sc->vm_cr3) < 0)
+				return perr(p, "vmentry cr3: bad number '%s'", val);
+			sc->vm_has_cr3 = true;
+		} else {
+			return perr(p, "vmentry: unknown field '%s' (guest, cr3)", key);
+		}
+	}
+	if (!sc->has_vmentry)
+		return perr(p, "vmentry: missing guest=ADDR|LABEL");
+	sc->vm_line = p->line;
+	return 0;
+}
+
 static int dir_cpl(struct parser *p, const char *dir, char *rest,
 		   bool *in_asm, bool *in_expect)
 {
@@ -1116,6 +1148,7 @@ static const struct directive {
 	{ "reg", dir_reg },
 	{ "rtm", dir_rtm },
 	{ "enclave", dir_enclave },
+	{ "vmentry", dir_vmentry },
 	{ "cpl", dir_cpl },
 	{ "cr3", dir_number },
 	{ "cr0", dir_number },
@@ -1237,6 +1270,11 @@ int rtit_scenario_parse_string(const char *text, const char *name,
 		p.line = sc->events[i].line;
 		return perr(&p, "event uintr: the rtit dialect models Silvermont, which has no"
 			    " user interrupts; use dialect pt");
+	}
+	if (sc->has_vmentry && sc->dialect == RTIT_DIALECT_RTIT) {
+		p.line = sc->vm_line;
+		return perr(&p, "vmentry: VM entries into a guest are modelled for dialect pt only"
+			    " (D147)");
 	}
 	if (sc->nenclaves && sc->dialect == RTIT_DIALECT_RTIT) {
 		p.line = sc->enclaves[0].line;
@@ -1554,6 +1592,12 @@ int rtit_scenario_setup(const struct rtit_scenario *sc, struct rtit_sim *sim,
 		r = rtit_sim_add_enclave(sim, &e);
 		if (r < 0)
 			return serr(err, sc, se->line, r, "%s", rtit_sim_errmsg(sim));
+	}
+	if (sc->has_vmentry) {
+		uint64_t g;
+		if ((r = resolve(sc, sim, &sc->vm_guest, sc->vm_line, &g, err)) < 0)
+			return r;
+		(void)rtit_sim_set_vmentry(sim, g, sc->vm_has_cr3 ? sc->vm_cr3 : sc->cr3);
 	}
 	for (size_t i = 0; i < sc->nregs; i++) {
 		if (rtit_sim_set_reg(sim, sc->regs[i].uc_reg, sc->regs[i].value) < 0)

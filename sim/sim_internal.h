@@ -270,6 +270,11 @@ struct rtit_sim {
 		uint64_t rr, handler, stackadjust, misc, pd, tt;
 	} uintr;
 	struct sim_sgx sgx;
+	struct sim_vmx {	/* vmx.c: the VM entry of VMLAUNCH/VMRESUME (D147) */
+		bool on;	/* a guest was given (rtit_sim_set_vmentry) */
+		bool nonroot;	/* in VMX non-root operation (entered) */
+		uint64_t guest_rip, guest_cr3;
+	} vmx;
 	struct sim_linux *lx;	/* a Linux process run (linux.c), else NULL */
 };
 
@@ -479,6 +484,9 @@ void sim_emu_sysenter(struct rtit_sim *sim, const struct sim_insn *ins);
 void sim_emu_sysexit(struct rtit_sim *sim, const struct sim_insn *ins);
 void sim_emu_far_jmp_call(struct rtit_sim *sim, const struct sim_insn *ins);
 void sim_emu_far_ret(struct rtit_sim *sim, const struct sim_insn *ins);
+
+/* vmx.c: VMLAUNCH, VMRESUME (D147) */
+void sim_emu_vmentry(struct rtit_sim *sim, const struct sim_insn *ins);
 
 /* msr.c: MSR and control-register accesses */
 /* Routes an MSR access (@ctx: the record that makes it); 0 or -1 (#GP). */

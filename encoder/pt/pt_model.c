@@ -1008,7 +1008,18 @@ static void resolve_overflow(struct rtit_pt_model *m, uint64_t ip, bool pe)
 
 /* TraceEn 1->0 (WRMSR, SMI): Table 33-56 cases 3/9: FUP, TIP.PGD(), then
  * every buffered byte is written (Table 33-6 bit 0). */
+static void trace_disable(struct rtit_pt_model *m, bool pe0, bool fup, uint64_t fup_ip,
+			  const char *why);
+
 static void on_trace_disable(struct rtit_pt_model *m, bool pe0, uint64_t fup_ip, const char *why)
+{
+	trace_disable(m, pe0, true, fup_ip, why);
+}
+
+/* TraceEn cleared: [FUP(@fup_ip) when @fup], TIP.PGD() while PacketEn
+ * was 1 (@pe0); the overflow it resolves, the state it resets. */
+static void trace_disable(struct rtit_pt_model *m, bool pe0, bool fup, uint64_t fup_ip,
+			  const char *why)
 {
 	/* 33.2.8.4: a PSB+ due but not inserted is remembered in PendPSB
 	 * when InjectPsbPmiOnEnable=1 (D20). */
@@ -1037,8 +1048,9 @@ static void on_trace_disable(struct rtit_pt_model *m, bool pe0, uint64_t fup_ip,
 		}
 		if (!pe0)
 			break;
-		emit_ip(m, RTIT_PT_FUP, fup_ip, why);
-		emit_pgd_none(m, "TIP.PGD(): TraceEn cleared (Table 33-56 cases 3/9)");
+		if (fup)
+			emit_ip(m, RTIT_PT_FUP, fup_ip, why);
+		emit_pgd_none(m, fup ? "TIP.PGD(): TraceEn cleared (Table 33-56 cases 3/9)" : why);
 		if (!m->ovf)
 			break;
 	}
@@ -1125,6 +1137,14 @@ static void classify(const struct rtit_sim_rec *r, struct op *o)
 		case RTIT_IC_ENCLU:
 			/* Table 33-55 case 17, Table 33-23: FUP(CLIP), TIP */
 			o->taken = o->far = o->fup = o->enclu = true;
+			break;
+		case RTIT_IC_OTHER:
+			/* taken: a VMLAUNCH/VMRESUME that entered the guest, a
+			 * far transfer (Table 33-53; D147) */
+			if (o->taken) {
+				o->vmentry = o->far = true;
+				o->cfe = rtit_pt_cfe_vmentry;
+			}
 			break;
 		case RTIT_IC_MOV_CR3: o->mov_cr3 = true; break;
 		case RTIT_IC_HLT: o->hlt = true; break;
@@ -1395,6 +1415,39 @@ static bool state_after(struct rtit_pt_model *m, const struct rtit_sim_rec *r, s
 	return if_changed;
 }
 
+/* A VMLAUNCH/VMRESUME whose VM entry loads IA32_RTIT_CTL (param
+ * vmx_entry_ctl: its MSR-load area's entry, or the "load IA32_RTIT_CTL"
+ * entry control; SDM 33.2.8.1: a "VM entry MSR load list" write is as a
+ * WRMSR; D148).  TraceEn 1 -> 0: TIP.PGD() alone, the disable of the far
+ * transfer (no FUP: D148's reading of Table 33-56 case 9); under erratum
+ * SKD022 a FUP with the VMLAUNCH/VMRESUME's IP before it (D149).  TraceEn
+ * 0 -> 1: the enable packets, TIP.PGE(guest RIP) (Table 33-56 cases 10,
+ * 12).  True when it sent the entry's packets; false when TraceEn stays
+ * 1 (the entry's usual packets follow; a load that would change another
+ * bit with TraceEn 1 would #GP as a WRMSR, SDM 33.2.8.1, failing the entry:
+ * not modelled, taken as loading the same value). */
+static __attribute__((noinline)) bool
+vmentry_load_ctl(struct rtit_pt_model *m, const struct op *o, const struct rtit_sim_rec *r, bool pe0)
+{
+	uint64_t v = m->p.vmx_entry_ctl;
+	bool was = ctl(m, RTIT_PT_CTL_TRACE_EN), is = v & RTIT_PT_CTL_TRACE_EN;
+
+	if (was && is)
+		return false;
+	m->ctl = v;
+	if (was) {
+		bool fup = pe0 && erratum(m, RTIT_PT_SKD022);
+		trace_disable(m, pe0, fup, r->ip, fup ?
+			      "FUP(CLIP of the VMLAUNCH/VMRESUME) before TIP.PGD(): VM entry clears "
+			      "TraceEn, erratum SKD022 (D149)" :
+			      "TIP.PGD(): VM entry clears TraceEn, no FUP (Table 33-56 case 9, D148)");
+	} else if (is) {
+		on_trigger_rise(m, o->target, "TIP.PGE(VMCSg.RIP): VM entry sets TraceEn "
+				"(Table 33-56 cases 10/12, D148)");
+	}
+	return true;
+}
+
 /* The operations that save or restore IA32_RTIT_CTL or TraceEn: a VM
  * exit or entry with the VMX controls of guest-only tracing, an SMI, an
  * RSM.  True when @o is one (it sends nothing else).  The rare operations'
@@ -1404,6 +1457,8 @@ static bool state_after(struct rtit_pt_model *m, const struct rtit_sim_rec *r, s
 static __attribute__((noinline)) bool
 on_ctl_switch(struct rtit_pt_model *m, const struct op *o, const struct rtit_sim_rec *r, bool pe0)
 {
+	if (o->vmentry && m->p.vmx_entry_ctl_on && r->kind == RTIT_SIM_INSN)
+		return vmentry_load_ctl(m, o, r, pe0);
 	if (o->vmexit && m->p.vmx_guest_only) {
 		/* 33.5.2.2, Table 33-56 case 11: the "clear IA32_RTIT_CTL"
 		 * exit control: FUP(VMCSg.RIP), TIP.PGD(); no PIP, tracing
@@ -1515,6 +1570,7 @@ on_far(struct rtit_pt_model *m, const struct op *o, const struct rtit_sim_rec *r
 			  "(Table 33-55 cases 10/12, 33.4.2.8)");
 		emit_ip(m, RTIT_PT_TIP, o->target, o->init ? "TIP(ResetLIP): INIT on the BSP (Table 33-55 case 22)" :
 			o->enclu || o->aex ? "TIP(BLIP): EENTER/ERESUME/EEXIT/AEX (Table 33-55 case 17)" :
+			o->vmentry ? "TIP(GuestIP): VM entry (Table 33-53)" :
 			"TIP(BLIP): far transfer, interrupt or exception (Table 33-55 cases 8-13)");
 	} else if (pe0) {
 		leave(m, o, stop, ctx1);
@@ -1848,7 +1904,8 @@ static size_t fast_run(struct rtit_pt_model *m, const struct rtit_sim_rec *recs,
 		    r->cycles < last || r->tsc >= mtc_tsc)
 			break;
 		what = pfp_class[r->cls];
-		if (what == PFP_SLOW)
+		/* class OTHER and taken: a VM entry (D147) */
+		if (what == PFP_SLOW || (what == PFP_NONE && (r->flags & RTIT_SIM_F_TAKEN)))
 			break;
 		taken = what >= PFP_JUMP || (what == PFP_COND && (r->flags & RTIT_SIM_F_TAKEN));
 		/* 33.2.5.3: only taken transfers move FilterEn or stop

@@ -96,6 +96,11 @@ int rtit_pt_param_set(struct rtit_pt_params *p, const char *key, const char *val
 		if (rtit_param_u64(value, &v) || (v & 0xfff) || v >> 52)
 			return rtit_param_bad(err, errlen, key, value, "a 4K-aligned VMCS pointer below 2^52");
 		p->vmcs = v;
+	} else if (!strcmp(key, "vmx_entry_ctl")) {
+		if (rtit_param_u64(value, &v))
+			return rtit_param_bad(err, errlen, key, value, "an IA32_RTIT_CTL value");
+		p->vmx_entry_ctl = v;
+		p->vmx_entry_ctl_on = true;
 	} else if (!strcmp(key, "pad_align")) {
 		if (rtit_param_u64(value, &v) || v > 4096 || (v & (v - 1)))
 			return rtit_param_bad(err, errlen, key, value, "0 or a power of two up to 4096");

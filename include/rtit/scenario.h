@@ -154,6 +154,13 @@ struct rtit_scenario {
 	struct rtit_scn_enclave *enclaves;
 	size_t nenclaves;
 
+	/* `vmentry guest=ADDR|LABEL [cr3=N]` (dialect pt; D147): the guest
+	 * a VMLAUNCH/VMRESUME enters; its CR3 (default: the `cr3` line's) */
+	bool has_vmentry, vm_has_cr3;
+	struct rtit_scn_addr vm_guest;
+	uint64_t vm_cr3;
+	int vm_line;
+
 	/* code process: its arguments after argv[0] (`arg` lines), the
 	 * environment (`env` lines; none: the default set of docs/linux.md),
 	 * `seed`, `writable`, `stdin`, `syscall-cycles` */

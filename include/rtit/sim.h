@@ -255,6 +255,14 @@ int rtit_sim_set_end(struct rtit_sim *sim, uint64_t ip);
  * rtit_sim_errmsg()), -RTIT_ERR_NOSPACE beyond RTIT_SIM_SGX_MAX_ENCLAVES. */
 int rtit_sim_add_enclave(struct rtit_sim *sim, const struct rtit_sim_enclave *e);
 
+/* Puts the CPU in VMX root operation with a VMCS whose guest-state area
+ * holds RIP @guest_rip and CR3 @guest_cr3 (docs/sim.md "VMX", D147): a
+ * VMLAUNCH or VMRESUME at CPL 0 then enters that guest (a far transfer,
+ * recorded as an instruction of class OTHER with flag TAKEN and next_ip
+ * the guest RIP), once; the guest runs at the host's CPL and mode.
+ * Without it both are #UD (not in VMX operation).  Returns 0. */
+int rtit_sim_set_vmentry(struct rtit_sim *sim, uint64_t guest_rip, uint64_t guest_cr3);
+
 /* Adds an injected event.  -RTIT_ERR_NOSPACE beyond RTIT_SIM_MAX_INJECT. */
 int rtit_sim_inject(struct rtit_sim *sim, const struct rtit_sim_inject *ev);
 
