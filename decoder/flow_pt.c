@@ -786,6 +786,10 @@ static int pt_peek(struct rtit_flow_dec *d)
 			pt_mtc(d, p->u.mtc.ctc);
 			continue;
 		case RTIT_PT_TMA:
+			if (p->u.tma.skz84) {	/* SKZ84 (D144): no CTC */
+				d->pt_mtc_known = false;
+				continue;
+			}
 			skl168_tma(d, p);
 			continue;
 		case RTIT_PT_PSB:

@@ -217,12 +217,18 @@ static int pt_encode(const struct rtit_pkt_ctx *ctx,
 	case RTIT_PT_TMA:
 		CHECK(!(pkt->u.tma.fc >> rtit_pt_tma_fc_bits));
 		n = pt_encode_ext(rtit_pt_ext_tma, buf, cap, rtit_pt_tma_size);
+		if (n > 0 && pkt->u.tma.skz84) {	/* erratum SKZ84 (D143) */
+			ROOM(rtit_pt_skz84_tma_size);
+			n = rtit_pt_skz84_tma_size;
+		}
 		if (n > 0) {
 			rtit_le_store(buf + 2, pkt->u.tma.ctc, 2);
-			buf[4] = 0;
+			buf[4] = pkt->u.tma.skz84 ? rtit_pt_skz84_rsvd4 : 0;
 			buf[5] = (uint8_t)pkt->u.tma.fc;
-			buf[6] = (uint8_t)(pkt->u.tma.fc >> 8);
+			buf[6] = (uint8_t)((pkt->u.tma.fc >> 8) | (pkt->u.tma.skz84 ? rtit_pt_skz84_rsvd6 : 0));
 		}
+		if (n == rtit_pt_skz84_tma_size)
+			buf[7] = rtit_pt_skz84_bogus;
 		return n;
 	case RTIT_PT_CYC: {
 		uint64_t v = pkt->u.cyc.value;
