@@ -16,10 +16,28 @@
 #include "cli.h"
 #include "dump.h"
 #include "outfile.h"
+#include "rtit/pt_errata.h"
+#include "rtit/sideband.h"
 
 static ssize_t read_fd(void *opaque, uint8_t *buf, size_t cap)
 {
 	return read(*(int *)opaque, buf, cap);
+}
+
+/* Erratum SKZ84's packet rule (D143) when PREFIX.sideband's CPU or
+ * pt_errata has it, as `rtitsim dump` reads the sideband next to a trace. */
+static bool sideband_skz84(const char *prefix)
+{
+	static struct rtit_sideband sb;	/* large */
+	char path[1100], err[512];
+	bool on;
+
+	snprintf(path, sizeof(path), "%s.sideband", prefix);
+	if (rtit_sideband_read(path, &sb, err, sizeof(err)) < 0)
+		return false;
+	on = ((rtit_pt_cpu_errata_str(sb.cpu) | sb.pt_errata) & RTIT_PT_ERRATUM(RTIT_PT_SKZ84)) != 0;
+	rtit_sideband_fini(&sb);
+	return on;
 }
 
 int rtit_cli_write_dump(const char *prefix, int dialect, bool cycle_acc, bool json)
@@ -42,6 +60,7 @@ int rtit_cli_write_dump(const char *prefix, int dialect, bool cycle_acc, bool js
 		return RTIT_EXIT_IO;
 	}
 	cfg.opaque = &fd;
+	cfg.pt_skz84 = sideband_skz84(prefix);
 	ret = rtit_dump_stream(out, &o, &cfg, in);
 	close(fd);
 	bool bad = ferror(out);

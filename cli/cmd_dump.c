@@ -14,6 +14,7 @@
 #include "dump.h"
 #include "rtit/flow.h"
 #include "rtit/print.h"
+#include "rtit/pt_errata.h"
 #include "rtit/sideband.h"
 
 static void dump_usage(FILE *out)
@@ -204,9 +205,12 @@ static int dump_sideband(const struct dump_args *a, struct rtit_pktdec_cfg *cfg)
 	if (!a->ca_set)
 		cfg->cycle_acc = fc.cycle_acc && cfg->dialect == RTIT_DIALECT_RTIT;
 	cfg->buffovf_loads_lip = fc.buffovf_loads_lip;
+	/* erratum SKZ84's TMA, a packet rule: the CPU's or pt_errata (D143) */
+	cfg->pt_skz84 = (fc.pt_errata & RTIT_PT_ERRATUM(RTIT_PT_SKZ84)) != 0;
 	fprintf(stderr, "rtitsim dump: sideband %s: dialect %s, cycle_accurate %d,"
-		" buffovf_loads_lip %d%s\n", sp, cfg->dialect == RTIT_DIALECT_PT ? "pt" : "rtit",
+		" buffovf_loads_lip %d%s%s\n", sp, cfg->dialect == RTIT_DIALECT_PT ? "pt" : "rtit",
 		cfg->cycle_acc, cfg->buffovf_loads_lip,
+		cfg->pt_skz84 && cfg->dialect == RTIT_DIALECT_PT ? ", erratum skz84 (D143)" : "",
 		a->dialect_set || a->ca_set ? " (options override it)" : "");
 	return -1;
 }

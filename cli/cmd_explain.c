@@ -28,6 +28,7 @@
 #include "rtit/flow.h"
 #include "rtit/image.h"
 #include "rtit/print.h"
+#include "rtit/pt_errata.h"
 #include "rtit/scenario.h"
 #include "rtit/session.h"
 #include "rtit/sideband.h"
@@ -910,7 +911,9 @@ static int explain_run(const char *input, const char *text, const char *outp)
 	rtit_flow_cfg_from_sideband(&fc, &res.sb);
 	struct rtit_pktdec_cfg dcfg = { .dialect = (enum rtit_dialect)sc.dialect,
 					.cycle_acc = res.cycle_acc && sc.dialect == RTIT_DIALECT_RTIT,
-					.buffovf_loads_lip = fc.buffovf_loads_lip };
+					.buffovf_loads_lip = fc.buffovf_loads_lip,
+					/* SKZ84's TMA, a packet rule (D144) */
+					.pt_skz84 = (fc.pt_errata & RTIT_PT_ERRATUM(RTIT_PT_SKZ84)) != 0 };
 	struct run_info ri = { .name = sc.name[0] ? sc.name : input, .describe = sc.describe,
 			       .stop = res.st.msg, .insns = res.st.insns, .events = res.st.events,
 			       .trace_bytes = tlen, .nexpect = sc.nexpect,

@@ -25,6 +25,7 @@
 #include "util.h"
 #include "rtit/flow.h"
 #include "rtit/image.h"
+#include "rtit/pt_errata.h"
 #include "rtit/sideband.h"
 
 static bool ends_with(const char *s, const char *suf)
@@ -185,7 +186,9 @@ int rtit_explain_bundle(const char *arg, const char *outp)
 	rtit_flow_cfg_from_sideband(&fc, &sb);
 	struct rtit_pktdec_cfg dcfg = { .dialect = (enum rtit_dialect)x.dialect,
 					.cycle_acc = fc.cycle_acc && x.dialect == RTIT_DIALECT_RTIT,
-					.buffovf_loads_lip = fc.buffovf_loads_lip };
+					.buffovf_loads_lip = fc.buffovf_loads_lip,
+					/* SKZ84's TMA, a packet rule (D144) */
+					.pt_skz84 = (fc.pt_errata & RTIT_PT_ERRATUM(RTIT_PT_SKZ84)) != 0 };
 	bundle_packets(&x, trace, tlen, &dcfg, &dec);
 	manifest_describe(stem, desc, sizeof(desc));
 	verdict(stop, sizeof(stop), &sb, st, have_flow, &dec);

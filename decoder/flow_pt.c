@@ -174,6 +174,10 @@ static void pt_mtc(struct rtit_flow_dec *d, uint8_t ctc)
 static void skl168_tma(struct rtit_flow_dec *d, const struct rtit_packet *p)
 {
 	unsigned f = d->cfg.mtc_freq;
+	if (p->u.tma.skz84) {	/* SKZ84's TMA: no CTC, no time (D144) */
+		d->pt_mtc_known = false;
+		return;
+	}
 	if (f > 15)
 		return;
 	unsigned bits = 16 - f < 8 ? 16 - f : 8;

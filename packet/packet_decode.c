@@ -175,7 +175,7 @@ static int pt_decode_cyc(const uint8_t *buf, size_t len,
 	return done(pkt, RTIT_PT_CYC, i);
 }
 
-static int pt_decode_ext(const uint8_t *buf, size_t len,
+static int pt_decode_ext(const struct rtit_pkt_ctx *ctx, const uint8_t *buf, size_t len,
 			 struct rtit_packet *pkt, const char **why)
 {
 	uint8_t b1;
@@ -253,7 +253,15 @@ static int pt_decode_ext(const uint8_t *buf, size_t len,
 		NEED(rtit_pt_tma_size);
 		pkt->u.tma.ctc = (uint16_t)rtit_le_load(buf + 2, 2);
 		pkt->u.tma.fc = (uint16_t)(buf[5] | ((buf[6] & 1u) << 8));
-		return done(pkt, RTIT_PT_TMA, rtit_pt_tma_size);
+		pkt->u.tma.skz84 = buf[4] || (buf[6] & ~1u);
+		if (!pkt->u.tma.skz84)
+			return done(pkt, RTIT_PT_TMA, rtit_pt_tma_size);
+		/* Table 33-32: byte 4 and byte 6 bits 7:1 are reserved (0);
+		 * erratum SKZ84 sets them and sends a bogus byte (D143) */
+		if (!ctx->skz84)
+			FAIL(RTIT_ERR_BAD_PACKET, "TMA with reserved bits set (PT Table 33-32)");
+		NEED(rtit_pt_skz84_tma_size);
+		return done(pkt, RTIT_PT_TMA, rtit_pt_skz84_tma_size);
 	case rtit_pt_ext_vmcs:
 		NEED(rtit_pt_vmcs_size);
 		pkt->u.vmcs = rtit_le_load(buf + 2, rtit_pt_pl_vmcs_size) << rtit_pt_vmcs_shl;
@@ -332,7 +340,7 @@ static int pt_decode_one(const struct rtit_pkt_ctx *ctx, const uint8_t *buf,
 	if (b0 == rtit_pt_opc_pad)
 		return done(pkt, RTIT_PT_PAD, rtit_pt_pad_size);
 	if (b0 == rtit_pt_ext)
-		return pt_decode_ext(buf, len, pkt, why);
+		return pt_decode_ext(ctx, buf, len, pkt, why);
 	if (ctx->in_block && (b0 & rtit_pt_bip_mask) == rtit_pt_opc_bip) {
 		/* 33.4.1.1: inside a block, xxxxx100b is a BIP. */
 		size_t pl = ctx->block_sz4 ? rtit_pt_pl_bip4_size : rtit_pt_pl_bip8_size;

@@ -143,6 +143,28 @@ static unsigned pt_cyc_min_bytes(uint64_t v)
  * that each packet's layout reads next to its neighbours and against the
  * decoder's switch; splitting it by family would only add a second
  * dispatch on the type. */
+/* Table 33-32: 02 73, CTC[15:0], 0, FC[7:0], FC[8]; erratum SKZ84's form
+ * (D143): the reserved bits set and the bogus byte after it, 8 bytes. */
+static int pt_encode_tma(const struct rtit_pkt_tma *t, uint8_t *buf, size_t cap)
+{
+	int n;
+
+	CHECK(!(t->fc >> rtit_pt_tma_fc_bits));
+	if (t->skz84)
+		ROOM(rtit_pt_skz84_tma_size);
+	n = pt_encode_ext(rtit_pt_ext_tma, buf, cap, rtit_pt_tma_size);
+	if (n <= 0)
+		return n;
+	rtit_le_store(buf + 2, t->ctc, 2);
+	buf[4] = t->skz84 ? rtit_pt_skz84_rsvd4 : 0;
+	buf[5] = (uint8_t)t->fc;
+	buf[6] = (uint8_t)((t->fc >> 8) | (t->skz84 ? rtit_pt_skz84_rsvd6 : 0));
+	if (!t->skz84)
+		return n;
+	buf[7] = rtit_pt_skz84_bogus;
+	return rtit_pt_skz84_tma_size;
+}
+
 static int pt_encode(const struct rtit_pkt_ctx *ctx,
 		     const struct rtit_packet *pkt, uint8_t *buf, size_t cap)
 {
@@ -215,15 +237,7 @@ static int pt_encode(const struct rtit_pkt_ctx *ctx,
 		buf[1] = pkt->u.mtc.ctc;
 		return rtit_pt_mtc_size;
 	case RTIT_PT_TMA:
-		CHECK(!(pkt->u.tma.fc >> rtit_pt_tma_fc_bits));
-		n = pt_encode_ext(rtit_pt_ext_tma, buf, cap, rtit_pt_tma_size);
-		if (n > 0) {
-			rtit_le_store(buf + 2, pkt->u.tma.ctc, 2);
-			buf[4] = 0;
-			buf[5] = (uint8_t)pkt->u.tma.fc;
-			buf[6] = (uint8_t)(pkt->u.tma.fc >> 8);
-		}
-		return n;
+		return pt_encode_tma(&pkt->u.tma, buf, cap);
 	case RTIT_PT_CYC: {
 		uint64_t v = pkt->u.cyc.value;
 		unsigned nb = pkt->u.cyc.nbytes ? pkt->u.cyc.nbytes : pt_cyc_min_bytes(v);

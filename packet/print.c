@@ -108,7 +108,9 @@ void rtit_print_fields(FILE *out, enum rtit_dialect dialect,
 		fprintf(out, "tsc=0x%014" PRIx64, p->u.tsc);
 		break;
 	case RTIT_PT_TMA:
-		fprintf(out, "ctc=0x%04x fc=0x%03x", p->u.tma.ctc, p->u.tma.fc);
+		fprintf(out, "ctc=0x%04x fc=0x%03x%s", p->u.tma.ctc, p->u.tma.fc,
+			p->u.tma.skz84 ? " corrupted (erratum SKZ84: reserved bits set, a bogus byte"
+					 " after it; no time)" : "");
 		break;
 	case RTIT_PT_VMCS:
 		fprintf(out, "vmcs=0x%013" PRIx64 "%s", p->u.vmcs,
@@ -219,7 +221,8 @@ static void json_fields(FILE *out, const struct rtit_packet *p)
 		fprintf(out, ",\"tsc\":\"0x%" PRIx64 "\"", u->tsc);
 		break;
 	case RTIT_PT_TMA:
-		fprintf(out, ",\"ctc\":%u,\"fc\":%u", u->tma.ctc, u->tma.fc);
+		fprintf(out, ",\"ctc\":%u,\"fc\":%u%s", u->tma.ctc, u->tma.fc,
+			u->tma.skz84 ? ",\"skz84\":true" : "");
 		break;
 	case RTIT_PT_VMCS:
 		fprintf(out, ",\"vmcs\":\"0x%" PRIx64 "\"", u->vmcs);

@@ -757,6 +757,21 @@ static unsigned mtc_freq(const struct rtit_pt_model *m)
 	return (unsigned)((m->ctl & RTIT_PT_CTL_MTC_FREQ_MASK) >> RTIT_PT_CTL_MTC_FREQ_SHIFT);
 }
 
+/* Erratum SKZ84 (D143): tracing in a VMX guest whose VMCS uses TSC
+ * offsetting or TSC scaling, a TMA's CTC and FastCounter are corrupted
+ * (every payload bit inverted, so Table 33-32's reserved bits are set)
+ * and a bogus byte follows it (the packet codec writes it: tma.skz84). */
+static bool skz84(const struct rtit_pt_model *m, struct rtit_packet *t)
+{
+	if (!m->nonroot || !(m->p.vmx_tsc_offsetting || m->p.vmx_tsc_scaling) ||
+	    !erratum(m, RTIT_PT_SKZ84))
+		return false;
+	t->u.tma.ctc = (uint16_t)~t->u.tma.ctc;
+	t->u.tma.fc = (uint16_t)(~t->u.tma.fc & rtit_mask(rtit_pt_tma_fc_bits));
+	t->u.tma.skz84 = true;
+	return true;
+}
+
 /* TSC, and TMA when MTCEn (33.4.2.11, 33.4.2.13: TMA right after TSC). */
 static void emit_tsc_tma(struct rtit_pt_model *m, const char *why)
 {
@@ -776,7 +791,12 @@ static void emit_tsc_tma(struct rtit_pt_model *m, const char *why)
 					 (unsigned __int128)art * m->p.art_num;
 		t.u.tma.ctc = (uint16_t)art;
 		t.u.tma.fc = (uint16_t)((uint64_t)(frac / m->p.art_den) & rtit_mask(rtit_pt_tma_fc_bits));
-		send(m, &t, 0, "TMA: always right after a TSC when MTCEn=1 (33.4.2.13)", F_TIMING);
+		if (skz84(m, &t))
+			why = "TMA corrupted, a bogus byte after it: VMX TSC offsetting/scaling in"
+			      " the guest, erratum SKZ84 (D143)";
+		else
+			why = "TMA: always right after a TSC when MTCEn=1 (33.4.2.13)";
+		send(m, &t, 0, why, F_TIMING);
 	}
 }
 

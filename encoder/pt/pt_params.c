@@ -65,6 +65,8 @@ int rtit_pt_param_set(struct rtit_pt_params *p, const char *key, const char *val
 		{ "vmx_conceal_exit", &p->vmx_conceal_exit },
 		{ "vmx_conceal_entry", &p->vmx_conceal_entry },
 		{ "vmx_guest_only", &p->vmx_guest_only }, { "vmx_nonroot", &p->vmx_nonroot },
+		{ "vmx_tsc_offsetting", &p->vmx_tsc_offsetting },
+		{ "vmx_tsc_scaling", &p->vmx_tsc_scaling },
 	};
 	uint64_t v, w;
 

@@ -184,7 +184,8 @@ struct rtit_flow_cfg {
 	unsigned errata;	/* RTIT_FLOW_E* */
 	/* Intel PT: the workarounds of published errata to apply
 	 * (RTIT_PT_ERRATUM bits of rtit/pt_errata.h: SKL014, APL12, APL11,
-	 * BDM70, SKD010, SKD007, BDM64; docs/decisions.md D106, D109, D110), as libipt's pt_config.errata; and
+	 * BDM70, SKD010, SKD007, BDM64, SKL168, SKZ84; docs/decisions.md D106,
+	 * D109, D110, D127, D144), as libipt's pt_config.errata; and
 	 * IA32_RTIT_CTL's ADDRn_CFG with the ADDRn ranges (the filter), which
 	 * SKL014's needs as libipt's does (rtit_flow_cfg_from_sideband: from
 	 * the sideband's cpu and pt_errata) */

@@ -124,6 +124,19 @@ struct rtit_pkt_mode {
 struct rtit_pkt_tma {
 	uint16_t ctc;
 	uint16_t fc;		/* FastCounter[8:0] */
+	/* Erratum SKZ84 (docs/decisions.md D143): a TMA with its reserved
+	 * bits set, and the bogus byte after it (8 bytes); ctc and fc are
+	 * the corrupted fields as sent, no time */
+	bool skz84;
+};
+
+/* SKZ84's TMA (D143): 02 73, CTC[15:0], FF, FC[7:0], FE | FC[8], then
+ * the bogus byte, a reserved first byte (SDM 33.4.2). */
+enum {
+	rtit_pt_skz84_tma_size = 8,
+	rtit_pt_skz84_rsvd4 = 0xff,	/* Table 33-32 byte 4, every bit set */
+	rtit_pt_skz84_rsvd6 = 0xfe,	/* Table 33-32 byte 6 bits 7:1 */
+	rtit_pt_skz84_bogus = 0x05
 };
 
 struct rtit_pkt_ptw {
@@ -211,6 +224,9 @@ struct rtit_pkt_ctx {
 	bool in_block;		/* PT: between BBP and BEP */
 	bool block_sz4;		/* PT: block items are 4 bytes */
 	uint8_t block_type;	/* PT: the BBP.Type of the block */
+	/* PT: erratum SKZ84's workaround (D143): a TMA with reserved bits
+	 * set is the erratum's, 8 bytes with the bogus byte, not an error */
+	bool skz84;
 };
 
 /* Initialises @ctx for @dialect.  @cycle_acc matters for RTIT only. */
@@ -267,7 +283,8 @@ void rtit_pkt_ctx_on_sync(struct rtit_pkt_ctx *ctx);
  *  -RTIT_ERR_BAD_PACKET  a reserved code inside the packet (RTIT CNT=11b,
  *                        CCNT=00b; PT IPBytes 101b/111b, PTW PayloadBytes
  *                        1xb, MODE leaf, MNT sub-opcode, Long TNT without
- *                        stop bit, CYC longer than 64 bits);
+ *                        stop bit, CYC longer than 64 bits, TMA with
+ *                        reserved bits set unless ctx->skz84);
  *  -RTIT_ERR_BAD_CONTEXT a packet Table 33-15 forbids inside a block;
  *  -RTIT_ERR_INVALID     a NULL argument.
  * On failure *@why (if not NULL) is set to a static explanation.

@@ -25,6 +25,10 @@ struct rtit_pktdec_cfg {
 	/* Packets and offsets only: no last-IP tracking, the items' ip_status,
 	 * ip, last_ip and last_ip_valid are 0 (the bare decode). */
 	bool no_ip;
+	/* Intel PT: erratum SKZ84's workaround (docs/decisions.md D143): a
+	 * TMA with reserved bits set is the erratum's 8-byte TMA (its
+	 * tma.skz84 set), not an error (SDM Table 33-32) */
+	bool pt_skz84;
 	/* Either a reader ... */
 	rtit_read_fn read;
 	void *opaque;

@@ -70,6 +70,13 @@ struct rtit_pt_params {
 	 * the "load IA32_RTIT_CTL" entry control; param vmx_entry_ctl, D148) */
 	bool vmx_entry_ctl_on;
 	uint64_t vmx_entry_ctl;
+	/* The guest's VMCS TSC controls (docs/decisions.md D143): "use TSC
+	 * offsetting" (primary processor-based VM-execution control bit 3)
+	 * and "use TSC scaling" (secondary control bit 25).  The offset and
+	 * multiplier are the identity (0 and 1.0): TSC packets in VMX
+	 * non-root operation carry the host's TSC (SDM 33.5.2.1, 33.8.3.1);
+	 * the controls matter for erratum SKZ84 only */
+	bool vmx_tsc_offsetting, vmx_tsc_scaling;
 	uint64_t psb_period_nocfg;	/* PSB period when EBX[1]=0 */
 	/* Published errata the model reproduces (RTIT_PT_ERRATUM bits of
 	 * RTIT_PT_ERRATA_MODELLED; docs/decisions.md D100-D104): set by the
@@ -78,8 +85,9 @@ struct rtit_pt_params {
 	bool slow_path_only;		/* testing: never take the fast path */
 };
 
-/* The errata the model can produce (D101-D104, D108-D110, D126, D149):
- * SKL014, APL12, APL11, BDM70, SKD010, SKD007, BDM64, SKL168, SKD022. */
+/* The errata the model can produce (D101-D104, D108-D110, D126, D143,
+ * D149): SKL014, APL12, APL11, BDM70, SKD010, SKD007, BDM64, SKL168,
+ * SKZ84, SKD022. */
 #define RTIT_PT_ERRATA_MODELLED (RTIT_PT_ERRATUM(RTIT_PT_SKL014) | \
 				 RTIT_PT_ERRATUM(RTIT_PT_SKD022) | \
 				 RTIT_PT_ERRATUM(RTIT_PT_SKD007) | \
@@ -88,7 +96,8 @@ struct rtit_pt_params {
 				 RTIT_PT_ERRATUM(RTIT_PT_SKD010) | \
 				 RTIT_PT_ERRATUM(RTIT_PT_APL12) | \
 				 RTIT_PT_ERRATUM(RTIT_PT_APL11) | \
-				 RTIT_PT_ERRATUM(RTIT_PT_SKL168))
+				 RTIT_PT_ERRATUM(RTIT_PT_SKL168) | \
+				 RTIT_PT_ERRATUM(RTIT_PT_SKZ84))
 
 /* Defaults: the full profile, unlimited buffer, ART = TSC, CBR 16. */
 void rtit_pt_params_default(struct rtit_pt_params *p);
@@ -101,13 +110,14 @@ void rtit_pt_params_default(struct rtit_pt_params *p);
  * mnt (an MNT with this payload after each PSBEND), deferred_tips (0-16),
  * cyc_standalone (cycles, 0 = off), ip_compression (shortest|update48|full), vmx_nonroot, vmx_conceal_nonroot, vmx_conceal_exit, vmx_conceal_entry,
  * vmx_guest_only, vmx_entry_ctl (the IA32_RTIT_CTL a VM entry loads),
+ * vmx_tsc_offsetting, vmx_tsc_scaling,
  * ranges (0-4), mtc_periods,
  * cyc_thresholds, psb_freqs (16-bit bitmaps), and each capability by its
  * field name (cr3_filter, psb_cyc, ip_filter, mtc, ptwrite, power_events,
  * psb_pmi_preserve, event_trace, tnt_disable, topa, topa_multi,
  * single_range, fabric); cpu (default or FAMILY/MODEL[/STEPPING]: the
  * modelled errata that CPU has, D100) and each modelled erratum by its
- * libipt name (skl014, apl12, apl11, bdm70, skd010, skd007, bdm64, skl168, skd022: on or off).  Returns 0, or -RTIT_ERR_BAD_CONFIG with a
+ * libipt name (skl014, apl12, apl11, bdm70, skd010, skd007, bdm64, skl168, skz84, skd022: on or off).  Returns 0, or -RTIT_ERR_BAD_CONFIG with a
  * message in @err.
  */
 int rtit_pt_param_set(struct rtit_pt_params *p, const char *key, const char *value,

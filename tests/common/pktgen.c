@@ -572,7 +572,8 @@ bool pktgen_pkt_equal(const struct rtit_packet *a, const struct rtit_packet *b)
 	case RTIT_PT_TSC:
 		return a->u.tsc == b->u.tsc;
 	case RTIT_PT_TMA:
-		return a->u.tma.ctc == b->u.tma.ctc && a->u.tma.fc == b->u.tma.fc;
+		return a->u.tma.ctc == b->u.tma.ctc && a->u.tma.fc == b->u.tma.fc &&
+		       a->u.tma.skz84 == b->u.tma.skz84;
 	case RTIT_PT_VMCS:
 		return a->u.vmcs == b->u.vmcs;
 	case RTIT_PT_MNT:

@@ -73,14 +73,15 @@ sgx_calls = 0
 # CPU, apply every workaround it has.  SKD010 is always off: an OVF whose
 # FUP is dropped and that a TNT or TIP.PGD follows cannot be decoded by
 # any workaround (the decoders report an error there, D108), and the
-# round trip wants the truth.  Not in the perf form (perf 6.1 has no
+# round trip wants the truth.  SKZ84's condition is drawn too (D146).
+# Not in the perf form (perf 6.1 has no
 # workaround for APL11, SKD010, SKD007, BDM64, D107).  A generator of its
 # own.
 xrnd = random.Random(seed * 1000033 + 29)
 CPU_MODELS = [0x3d, 0x47, 0x4f, 0x56, 0x4e, 0x5e, 0x8e, 0x9e, 0xa5, 0xa6, 0x55, 0x6a,
               0x6c, 0x8f, 0x66, 0x7d, 0x7e, 0x8c, 0x8d, 0xa7, 0xa8, 0x97, 0x9a, 0xbf,
               0x5c, 0x5f, 0x7a, 0x86, 0x96, 0x9c]
-MODELLED = ["bdm70", "bdm64", "skd007", "skd010", "skl014", "apl12", "apl11", "skl168"]
+MODELLED = ["bdm70", "bdm64", "skd007", "skd010", "skl014", "apl12", "apl11", "skl168", "skz84"]
 cpu_line = "default"
 errata_off = []
 if pt and not perf and xrnd.random() < 0.5:
@@ -753,6 +754,16 @@ if pt:
         cfg.append("msr IA32_RTIT_ADDR1_A = 0x%x" % (base + 0xc00))
         cfg.append("msr IA32_RTIT_ADDR1_B = 0x%x" % (base + 0xcff))
     pt_tail(ctl, cfg)
+    # SKZ84 (D146): on a CPU that has it, half the seeds trace a VMX guest
+    # (from the start) whose VMCS uses TSC offsetting or scaling, with
+    # TSCEn and MTCEn, so the PSB+ TMAs are the erratum's; a generator of
+    # its own (the other seeds are unchanged)
+    zrnd = random.Random(seed * 15485863 + 31)
+    if (cpu_line != "default" and int(cpu_line.split("/")[1], 16) in (0x55, 0x6a, 0x6c, 0x8f)
+            and not rare and zrnd.random() < 0.5):
+        cfg.append("param vmx_nonroot = 1")
+        cfg.append("param vmx_tsc_%s = 1" % zrnd.choice(["offsetting", "scaling"]))
+        ctl |= 0x600                               # MTCEn, TSCEn
     cfg.append("msr IA32_RTIT_CTL = 0x%x" % ctl)
 else:
     cfg.append("msr RTIT_EVENTS = 0x%x" % events)

@@ -4,7 +4,7 @@
  * independent tool) over the same program image, and compares every
  * instruction libipt reports with the simulator's ground-truth flow.
  *
- *   ptflow_check PREFIX SCENARIO.scn [--may-be-empty] [--no-errata] [--time]
+ *   ptflow_check PREFIX SCENARIO.scn [--may-be-empty] [--no-errata] [--time] [--packets]
  *
  * reads PREFIX.trace, PREFIX.flow and PREFIX.sideband.  libipt is told the
  * CPU the sideband names (`cpu F/M/S`: pt_config.cpu and the errata
@@ -14,7 +14,9 @@
  * again (libipt without its workarounds; docs/decisions.md D107).  --time
  * also gives libipt the timing configuration (MTCFreq, CPUID.15H as
  * art_num/art_den) and compares the TSC libipt's time decoder reports at
- * each instruction (pt_insn_time) with the flow's (docs/decisions.md D128).  Between an enable (TIP.PGE, or the
+ * each instruction (pt_insn_time) with the flow's (docs/decisions.md D128).
+ * --packets runs libipt's packet decoder alone instead (docs/decisions.md
+ * D145: SKZ84's workaround is in it only).  Between an enable (TIP.PGE, or the
  * FUP of a PSB+/OVF) and the next disable, libipt's instructions must be
  * the flow's instructions one by one; across a disabled stretch the flow
  * is searched forward for the enable IP.  TSX: each instruction's
@@ -149,16 +151,57 @@ static int configure_cpu(struct pt_config *c, const char *prefix, bool no_errata
 	return 0;
 }
 
+/* --packets: libipt's packet decoder (pt_pkt_next) over the whole trace,
+ * as ptdump would: how many packets, the offsets of those it calls
+ * invalid (ppt_invalid: with the SKZ84 bit, a TMA with reserved bits set
+ * and the byte after it, docs/decisions.md D145), and the first error.
+ * 0 when it reads to the end, 1 at an error. */
+static int packet_check(const struct pt_config *c, const char *name)
+{
+	struct pt_packet_decoder *pd = pt_pkt_alloc_decoder(c);
+	size_t n = 0, ninv = 0;
+	uint64_t off = 0;
+	int st;
+
+	if (!pd) {
+		fprintf(stderr, "cannot allocate the libipt packet decoder\n");
+		return 2;
+	}
+	printf("%s: libipt packets (errata skz84 %s):", name, c->errata.skz84 ? "on" : "off");
+	st = pt_pkt_sync_forward(pd);
+	while (st >= 0) {
+		struct pt_packet p;
+		pt_pkt_get_offset(pd, &off);
+		st = pt_pkt_next(pd, &p, sizeof(p));
+		if (st < 0)
+			break;
+		n++;
+		if (p.type == ppt_invalid) {
+			printf(" invalid(%u bytes) at 0x%" PRIx64 ";", p.size, off);
+			ninv++;
+		}
+	}
+	pt_pkt_free_decoder(pd);
+	if (st == -pte_eos) {
+		printf(" %zu packets, %zu invalid, to the end\n", n, ninv);
+		return 0;
+	}
+	printf(" error '%s' at 0x%" PRIx64 " after %zu packets\n", pt_errstr(pt_errcode(st)), off, n);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct rtit_image *img;
 	struct rtit_sim_rec *recs;
 	size_t nrecs, tlen;
 
-	bool may_be_empty = false, no_errata = false, timing = false;
+	bool may_be_empty = false, no_errata = false, timing = false, pkts = false;
 	for (int i = 3; i < argc; i++) {
 		if (!strcmp(argv[i], "--may-be-empty"))
 			may_be_empty = true;
+		else if (!strcmp(argv[i], "--packets"))
+			pkts = true;
 		else if (!strcmp(argv[i], "--no-errata"))
 			no_errata = true;
 		else if (!strcmp(argv[i], "--time"))
@@ -167,7 +210,7 @@ int main(int argc, char **argv)
 			argc = 0;
 	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: ptflow_check PREFIX SCENARIO.scn [--may-be-empty] [--no-errata] [--time]\n");
+		fprintf(stderr, "usage: ptflow_check PREFIX SCENARIO.scn [--may-be-empty] [--no-errata] [--time] [--packets]\n");
 		return 2;
 	}
 	if (runfiles_read_flow(argv[1], &recs, &nrecs) < 0)
@@ -203,6 +246,8 @@ int main(int argc, char **argv)
 	config.end = trace + tlen;
 	if (configure_cpu(&config, argv[1], no_errata, timing) < 0)
 		return 2;
+	if (pkts)
+		return packet_check(&config, argv[1]);
 	struct pt_insn_decoder *dec = pt_insn_alloc_decoder(&config);
 	if (!dec) {
 		fprintf(stderr, "cannot allocate the libipt decoder\n");

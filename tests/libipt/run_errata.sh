@@ -18,13 +18,19 @@
 #     decoder (ptflow_check --time: libipt's TSC at each instruction
 #     against the flow's) must report for the vector with the erratum,
 #     told the CPU, what it reports for the _off vector, and without its
-#     workaround something else.
+#     workaround something else;
 #   - an erratum whose misdecode libipt does not report (LIBIPT_FEWER:
 #     SKD022, D150): without its workaround libipt ends the traced stretch
 #     one instruction early (the VMLAUNCH/VMRESUME, whose disable it takes
 #     for an asynchronous one before it), which the check's rule (a
 #     stretch may end anywhere) lets pass: instead it must decode fewer of
-#     the flow's instructions than with the workaround.
+#     the flow's instructions than with the workaround;
+#   - an erratum of the packet layer (PACKET_LEVEL: SKZ84, D145): libipt's
+#     packet decoder (ptflow_check --packets, as ptdump) told the CPU must
+#     read the trace to its end, with an invalid 8-byte packet exactly at
+#     each TMA rtitsim's dump (the sideband's errata) marks as the
+#     erratum's, and without its workaround stop with an error at the
+#     first of them.
 set -u
 mapfile -t A < <(realpath "$1" "$2" "$3")
 R=${A[0]} C=${A[1]} D=${A[2]} T=$(mktemp -d)
@@ -32,7 +38,9 @@ trap 'rm -rf "$T"' EXIT
 NOWORK_OWN_FAILS="pt_erratum_skl014 pt_erratum_apl11 pt_erratum_skd010 pt_erratum_skd007 pt_erratum_bdm64 pt_erratum_skl168"
 NOWORK_OWN_FAILS="$NOWORK_OWN_FAILS pt_erratum_skd022"
 LIBIPT_FEWER="pt_erratum_skd022"
+NOWORK_OWN_FAILS+=" pt_erratum_skz84"
 TIME_ONLY="pt_erratum_skl168"
+PACKET_LEVEL="pt_erratum_skz84"
 pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok: $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
@@ -47,6 +55,20 @@ for f in "$D"/pt_erratum_*.scn; do
 	if out=$("$R" decode "$T/$n.trace" --check "$T/$n.flow" -q 2>&1); then
 		ok "$n: rtitsim decode with its workarounds"
 	else bad "$n: rtitsim decode with its workarounds: $out"; fi
+	if [[ " $PACKET_LEVEL " == *" $n "* ]]; then
+		want=$("$R" dump --json "$T/$n.trace" 2>/dev/null |
+			sed -n 's/^{"offset":\([0-9]*\),.*"skz84":true.*/\1/p' |
+			while read -r o; do printf ' invalid(8 bytes) at 0x%x;' "$o"; done)
+		first=$(printf '%s' "$want" | sed -n 's/^ invalid(8 bytes) at \(0x[0-9a-f]*\);.*/\1/p')
+		p_on=$("$C" "$T/$n" "$f" --packets 2>&1); prc=$?
+		[ $prc -eq 0 ] && [ -n "$want" ] && [[ "$p_on" == *":$want "* ]] &&
+			ok "$n: libipt's packet decoder with the CPU's errata: $p_on" ||
+			bad "$n: libipt's packet decoder with the CPU's errata (exit $prc): $p_on; want$want"
+		p_no=$("$C" "$T/$n" "$f" --packets --no-errata 2>&1); prc=$?
+		[ $prc -eq 1 ] && [ -n "$first" ] && [[ "$p_no" == *" at $first after "* ]] &&
+			ok "$n: libipt's packet decoder without errata fails at $first: $p_no" ||
+			bad "$n: libipt's packet decoder without errata must fail at '$first' (exit $prc): $p_no"
+	fi
 	out=$("$C" "$T/$n" "$f" --no-errata 2>&1); rc=$?
 	out2=$("$R" decode "$T/$n.trace" --check "$T/$n.flow" -q --pt-errata none 2>&1); rc2=$?
 	case $n in

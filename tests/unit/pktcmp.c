@@ -61,6 +61,7 @@ int rtit_test_pkt_diff(const struct rtit_packet *want, const struct rtit_packet 
 	case RTIT_PT_TMA:
 		F("ctc", a->tma.ctc, b->tma.ctc);
 		F("fc", a->tma.fc, b->tma.fc);
+		F("skz84", a->tma.skz84, b->tma.skz84);
 		break;
 	case RTIT_PT_VMCS: F("vmcs", a->vmcs, b->vmcs); break;
 	case RTIT_PT_MNT: F("mnt", a->mnt, b->mnt); break;

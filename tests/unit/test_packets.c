@@ -96,6 +96,36 @@ Test(packets, reserved_encodings)
 	}
 }
 
+/* Erratum SKZ84 (docs/decisions.md D143): the TMA of pt_erratum_skz84 at
+ * 0x18, derived there by hand from SDM Table 33-32 (the true TMA 02 73 01
+ * 00 00 00 00, every payload bit inverted, the bogus byte 05), encoded
+ * from its fields; decoded back only with the workaround (ctx.skz84),
+ * else "reserved bits set"; never in 7 bytes. */
+Test(packets, skz84_tma)
+{
+	static const uint8_t want[8] = { 0x02, 0x73, 0xfe, 0xff, 0xff, 0xff, 0xff, 0x05 };
+	struct rtit_packet p = { .type = RTIT_PT_TMA, .u.tma = { .ctc = 0xfffe, .fc = 0x1ff, .skz84 = true } };
+	struct rtit_packet got;
+	struct rtit_pkt_ctx ctx;
+	uint8_t buf[16];
+
+	row_ctx(&ctx, RTIT_DIALECT_PT, false, false, false);
+	cr_assert_eq(rtit_pkt_encode(&ctx, &p, buf, sizeof(buf)), 8);
+	cr_assert_arr_eq(buf, want, 8);
+	cr_assert_eq(rtit_pkt_encode(&ctx, &p, buf, 7), -RTIT_ERR_NOSPACE);
+	cr_assert_eq(rtit_pkt_decode(&ctx, want, 8, &got, NULL), -RTIT_ERR_BAD_PACKET);
+	ctx.skz84 = true;
+	cr_assert_eq(rtit_pkt_decode(&ctx, want, 7, &got, NULL), -RTIT_ERR_EOS);
+	cr_assert_eq(rtit_pkt_decode(&ctx, want, 8, &got, NULL), 8);
+	char msg[128];
+	cr_assert_eq(rtit_test_pkt_diff(&p, &got, 1, msg, sizeof(msg)), 0, "%s", msg);
+	/* a TMA without reserved bits is the Table's, with or without it */
+	p.u.tma.skz84 = false;
+	cr_assert_eq(rtit_pkt_encode(&ctx, &p, buf, sizeof(buf)), 7);
+	cr_assert_eq(rtit_pkt_decode(&ctx, buf, 7, &got, NULL), 7);
+	cr_assert(!got.u.tma.skz84);
+}
+
 /* Decoding the table's bytes, then encoding the result, gives the bytes
  * back (no field is lost). */
 Test(packets, decode_encode_identity)

@@ -49,6 +49,8 @@ enum how {
 };
 
 static struct rtit_pktdec dec;
+/* Intel PT erratum SKZ84's workaround on in run()'s decoders (D144). */
+static bool skz84_on;
 
 /* Decodes @data with @how (batch size @cap), resynchronising after every
  * error; fills @log (at most @max entries) and returns the count. */
@@ -57,7 +59,7 @@ static size_t run(enum rtit_dialect dl, bool cycle_acc, const uint8_t *data, siz
 {
 	struct one_byte rd = { data, len, 0 };
 	struct rtit_pktdec_cfg cfg = { .dialect = dl, .cycle_acc = cycle_acc,
-				       .mem = data, .mem_len = len };
+				       .mem = data, .mem_len = len, .pt_skz84 = skz84_on };
 	static struct rtit_pktdec_item items[300];
 	size_t n = 0;
 
@@ -364,6 +366,54 @@ Test(pktdec_batch, vector_path_every_byte)
 			}
 		}
 	}
+}
+
+/* Erratum SKZ84 (D143, D144): TMAs with reserved bits set among TNT-8s at
+ * every offset of a 64-byte block (the vector path's), the erratum's
+ * 8-byte form, one with byte 4 set only and one with byte 6 bit 7 set only
+ * (SDM Table 33-32's reserved bits), and one cut short: with and without
+ * the workaround every path gives the general decoder's packets and
+ * errors; and the general decoder gives what the Table says: without it
+ * an error at the TMA, with it an 8-byte TMA with skz84 set and the
+ * fields as sent. */
+Test(pktdec_batch, skz84_tma)
+{
+	static const uint8_t tmas[][8] = {
+		{ 0x02, 0x73, 0xfe, 0xff, 0xff, 0xff, 0xff, 0x05 },	/* the erratum's */
+		{ 0x02, 0x73, 0x34, 0x12, 0x01, 0x5a, 0x00, 0x06 },	/* byte 4 */
+		{ 0x02, 0x73, 0x34, 0x12, 0x00, 0x5a, 0x81, 0x06 },	/* byte 6 bit 7 */
+	};
+	uint8_t buf[200];
+
+	for (int on = 0; on < 2; on++) {
+		skz84_on = on;
+		for (size_t t = 0; t < sizeof(tmas) / sizeof(tmas[0]); t++) {
+			for (size_t at = 0; at < 70; at++) {
+				memset(buf, 3u << rtit_pt_tnt8_shr, sizeof(buf));
+				memcpy(buf + at, tmas[t], 8);
+				memcpy(buf + 120, tmas[t], 8);
+				check_all(RTIT_DIALECT_PT, false, buf, sizeof(buf), at < 3);
+				check_all(RTIT_DIALECT_PT, false, buf, at + 7, false);	/* cut */
+			}
+			struct entry log[200];
+			memset(buf, 3u << rtit_pt_tnt8_shr, sizeof(buf));
+			memcpy(buf + 5, tmas[t], 8);
+			size_t n = run(RTIT_DIALECT_PT, false, buf, 20, HOW_GENERAL, 0, log, 200);
+			cr_assert_geq(n, 6);
+			if (!on) {
+				cr_assert_eq(log[5].ret, -RTIT_ERR_BAD_PACKET);
+				cr_assert_eq(log[5].err_offset, 5);
+				continue;
+			}
+			const struct rtit_packet *p = &log[5].it.pkt;
+			cr_assert_eq(log[5].ret, 1);
+			cr_assert(p->type == RTIT_PT_TMA && p->size == 8 && p->u.tma.skz84);
+			cr_assert_eq(p->u.tma.ctc, tmas[t][2] | tmas[t][3] << 8);
+			cr_assert_eq(p->u.tma.fc, tmas[t][5] | (tmas[t][6] & 1) << 8);
+			cr_assert_eq(log[6].it.offset, 13);
+		}
+	}
+	skz84_on = false;
 }
 
 /* Where the CPU has AVX-512 VBMI the vector path is taken (so the tests
