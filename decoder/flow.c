@@ -1261,7 +1261,7 @@ static int walk(struct rtit_flow_dec *d)
 			return r;
 		}
 
-		if ((r = ic_get(d, d->ip, &e)) < 0)
+		if ((r = ic_get_next(d, d->ip, &e)) < 0)
 			return r;
 		/* a TNT or TIP in view binds to no IP (D97) */
 		if (flow_run_ok(d, e, d->tnt_n || (d->have_la && (d->la.pkt.type == RTIT_R_TNT ||

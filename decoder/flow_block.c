@@ -20,7 +20,7 @@
 /* The longest run taken in one step (ic_ent's fields); a longer one is
  * taken in several. */
 enum { RUN_MAX_N = 255, RUN_MAX_BYTES = 0xffff - 15 };
-_Static_assert(sizeof(struct ic_ent) == 24, "the instruction cache entry stays 24 bytes");
+_Static_assert(sizeof(struct ic_ent) == 32, "the instruction cache entry stays 32 bytes");
 
 /*
  * Counts the run of plain instructions from @e (plain) through the cache,
@@ -43,7 +43,10 @@ int flow_run_scan(struct rtit_flow_dec *d, const struct ic_ent *e)
 		last = f->len;
 		bytes += f->len;
 		n++;
-		f = ic_find(d, ip + bytes);
+		const struct ic_ent *g = ic_find(d, ip + bytes);
+		if (g)	/* f's link to the next one (ic_find_from's slot 0) */
+			((struct ic_ent *)f)->next[0] = (uint32_t)(g - d->ic);
+		f = g;
 	}
 	struct ic_ent *m = (struct ic_ent *)e;	/* an entry of d->ic */
 	m->run = (uint8_t)n;
@@ -56,8 +59,8 @@ int flow_run_scan(struct rtit_flow_dec *d, const struct ic_ent *e)
  * The run of plain instructions at the walk's IP (@e, flow_run_ok): their
  * records, as the walk makes them one at a time (flow_insn_rec with no
  * flags, the template unchanged: no packet is consumed), or in block mode
- * one record for the run (pad1: its length, value: its last IP; folded by
- * flow_blocks_out).  The walk goes on after it.
+ * one record for the run (pad1: its length, value: its last IP, len: its
+ * length; folded by flow_blocks_out).  The walk goes on after it.
  */
 void flow_run(struct rtit_flow_dec *d, const struct ic_ent *e)
 {
@@ -70,7 +73,7 @@ void flow_run(struct rtit_flow_dec *d, const struct ic_ent *e)
 		*r = d->tmpl;
 		r->ip = ip;
 		r->cls = RTIT_IC_OTHER;
-		r->len = 0;
+		r->len = e->run_lastlen;
 		r->value = ip + e->run_bytes - e->run_lastlen;
 		r->next_ip = ip + e->run_bytes;
 		r->pad1 = n;
@@ -79,7 +82,7 @@ void flow_run(struct rtit_flow_dec *d, const struct ic_ent *e)
 		return;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		if (i && !(e = ic_find(d, ip))) {	/* cannot happen: scanned */
+		if (i && !(e = ic_find_from(d, e, ip))) {	/* cannot happen: scanned */
 			d->walked -= n - i;
 			break;
 		}
@@ -93,6 +96,114 @@ void flow_run(struct rtit_flow_dec *d, const struct ic_ent *e)
 	}
 	d->ip = ip;
 	d->prev_nlip = ip;
+}
+
+/* ------------------------------------------------- the TNT fast path */
+
+/*
+ * The branch that ends the block at @e (the walk's IP @ip): @e itself, or
+ * the instruction after its run of plain instructions (*n of them, known
+ * and all cached).  NULL when the walk must take the block itself.
+ */
+static inline const struct ic_ent *block_end(struct rtit_flow_dec *d, const struct ic_ent *e,
+					     uint64_t ip, uint32_t *n)
+{
+	*n = 0;
+	if (!flow_plain(e))
+		return e;
+	if (!e->run && flow_run_scan(d, e) <= 0)
+		return NULL;
+	*n = e->run;
+	return ic_find_from(d, e, ip + e->run_bytes);
+}
+
+/*
+ * Intel PT, TNT bits pending (D155): the walk from @e (the cached
+ * instruction at d->ip, tracing on) taken a block at a time while bits
+ * remain: the run of plain instructions (D97) and the branch after it,
+ * when that branch is one the walk takes from the pending bits alone with
+ * no packet (SDM 33.4.2.1: every FUP, TIP and PIP waits until the bits
+ * before it are out, so none is due; the walk's own rule, D21): a
+ * conditional branch (a bit), a RET compressed (a taken bit and a return
+ * address on the stack, 33.4.2.2), a direct JMP or CALL (no packet, Table
+ * 33-1).  Anything else (a bit the branch cannot take, an empty stack, an
+ * instruction not cached, max_walk) is left to flow_pt_walk, which
+ * reports it as before.  The records, commits, counts and state are those
+ * the one-at-a-time walk makes; in block mode a block's run and its
+ * branch are one record (pad1 instructions, the last at value, len its
+ * length: flow_blocks_out folds it as the two).  Returns the blocks taken.
+ */
+int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e)
+{
+	int steps = 0;
+
+	while (d->tnt_n && e) {
+		uint64_t ip = d->ip, bip, next;
+		uint32_t n;
+		const struct ic_ent *b = block_end(d, e, ip, &n);
+		if (!b || d->walked + n + 1 > d->cfg.max_walk)
+			break;
+		bip = ip + (n ? e->run_bytes : 0);
+		next = bip + b->len;
+		uint8_t fl = RTIT_SIM_F_TAKEN;
+		bool bit = (d->tnt_bits >> (d->tnt_n - 1)) & 1, used = true;
+		switch (b->cls) {
+		case RTIT_IC_COND:
+			if (bit)
+				next = b->target;
+			else
+				fl = 0;
+			break;
+		case RTIT_IC_RET:
+			if (!bit || !d->rs.depth)
+				return steps;	/* the walk's error */
+			break;
+		case RTIT_IC_DIRECT_CALL:
+			if (b->flags & IC_ZLC)
+				fl |= RTIT_SIM_F_ZERO_LEN_CALL;
+			/* fall through */
+		case RTIT_IC_DIRECT_JMP:
+			next = b->target;
+			used = false;
+			break;
+		default:
+			return steps;
+		}
+		if (n && !d->cfg.on_block) {
+			flow_run(d, e);	/* d->ip = bip */
+		} else if (n) {
+			struct rtit_sim_rec *r = rec_new(d);
+			*r = d->tmpl;
+			r->ip = ip;
+			r->pad1 = n + 1;
+			r->value = bip;
+			r->len = b->len;
+			r->cls = b->cls;
+			r->next_ip = next;	/* a RET's: below */
+			r->flags |= fl;
+			d->walked += n;
+			d->prev_nlip = bip;	/* as flow_run */
+			d->ip = bip;
+		}
+		if (used)
+			d->tnt_n--;	/* before the branch's record (its offset) */
+		if (b->cls == RTIT_IC_RET)
+			flow_ret_compressed(d, &next);
+		if (!n || !d->cfg.on_block)
+			flow_insn_rec(d, b, next, fl, 0);
+		else
+			d->batch[d->nbatch - 1].next_ip = next;
+		d->walked++;
+		if (b->cls == RTIT_IC_DIRECT_CALL)
+			flow_on_call(d, bip + b->len, b->flags & IC_ZLC);
+		if (used)
+			commit(d);
+		d->ip = next;
+		d->ic_from = (uint32_t)(b - d->ic);
+		steps++;
+		e = ic_find_from(d, b, next);
+	}
+	return steps;
 }
 
 /* ------------------------------------------------------------ blocks */
@@ -168,12 +279,15 @@ void flow_blocks_out(struct rtit_flow_dec *d, const struct rtit_sim_rec *recs, s
 			b->last_ip = r->ip;
 			b->len = 0;
 		} else if (r->pad1) {
-			/* a run record (flow_run) */
+			/* a run record (flow_run), or a run and its branch
+			 * (flow_pt_tnt_walk): pad1 instructions, the last at
+			 * value, of length len */
 			b->ninsn += r->pad1;
 			b->last_ip = r->value;
-			b->len = (uint8_t)(r->next_ip - r->value);
+			b->len = r->len;
 			extra += r->pad1 - 1;
-			continue;
+			if (r->cls == RTIT_IC_OTHER && r->next_ip == r->value + r->len)
+				continue;
 		} else {
 			b->ninsn++;
 			b->last_ip = r->ip;

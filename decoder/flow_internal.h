@@ -29,6 +29,11 @@ struct ic_ent {
 	 * bytes (flow_run, issue 20; the entry stays 24 bytes) */
 	uint8_t run, run_lastlen;
 	uint16_t run_bytes;
+	/* Where the walk went from here last, as indexes into d->ic (hints,
+	 * checked against the key before use: ic_get_next, D155): next[0]
+	 * for ip + len, next[1] for anywhere else (a branch's target, the
+	 * end of a run, the last target of an indirect branch or RET) */
+	uint32_t next[2];
 };
 /* IC_XACQ/IC_XREL: an XACQUIRE/XRELEASE-prefixed instruction (HLE, SDM
  * 33.2.9.1: it begins or commits a transaction as XBEGIN/XEND do) */
@@ -75,6 +80,7 @@ struct rtit_flow_dec {
 
 	struct ic_ent *ic;
 	uint32_t ic_mask, ic_n;
+	uint32_t ic_from;	/* the entry the walk took last (ic_get_next) */
 
 	struct rtit_sim_rec *batch;
 	uint64_t *offs;		/* trace offset of the packet behind each */
@@ -265,6 +271,7 @@ bool flow_ret_compressed(struct rtit_flow_dec *d, uint64_t *t);
 /* ---- flow.c: runs of plain instructions, blocks (issue 20) ---- */
 int flow_run_scan(struct rtit_flow_dec *d, const struct ic_ent *e);
 void flow_run(struct rtit_flow_dec *d, const struct ic_ent *e);
+int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e);
 void flow_blocks_out(struct rtit_flow_dec *d, const struct rtit_sim_rec *recs, size_t n);
 void flow_blocks_close(struct rtit_flow_dec *d);
 uint64_t flow_blocks_insns(const struct rtit_sim_rec *recs, size_t n);
@@ -412,6 +419,52 @@ static inline const struct ic_ent *ic_find(const struct rtit_flow_dec *d, uint64
 		h = (h + 1) & d->ic_mask;
 	}
 	return NULL;
+}
+
+/*
+ * The walk's next instruction at @ip, as ic_get gives it (the same entry:
+ * keys are unique in the cache), found first through the link of the
+ * entry the walk took last (d->ic_from): the walk mostly goes where it
+ * went from there before, and the link's entry is loaded without waiting
+ * for @ip.  A link is only a hint: its entry is used only when its key is
+ * @ip's (D155); a link that is stale after the cache grew points at some
+ * other entry or an empty one, and the hash lookup then runs.
+ */
+static inline int ic_get_next(struct rtit_flow_dec *d, uint64_t ip, const struct ic_ent **out)
+{
+	struct ic_ent *p = &d->ic[d->ic_from];	/* < the size: the cache only grows */
+	uint64_t key = ip | d->ic_tag;
+	unsigned s = key != p->ip + p->len;
+	const struct ic_ent *f = &d->ic[p->next[s]];
+	if (__builtin_expect(f->ip == key && f->len, 1)) {
+		d->ic_from = p->next[s];
+		*out = f;
+		return 0;
+	}
+	uint32_t mask = d->ic_mask;
+	int r = ic_get(d, ip, out);
+	if (r < 0)
+		return r;
+	d->ic_from = (uint32_t)(*out - d->ic);
+	if (mask == d->ic_mask)	/* else p is gone with the old cache */
+		p->next[s] = d->ic_from;
+	return 0;
+}
+
+/* The cached instruction at @ip reached from the entry @p (the walk's
+ * last): through p's link first (ic_get_next's rule), else the hash, and
+ * p's link then set.  NULL when not cached (nothing is decoded). */
+static inline const struct ic_ent *ic_find_from(const struct rtit_flow_dec *d,
+						const struct ic_ent *p, uint64_t ip)
+{
+	uint64_t key = ip | d->ic_tag;
+	unsigned s = key != p->ip + p->len;
+	const struct ic_ent *f = &d->ic[p->next[s]];
+	if (f->ip == key && f->len)
+		return f;
+	if ((f = ic_find(d, ip)))
+		((struct ic_ent *)p)->next[s] = (uint32_t)(f - d->ic);	/* an entry of d->ic */
+	return f;
 }
 
 /* A plain instruction: no transfer and nothing the walk does for it but
