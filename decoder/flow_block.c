@@ -98,6 +98,135 @@ void flow_run(struct rtit_flow_dec *d, const struct ic_ent *e)
 	d->prev_nlip = ip;
 }
 
+/* ------------------------------------------------------------ blocks */
+
+/* The blocks are built in place, d->blk[d->nblk] the open one (no copy:
+ * a block written field by field and then copied whole would wait on
+ * store forwarding).  Hands out the complete ones and moves the open one
+ * to the front. */
+static void blocks_hand_out(struct rtit_flow_dec *d)
+{
+	if (!d->nblk)
+		return;
+	d->cfg.on_block(d->cfg.opaque, d->blk, d->nblk);
+	if (d->cur_open)
+		d->blk[0] = d->blk[d->nblk];
+	d->nblk = 0;
+}
+
+/* The open block is complete. */
+static inline void block_done(struct rtit_flow_dec *d)
+{
+	d->cur_open = false;
+	if (++d->nblk == d->cap)
+		blocks_hand_out(d);
+}
+
+/* The fields of the block's last record. */
+static inline void block_last(struct rtit_flow_block *b, const struct rtit_sim_rec *r)
+{
+	b->next_ip = r->next_ip;
+	b->cr3 = r->cr3;
+	b->cycles = r->cycles;
+	b->tsc = r->tsc;
+	b->cls = r->cls;
+	b->flags = r->flags;
+	b->ann = r->pad0;
+	b->cpl = r->cpl;
+	b->mode = r->mode;
+	b->vector = r->vector;
+}
+
+/*
+ * Folds the record @r into the open block (a new one when it does not
+ * continue it) and completes the block when @r ends it.  *last: the open
+ * block's last record so far whose fields are not yet in it (kept back so
+ * that a run of records writes them once).  Counts the instructions of
+ * run records beyond the first in *extra.
+ */
+static inline void fold(struct rtit_flow_dec *d, const struct rtit_sim_rec *r,
+			const struct rtit_sim_rec **last, uint64_t *extra)
+{
+	struct rtit_flow_block *b = &d->blk[d->nblk];
+
+	if (d->cur_open && (r->kind != RTIT_SIM_INSN || r->ip != b->next_ip)) {
+		if (*last)
+			block_last(b, *last);
+		block_done(d);
+		b = &d->blk[d->nblk];
+	}
+	if (!d->cur_open) {
+		b->ip = r->ip;
+		b->kind = r->kind;
+		b->ninsn = 0;
+		d->cur_open = true;
+	}
+	*last = r;
+	b->next_ip = r->next_ip;
+	if (r->kind != RTIT_SIM_INSN) {
+		/* an event: a block of its own */
+		b->last_ip = r->ip;
+		b->len = 0;
+	} else if (r->pad1) {
+		/* a run record (flow_run), or a run and its branch
+		 * (flow_pt_tnt_walk): pad1 instructions, the last at value, of
+		 * length len */
+		b->ninsn += r->pad1;
+		b->last_ip = r->value;
+		b->len = r->len;
+		*extra += r->pad1 - 1;
+		if (r->cls == RTIT_IC_OTHER && r->next_ip == r->value + r->len)
+			return;
+	} else {
+		b->ninsn++;
+		b->last_ip = r->ip;
+		b->len = r->len;
+		if (r->cls == RTIT_IC_OTHER && r->next_ip == r->ip + r->len)
+			return;
+	}
+	block_last(b, r);
+	*last = NULL;
+	block_done(d);
+}
+
+/*
+ * Block mode: folds @n committed records into blocks (flow.h, struct
+ * rtit_flow_block); the last stays open until a record that ends it, a
+ * note or the end.  The complete blocks are handed out when the array is
+ * full and before a note (flow_blocks_close; the end is a note too), not
+ * at every call: the walk folds a few records at a time (D155).  Counts
+ * the instructions of run records in the stats (each is counted as one
+ * record by the caller).
+ */
+void flow_blocks_out(struct rtit_flow_dec *d, const struct rtit_sim_rec *recs, size_t n)
+{
+	uint64_t extra = 0;
+	const struct rtit_sim_rec *last = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		fold(d, &recs[i], &last, &extra);
+	if (last)
+		block_last(&d->blk[d->nblk], last);
+	d->st.insns += extra;
+}
+
+/* Block mode: before a note, the open block is complete. */
+void flow_blocks_close(struct rtit_flow_dec *d)
+{
+	if (d->cur_open)
+		block_done(d);
+	blocks_hand_out(d);
+}
+
+/* The instructions @n records stand for (a run record: its length). */
+uint64_t flow_blocks_insns(const struct rtit_sim_rec *recs, size_t n)
+{
+	uint64_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += recs[i].pad1 ? recs[i].pad1 : 1;
+	return k;
+}
+
 /* ------------------------------------------------- the TNT fast path */
 
 /*
@@ -114,7 +243,84 @@ static inline const struct ic_ent *block_end(struct rtit_flow_dec *d, const stru
 	if (!e->run && flow_run_scan(d, e) <= 0)
 		return NULL;
 	*n = e->run;
-	return ic_find_from(d, e, ip + e->run_bytes);
+	return ic_find_slot(d, e, 1, ip + e->run_bytes);
+}
+
+/*
+ * Block mode, a block the walk commits as it takes it (a TNT bit) with
+ * nothing in the batch: straight into the blocks, as flow_blocks_out
+ * folds the record block_rec would make (the template's fields, the
+ * branch's class, length and flags): it continues the open block when it
+ * starts at that block's next IP, and its branch ends it.  The batch's
+ * committed records are folded first, so the order stays.
+ */
+static void block_direct(struct rtit_flow_dec *d, const struct ic_ent *b, uint64_t ip,
+			 uint32_t n, uint64_t bip, uint64_t next, uint8_t fl)
+{
+	flow_flush_committed(d);
+	struct rtit_flow_block *k = &d->blk[d->nblk];
+	const struct rtit_sim_rec *t = &d->tmpl;
+
+	if (d->cur_open && ip != k->next_ip) {
+		block_done(d);
+		k = &d->blk[d->nblk];
+	}
+	if (!d->cur_open) {
+		k->ip = ip;
+		k->kind = RTIT_SIM_INSN;	/* the template's kind */
+		k->ninsn = 0;
+	}
+	k->ninsn += n + 1;
+	k->last_ip = bip;
+	k->len = b->len;
+	k->next_ip = next;
+	k->cr3 = t->cr3;
+	k->cycles = t->cycles;
+	k->tsc = t->tsc;
+	k->cls = b->cls;
+	k->flags = t->flags | fl;
+	k->ann = t->pad0;
+	k->cpl = t->cpl;
+	k->mode = t->mode;
+	k->vector = t->vector;
+	d->cur_open = true;
+	block_done(d);
+	d->st.insns += n + 1;
+	d->walked = 0;
+}
+
+/*
+ * Block mode: the block from @ip, a run of @n plain instructions (@e)
+ * and the branch @b to @next, taken as the walk would take it: flow_run's
+ * record and the branch's made one (pad1: n + 1, value: the branch's IP;
+ * flow_blocks_out folds it as the two), walked counted, committed when
+ * the branch used a TNT bit (@used), then straight into the blocks when
+ * the batch holds no provisional record (block_direct).
+ */
+static void block_rec(struct rtit_flow_dec *d, const struct ic_ent *e, const struct ic_ent *b,
+		      uint64_t ip, uint32_t n, uint64_t next, uint8_t fl, bool used)
+{
+	uint64_t bip = ip + (n ? e->run_bytes : 0);
+
+	if (n)
+		d->prev_nlip = bip;	/* as flow_run */
+	d->ip = bip;
+	if (used && d->nbatch == d->ncommit) {
+		block_direct(d, b, ip, n, bip, next, fl);
+		return;
+	}
+	struct rtit_sim_rec *r = rec_new(d);
+	*r = d->tmpl;
+	r->ip = ip;
+	r->pad1 = n ? n + 1 : 0;
+	r->value = bip;
+	r->len = b->len;
+	r->cls = b->cls;
+	r->next_ip = next;
+	r->flags |= fl;
+	d->walked += n + 1;
+	if (used)
+		commit(d);
 }
 
 /*
@@ -171,154 +377,25 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e)
 		}
 		if (n && !d->cfg.on_block) {
 			flow_run(d, e);	/* d->ip = bip */
-		} else if (n) {
-			struct rtit_sim_rec *r = rec_new(d);
-			*r = d->tmpl;
-			r->ip = ip;
-			r->pad1 = n + 1;
-			r->value = bip;
-			r->len = b->len;
-			r->cls = b->cls;
-			r->next_ip = next;	/* a RET's: below */
-			r->flags |= fl;
-			d->walked += n;
-			d->prev_nlip = bip;	/* as flow_run */
-			d->ip = bip;
 		}
 		if (used)
 			d->tnt_n--;	/* before the branch's record (its offset) */
 		if (b->cls == RTIT_IC_RET)
 			flow_ret_compressed(d, &next);
-		if (!n || !d->cfg.on_block)
+		if (d->cfg.on_block) {
+			block_rec(d, e, b, ip, n, next, fl, used);
+		} else {
 			flow_insn_rec(d, b, next, fl, 0);
-		else
-			d->batch[d->nbatch - 1].next_ip = next;
-		d->walked++;
+			d->walked++;
+			if (used)
+				commit(d);
+		}
 		if (b->cls == RTIT_IC_DIRECT_CALL)
 			flow_on_call(d, bip + b->len, b->flags & IC_ZLC);
-		if (used)
-			commit(d);
 		d->ip = next;
 		d->ic_from = (uint32_t)(b - d->ic);
 		steps++;
-		e = ic_find_from(d, b, next);
+		e = ic_find_slot(d, b, b->cls != RTIT_IC_COND || bit, next);
 	}
 	return steps;
-}
-
-/* ------------------------------------------------------------ blocks */
-
-/* The blocks are built in place, d->blk[d->nblk] the open one (no copy:
- * a block written field by field and then copied whole would wait on
- * store forwarding).  Hands out the complete ones and moves the open one
- * to the front. */
-static void blocks_hand_out(struct rtit_flow_dec *d)
-{
-	if (!d->nblk)
-		return;
-	d->cfg.on_block(d->cfg.opaque, d->blk, d->nblk);
-	if (d->cur_open)
-		d->blk[0] = d->blk[d->nblk];
-	d->nblk = 0;
-}
-
-/* The open block is complete. */
-static inline void block_done(struct rtit_flow_dec *d)
-{
-	d->cur_open = false;
-	if (++d->nblk == d->cap)
-		blocks_hand_out(d);
-}
-
-/* The fields of the block's last record. */
-static inline void block_last(struct rtit_flow_block *b, const struct rtit_sim_rec *r)
-{
-	b->next_ip = r->next_ip;
-	b->cr3 = r->cr3;
-	b->cycles = r->cycles;
-	b->tsc = r->tsc;
-	b->cls = r->cls;
-	b->flags = r->flags;
-	b->ann = r->pad0;
-	b->cpl = r->cpl;
-	b->mode = r->mode;
-	b->vector = r->vector;
-}
-
-/*
- * Block mode: folds @n committed records into blocks (flow.h, struct
- * rtit_flow_block) and hands out the complete ones; the last stays open
- * until a record that ends it, a note or the end.  Counts the
- * instructions of run records in the stats (each is counted as one record
- * by the caller).
- */
-void flow_blocks_out(struct rtit_flow_dec *d, const struct rtit_sim_rec *recs, size_t n)
-{
-	uint64_t extra = 0;
-	struct rtit_flow_block *b = &d->blk[d->nblk];
-	const struct rtit_sim_rec *last = NULL;	/* the open block's last record here */
-
-	for (size_t i = 0; i < n; i++) {
-		const struct rtit_sim_rec *r = &recs[i];
-		if (d->cur_open && (r->kind != RTIT_SIM_INSN || r->ip != b->next_ip)) {
-			if (last)
-				block_last(b, last);
-			block_done(d);
-			b = &d->blk[d->nblk];
-		}
-		if (!d->cur_open) {
-			b->ip = r->ip;
-			b->kind = r->kind;
-			b->ninsn = 0;
-			d->cur_open = true;
-		}
-		last = r;
-		b->next_ip = r->next_ip;
-		if (r->kind != RTIT_SIM_INSN) {
-			/* an event: a block of its own */
-			b->last_ip = r->ip;
-			b->len = 0;
-		} else if (r->pad1) {
-			/* a run record (flow_run), or a run and its branch
-			 * (flow_pt_tnt_walk): pad1 instructions, the last at
-			 * value, of length len */
-			b->ninsn += r->pad1;
-			b->last_ip = r->value;
-			b->len = r->len;
-			extra += r->pad1 - 1;
-			if (r->cls == RTIT_IC_OTHER && r->next_ip == r->value + r->len)
-				continue;
-		} else {
-			b->ninsn++;
-			b->last_ip = r->ip;
-			b->len = r->len;
-			if (r->cls == RTIT_IC_OTHER && r->next_ip == r->ip + r->len)
-				continue;
-		}
-		block_last(b, r);
-		last = NULL;
-		block_done(d);
-		b = &d->blk[d->nblk];
-	}
-	if (last)
-		block_last(b, last);
-	d->st.insns += extra;
-	blocks_hand_out(d);
-}
-
-/* Block mode: before a note, the open block is complete. */
-void flow_blocks_close(struct rtit_flow_dec *d)
-{
-	if (d->cur_open)
-		block_done(d);
-	blocks_hand_out(d);
-}
-
-/* The instructions @n records stand for (a run record: its length). */
-uint64_t flow_blocks_insns(const struct rtit_sim_rec *recs, size_t n)
-{
-	uint64_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		k += recs[i].pad1 ? recs[i].pad1 : 1;
-	return k;
 }

@@ -452,19 +452,27 @@ static inline int ic_get_next(struct rtit_flow_dec *d, uint64_t ip, const struct
 }
 
 /* The cached instruction at @ip reached from the entry @p (the walk's
- * last): through p's link first (ic_get_next's rule), else the hash, and
- * p's link then set.  NULL when not cached (nothing is decoded). */
-static inline const struct ic_ent *ic_find_from(const struct rtit_flow_dec *d,
-						const struct ic_ent *p, uint64_t ip)
+ * last): through p's link @s first, else the hash, and the link then set
+ * (the TNT fast path picks the link by the branch's way, not by the
+ * address it computes: the entry loads without waiting for it, D155).
+ * NULL when not cached (nothing is decoded). */
+static inline const struct ic_ent *ic_find_slot(const struct rtit_flow_dec *d,
+						const struct ic_ent *p, unsigned s, uint64_t ip)
 {
 	uint64_t key = ip | d->ic_tag;
-	unsigned s = key != p->ip + p->len;
 	const struct ic_ent *f = &d->ic[p->next[s]];
 	if (f->ip == key && f->len)
 		return f;
 	if ((f = ic_find(d, ip)))
 		((struct ic_ent *)p)->next[s] = (uint32_t)(f - d->ic);	/* an entry of d->ic */
 	return f;
+}
+
+/* The same, p's link chosen by ic_get_next's rule. */
+static inline const struct ic_ent *ic_find_from(const struct rtit_flow_dec *d,
+						const struct ic_ent *p, uint64_t ip)
+{
+	return ic_find_slot(d, p, (ip | d->ic_tag) != p->ip + p->len, ip);
 }
 
 /* A plain instruction: no transfer and nothing the walk does for it but
