@@ -259,7 +259,6 @@ static void block_direct(struct rtit_flow_dec *d, const struct ic_ent *b, uint64
 {
 	flow_flush_committed(d);
 	struct rtit_flow_block *k = &d->blk[d->nblk];
-	const struct rtit_sim_rec *t = &d->tmpl;
 
 	if (d->cur_open && ip != k->next_ip) {
 		block_done(d);
@@ -273,16 +272,10 @@ static void block_direct(struct rtit_flow_dec *d, const struct ic_ent *b, uint64
 	k->ninsn += n + 1;
 	k->last_ip = bip;
 	k->len = b->len;
+	block_last(k, &d->tmpl);
 	k->next_ip = next;
-	k->cr3 = t->cr3;
-	k->cycles = t->cycles;
-	k->tsc = t->tsc;
 	k->cls = b->cls;
-	k->flags = t->flags | fl;
-	k->ann = t->pad0;
-	k->cpl = t->cpl;
-	k->mode = t->mode;
-	k->vector = t->vector;
+	k->flags |= fl;
 	d->cur_open = true;
 	block_done(d);
 	d->st.insns += n + 1;
