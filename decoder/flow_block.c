@@ -11,7 +11,10 @@
  * TIP forces the partial TNT out first: RTIT 4.2.2, SDM 33.4.2.1), and a
  * TNT or TIP in view binds to no IP; the walks then take the whole run at
  * once, with the same records, offsets and counts as one instruction at a
- * time (docs/decisions.md D97).
+ * time (docs/decisions.md D97).  With TNT bits pending, the Intel PT walk
+ * takes a whole block (the run and the branch that uses the next bit, or
+ * a direct JMP/CALL) a step, and block mode folds it with no record when
+ * it can (flow_pt_tnt_walk, D155).
  */
 #include <string.h>
 
@@ -386,7 +389,6 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e)
 		if (b->cls == RTIT_IC_DIRECT_CALL)
 			flow_on_call(d, bip + b->len, b->flags & IC_ZLC);
 		d->ip = next;
-		d->ic_from = (uint32_t)(b - d->ic);
 		steps++;
 		e = ic_find_slot(d, b, b->cls != RTIT_IC_COND || bit, next);
 	}

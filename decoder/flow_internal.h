@@ -30,9 +30,9 @@ struct ic_ent {
 	uint8_t run, run_lastlen;
 	uint16_t run_bytes;
 	/* Where the walk went from here last, as indexes into d->ic (hints,
-	 * checked against the key before use: ic_get_next, D155): next[0]
-	 * for ip + len, next[1] for anywhere else (a branch's target, the
-	 * end of a run, the last target of an indirect branch or RET) */
+	 * checked against the key before use: ic_find_slot, D155): next[0]
+	 * for ip + len or a branch not taken, next[1] for anywhere else (a
+	 * taken branch's target, the end of a run, a RET's last target) */
 	uint32_t next[2];
 };
 /* IC_XACQ/IC_XREL: an XACQUIRE/XRELEASE-prefixed instruction (HLE, SDM
@@ -80,7 +80,6 @@ struct rtit_flow_dec {
 
 	struct ic_ent *ic;
 	uint32_t ic_mask, ic_n;
-	uint32_t ic_from;	/* the entry the walk took last (ic_get_next) */
 
 	struct rtit_sim_rec *batch;
 	uint64_t *offs;		/* trace offset of the packet behind each */
@@ -421,36 +420,6 @@ static inline const struct ic_ent *ic_find(const struct rtit_flow_dec *d, uint64
 	return NULL;
 }
 
-/*
- * The walk's next instruction at @ip, as ic_get gives it (the same entry:
- * keys are unique in the cache), found first through the link of the
- * entry the walk took last (d->ic_from): the walk mostly goes where it
- * went from there before, and the link's entry is loaded without waiting
- * for @ip.  A link is only a hint: its entry is used only when its key is
- * @ip's (D155); a link that is stale after the cache grew points at some
- * other entry or an empty one, and the hash lookup then runs.
- */
-static inline int ic_get_next(struct rtit_flow_dec *d, uint64_t ip, const struct ic_ent **out)
-{
-	struct ic_ent *p = &d->ic[d->ic_from];	/* < the size: the cache only grows */
-	uint64_t key = ip | d->ic_tag;
-	unsigned s = key != p->ip + p->len;
-	const struct ic_ent *f = &d->ic[p->next[s]];
-	if (__builtin_expect(f->ip == key && f->len, 1)) {
-		d->ic_from = p->next[s];
-		*out = f;
-		return 0;
-	}
-	uint32_t mask = d->ic_mask;
-	int r = ic_get(d, ip, out);
-	if (r < 0)
-		return r;
-	d->ic_from = (uint32_t)(*out - d->ic);
-	if (mask == d->ic_mask)	/* else p is gone with the old cache */
-		p->next[s] = d->ic_from;
-	return 0;
-}
-
 /* The cached instruction at @ip reached from the entry @p (the walk's
  * last): through p's link @s first, else the hash, and the link then set
  * (the TNT fast path picks the link by the branch's way, not by the
@@ -468,7 +437,7 @@ static inline const struct ic_ent *ic_find_slot(const struct rtit_flow_dec *d,
 	return f;
 }
 
-/* The same, p's link chosen by ic_get_next's rule. */
+/* The same, p's link chosen by the address: ip + len or elsewhere. */
 static inline const struct ic_ent *ic_find_from(const struct rtit_flow_dec *d,
 						const struct ic_ent *p, uint64_t ip)
 {

@@ -1909,7 +1909,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 
 	while (d->state == ST_ENABLED) {
 		flow_step_untimed(d);
-		if ((r = ic_get_next(d, d->ip, &e)) < 0)
+		if ((r = ic_get(d, d->ip, &e)) < 0)
 			return pt_walk_nomap(d, r);
 		if (d->tnt_n && flow_pt_tnt_walk(d, e))	/* D155 */
 			continue;
