@@ -66,7 +66,9 @@ int rtit_flow_dec_new(struct rtit_flow_dec **dp, const struct rtit_flow_cfg *cfg
 	d->cap = d->cfg.batch_cap;
 	d->batch = malloc(d->cap * sizeof(*d->batch));
 	d->offs = malloc(d->cap * sizeof(*d->offs));
-	d->ic_mask = (1u << 12) - 1;
+	/* 2048 entries of 32 bytes: 64 KiB, below malloc's trim and mmap
+	 * thresholds (a decoder made per input stays cheap, D155) */
+	d->ic_mask = (1u << 11) - 1;
 	d->ic = calloc(d->ic_mask + 1, sizeof(*d->ic));
 	if (d->cfg.on_block)
 		d->blk = malloc(d->cap * sizeof(*d->blk));

@@ -11,7 +11,10 @@
  * TIP forces the partial TNT out first: RTIT 4.2.2, SDM 33.4.2.1), and a
  * TNT or TIP in view binds to no IP; the walks then take the whole run at
  * once, with the same records, offsets and counts as one instruction at a
- * time (docs/decisions.md D97).
+ * time (docs/decisions.md D97).  With TNT bits pending, the Intel PT walk
+ * takes a whole block (the run and the branch that uses the next bit, or
+ * a direct JMP/CALL) a step, and block mode folds it with no record when
+ * it can (flow_pt_tnt_walk, D155).
  */
 #include <string.h>
 
@@ -20,7 +23,7 @@
 /* The longest run taken in one step (ic_ent's fields); a longer one is
  * taken in several. */
 enum { RUN_MAX_N = 255, RUN_MAX_BYTES = 0xffff - 15 };
-_Static_assert(sizeof(struct ic_ent) == 24, "the instruction cache entry stays 24 bytes");
+_Static_assert(sizeof(struct ic_ent) == 32, "the instruction cache entry stays 32 bytes");
 
 /*
  * Counts the run of plain instructions from @e (plain) through the cache,
@@ -43,7 +46,10 @@ int flow_run_scan(struct rtit_flow_dec *d, const struct ic_ent *e)
 		last = f->len;
 		bytes += f->len;
 		n++;
-		f = ic_find(d, ip + bytes);
+		const struct ic_ent *g = ic_find(d, ip + bytes);
+		if (g)	/* f's link to the next one (ic_find_from's slot 0) */
+			((struct ic_ent *)f)->next[0] = (uint32_t)(g - d->ic);
+		f = g;
 	}
 	struct ic_ent *m = (struct ic_ent *)e;	/* an entry of d->ic */
 	m->run = (uint8_t)n;
@@ -56,8 +62,8 @@ int flow_run_scan(struct rtit_flow_dec *d, const struct ic_ent *e)
  * The run of plain instructions at the walk's IP (@e, flow_run_ok): their
  * records, as the walk makes them one at a time (flow_insn_rec with no
  * flags, the template unchanged: no packet is consumed), or in block mode
- * one record for the run (pad1: its length, value: its last IP; folded by
- * flow_blocks_out).  The walk goes on after it.
+ * one record for the run (pad1: its length, value: its last IP, len: its
+ * length; folded by flow_blocks_out).  The walk goes on after it.
  */
 void flow_run(struct rtit_flow_dec *d, const struct ic_ent *e)
 {
@@ -70,7 +76,7 @@ void flow_run(struct rtit_flow_dec *d, const struct ic_ent *e)
 		*r = d->tmpl;
 		r->ip = ip;
 		r->cls = RTIT_IC_OTHER;
-		r->len = 0;
+		r->len = e->run_lastlen;
 		r->value = ip + e->run_bytes - e->run_lastlen;
 		r->next_ip = ip + e->run_bytes;
 		r->pad1 = n;
@@ -79,7 +85,7 @@ void flow_run(struct rtit_flow_dec *d, const struct ic_ent *e)
 		return;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		if (i && !(e = ic_find(d, ip))) {	/* cannot happen: scanned */
+		if (i && !(e = ic_find_from(d, e, ip))) {	/* cannot happen: scanned */
 			d->walked -= n - i;
 			break;
 		}
@@ -135,61 +141,76 @@ static inline void block_last(struct rtit_flow_block *b, const struct rtit_sim_r
 }
 
 /*
+ * Folds the record @r into the open block (a new one when it does not
+ * continue it) and completes the block when @r ends it.  *last: the open
+ * block's last record so far whose fields are not yet in it (kept back so
+ * that a run of records writes them once).  Counts the instructions of
+ * run records beyond the first in *extra.
+ */
+static inline void fold(struct rtit_flow_dec *d, const struct rtit_sim_rec *r,
+			const struct rtit_sim_rec **last, uint64_t *extra)
+{
+	struct rtit_flow_block *b = &d->blk[d->nblk];
+
+	if (d->cur_open && (r->kind != RTIT_SIM_INSN || r->ip != b->next_ip)) {
+		if (*last)
+			block_last(b, *last);
+		block_done(d);
+		b = &d->blk[d->nblk];
+	}
+	if (!d->cur_open) {
+		b->ip = r->ip;
+		b->kind = r->kind;
+		b->ninsn = 0;
+		d->cur_open = true;
+	}
+	*last = r;
+	b->next_ip = r->next_ip;
+	if (r->kind != RTIT_SIM_INSN) {
+		/* an event: a block of its own */
+		b->last_ip = r->ip;
+		b->len = 0;
+	} else if (r->pad1) {
+		/* a run record (flow_run), or a run and its branch
+		 * (flow_pt_tnt_walk): pad1 instructions, the last at value, of
+		 * length len */
+		b->ninsn += r->pad1;
+		b->last_ip = r->value;
+		b->len = r->len;
+		*extra += r->pad1 - 1;
+		if (r->cls == RTIT_IC_OTHER && r->next_ip == r->value + r->len)
+			return;
+	} else {
+		b->ninsn++;
+		b->last_ip = r->ip;
+		b->len = r->len;
+		if (r->cls == RTIT_IC_OTHER && r->next_ip == r->ip + r->len)
+			return;
+	}
+	block_last(b, r);
+	*last = NULL;
+	block_done(d);
+}
+
+/*
  * Block mode: folds @n committed records into blocks (flow.h, struct
- * rtit_flow_block) and hands out the complete ones; the last stays open
- * until a record that ends it, a note or the end.  Counts the
- * instructions of run records in the stats (each is counted as one record
- * by the caller).
+ * rtit_flow_block); the last stays open until a record that ends it, a
+ * note or the end.  The complete blocks are handed out when the array is
+ * full and before a note (flow_blocks_close; the end is a note too), not
+ * at every call: the walk folds a few records at a time (D155).  Counts
+ * the instructions of run records in the stats (each is counted as one
+ * record by the caller).
  */
 void flow_blocks_out(struct rtit_flow_dec *d, const struct rtit_sim_rec *recs, size_t n)
 {
 	uint64_t extra = 0;
-	struct rtit_flow_block *b = &d->blk[d->nblk];
-	const struct rtit_sim_rec *last = NULL;	/* the open block's last record here */
+	const struct rtit_sim_rec *last = NULL;
 
-	for (size_t i = 0; i < n; i++) {
-		const struct rtit_sim_rec *r = &recs[i];
-		if (d->cur_open && (r->kind != RTIT_SIM_INSN || r->ip != b->next_ip)) {
-			if (last)
-				block_last(b, last);
-			block_done(d);
-			b = &d->blk[d->nblk];
-		}
-		if (!d->cur_open) {
-			b->ip = r->ip;
-			b->kind = r->kind;
-			b->ninsn = 0;
-			d->cur_open = true;
-		}
-		last = r;
-		b->next_ip = r->next_ip;
-		if (r->kind != RTIT_SIM_INSN) {
-			/* an event: a block of its own */
-			b->last_ip = r->ip;
-			b->len = 0;
-		} else if (r->pad1) {
-			/* a run record (flow_run) */
-			b->ninsn += r->pad1;
-			b->last_ip = r->value;
-			b->len = (uint8_t)(r->next_ip - r->value);
-			extra += r->pad1 - 1;
-			continue;
-		} else {
-			b->ninsn++;
-			b->last_ip = r->ip;
-			b->len = r->len;
-			if (r->cls == RTIT_IC_OTHER && r->next_ip == r->ip + r->len)
-				continue;
-		}
-		block_last(b, r);
-		last = NULL;
-		block_done(d);
-		b = &d->blk[d->nblk];
-	}
+	for (size_t i = 0; i < n; i++)
+		fold(d, &recs[i], &last, &extra);
 	if (last)
-		block_last(b, last);
+		block_last(&d->blk[d->nblk], last);
 	d->st.insns += extra;
-	blocks_hand_out(d);
 }
 
 /* Block mode: before a note, the open block is complete. */
@@ -207,4 +228,169 @@ uint64_t flow_blocks_insns(const struct rtit_sim_rec *recs, size_t n)
 	for (size_t i = 0; i < n; i++)
 		k += recs[i].pad1 ? recs[i].pad1 : 1;
 	return k;
+}
+
+/* ------------------------------------------------- the TNT fast path */
+
+/*
+ * The branch that ends the block at @e (the walk's IP @ip): @e itself, or
+ * the instruction after its run of plain instructions (*n of them, known
+ * and all cached).  NULL when the walk must take the block itself.
+ */
+static inline const struct ic_ent *block_end(struct rtit_flow_dec *d, const struct ic_ent *e,
+					     uint64_t ip, uint32_t *n)
+{
+	*n = 0;
+	if (!flow_plain(e))
+		return e;
+	if (!e->run && flow_run_scan(d, e) <= 0)
+		return NULL;
+	*n = e->run;
+	return ic_find_slot(d, e, 1, ip + e->run_bytes);
+}
+
+/*
+ * Block mode, a block the walk commits as it takes it (a TNT bit) with
+ * nothing in the batch: straight into the blocks, as flow_blocks_out
+ * folds the record block_rec would make (the template's fields, the
+ * branch's class, length and flags): it continues the open block when it
+ * starts at that block's next IP, and its branch ends it.  The batch's
+ * committed records are folded first, so the order stays.
+ */
+static void block_direct(struct rtit_flow_dec *d, const struct ic_ent *b, uint64_t ip,
+			 uint32_t n, uint64_t bip, uint64_t next, uint8_t fl)
+{
+	flow_flush_committed(d);
+	struct rtit_flow_block *k = &d->blk[d->nblk];
+
+	if (d->cur_open && ip != k->next_ip) {
+		block_done(d);
+		k = &d->blk[d->nblk];
+	}
+	if (!d->cur_open) {
+		k->ip = ip;
+		k->kind = RTIT_SIM_INSN;	/* the template's kind */
+		k->ninsn = 0;
+	}
+	k->ninsn += n + 1;
+	k->last_ip = bip;
+	k->len = b->len;
+	block_last(k, &d->tmpl);
+	k->next_ip = next;
+	k->cls = b->cls;
+	k->flags |= fl;
+	d->cur_open = true;
+	block_done(d);
+	d->st.insns += n + 1;
+	d->walked = 0;
+}
+
+/*
+ * Block mode: the block from @ip, a run of @n plain instructions (@e)
+ * and the branch @b to @next, taken as the walk would take it: flow_run's
+ * record and the branch's made one (pad1: n + 1, value: the branch's IP;
+ * flow_blocks_out folds it as the two), walked counted, committed when
+ * the branch used a TNT bit (@used), then straight into the blocks when
+ * the batch holds no provisional record (block_direct).
+ */
+static void block_rec(struct rtit_flow_dec *d, const struct ic_ent *e, const struct ic_ent *b,
+		      uint64_t ip, uint32_t n, uint64_t next, uint8_t fl, bool used)
+{
+	uint64_t bip = ip + (n ? e->run_bytes : 0);
+
+	if (n)
+		d->prev_nlip = bip;	/* as flow_run */
+	d->ip = bip;
+	if (used && d->nbatch == d->ncommit) {
+		block_direct(d, b, ip, n, bip, next, fl);
+		return;
+	}
+	struct rtit_sim_rec *r = rec_new(d);
+	*r = d->tmpl;
+	r->ip = ip;
+	r->pad1 = n ? n + 1 : 0;
+	r->value = bip;
+	r->len = b->len;
+	r->cls = b->cls;
+	r->next_ip = next;
+	r->flags |= fl;
+	d->walked += n + 1;
+	if (used)
+		commit(d);
+}
+
+/*
+ * Intel PT, TNT bits pending (D155): the walk from @e (the cached
+ * instruction at d->ip, tracing on) taken a block at a time while bits
+ * remain: the run of plain instructions (D97) and the branch after it,
+ * when that branch is one the walk takes from the pending bits alone with
+ * no packet (SDM 33.4.2.1: every FUP, TIP and PIP waits until the bits
+ * before it are out, so none is due; the walk's own rule, D21): a
+ * conditional branch (a bit), a RET compressed (a taken bit and a return
+ * address on the stack, 33.4.2.2), a direct JMP or CALL (no packet, Table
+ * 33-1).  Anything else (a bit the branch cannot take, an empty stack, an
+ * instruction not cached, max_walk) is left to flow_pt_walk, which
+ * reports it as before.  The records, commits, counts and state are those
+ * the one-at-a-time walk makes; in block mode a block's run and its
+ * branch are one record (pad1 instructions, the last at value, len its
+ * length: flow_blocks_out folds it as the two).  Returns the blocks taken.
+ */
+int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e)
+{
+	int steps = 0;
+
+	while (d->tnt_n && e) {
+		uint64_t ip = d->ip, bip, next;
+		uint32_t n;
+		const struct ic_ent *b = block_end(d, e, ip, &n);
+		if (!b || d->walked + n + 1 > d->cfg.max_walk)
+			break;
+		bip = ip + (n ? e->run_bytes : 0);
+		next = bip + b->len;
+		uint8_t fl = RTIT_SIM_F_TAKEN;
+		bool bit = (d->tnt_bits >> (d->tnt_n - 1)) & 1, used = true;
+		switch (b->cls) {
+		case RTIT_IC_COND:
+			if (bit)
+				next = b->target;
+			else
+				fl = 0;
+			break;
+		case RTIT_IC_RET:
+			if (!bit || !d->rs.depth)
+				return steps;	/* the walk's error */
+			break;
+		case RTIT_IC_DIRECT_CALL:
+			if (b->flags & IC_ZLC)
+				fl |= RTIT_SIM_F_ZERO_LEN_CALL;
+			/* fall through */
+		case RTIT_IC_DIRECT_JMP:
+			next = b->target;
+			used = false;
+			break;
+		default:
+			return steps;
+		}
+		if (n && !d->cfg.on_block) {
+			flow_run(d, e);	/* d->ip = bip */
+		}
+		if (used)
+			d->tnt_n--;	/* before the branch's record (its offset) */
+		if (b->cls == RTIT_IC_RET)
+			flow_ret_compressed(d, &next);
+		if (d->cfg.on_block) {
+			block_rec(d, e, b, ip, n, next, fl, used);
+		} else {
+			flow_insn_rec(d, b, next, fl, 0);
+			d->walked++;
+			if (used)
+				commit(d);
+		}
+		if (b->cls == RTIT_IC_DIRECT_CALL)
+			flow_on_call(d, bip + b->len, b->flags & IC_ZLC);
+		d->ip = next;
+		steps++;
+		e = ic_find_slot(d, b, b->cls != RTIT_IC_COND || bit, next);
+	}
+	return steps;
 }

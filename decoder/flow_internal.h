@@ -29,6 +29,11 @@ struct ic_ent {
 	 * bytes (flow_run, issue 20; the entry stays 24 bytes) */
 	uint8_t run, run_lastlen;
 	uint16_t run_bytes;
+	/* Where the walk went from here last, as indexes into d->ic (hints,
+	 * checked against the key before use: ic_find_slot, D155): next[0]
+	 * for ip + len or a branch not taken, next[1] for anywhere else (a
+	 * taken branch's target, the end of a run, a RET's last target) */
+	uint32_t next[2];
 };
 /* IC_XACQ/IC_XREL: an XACQUIRE/XRELEASE-prefixed instruction (HLE, SDM
  * 33.2.9.1: it begins or commits a transaction as XBEGIN/XEND do) */
@@ -268,6 +273,7 @@ bool flow_ret_compressed(struct rtit_flow_dec *d, uint64_t *t);
 /* ---- flow.c: runs of plain instructions, blocks (issue 20) ---- */
 int flow_run_scan(struct rtit_flow_dec *d, const struct ic_ent *e);
 void flow_run(struct rtit_flow_dec *d, const struct ic_ent *e);
+int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e);
 void flow_blocks_out(struct rtit_flow_dec *d, const struct rtit_sim_rec *recs, size_t n);
 void flow_blocks_close(struct rtit_flow_dec *d);
 uint64_t flow_blocks_insns(const struct rtit_sim_rec *recs, size_t n);
@@ -415,6 +421,30 @@ static inline const struct ic_ent *ic_find(const struct rtit_flow_dec *d, uint64
 		h = (h + 1) & d->ic_mask;
 	}
 	return NULL;
+}
+
+/* The cached instruction at @ip reached from the entry @p (the walk's
+ * last): through p's link @s first, else the hash, and the link then set
+ * (the TNT fast path picks the link by the branch's way, not by the
+ * address it computes: the entry loads without waiting for it, D155).
+ * NULL when not cached (nothing is decoded). */
+static inline const struct ic_ent *ic_find_slot(const struct rtit_flow_dec *d,
+						const struct ic_ent *p, unsigned s, uint64_t ip)
+{
+	uint64_t key = ip | d->ic_tag;
+	const struct ic_ent *f = &d->ic[p->next[s]];
+	if (f->ip == key && f->len)
+		return f;
+	if ((f = ic_find(d, ip)))
+		((struct ic_ent *)p)->next[s] = (uint32_t)(f - d->ic);	/* an entry of d->ic */
+	return f;
+}
+
+/* The same, p's link chosen by the address: ip + len or elsewhere. */
+static inline const struct ic_ent *ic_find_from(const struct rtit_flow_dec *d,
+						const struct ic_ent *p, uint64_t ip)
+{
+	return ic_find_slot(d, p, (ip | d->ic_tag) != p->ip + p->len, ip);
 }
 
 /* A plain instruction: no transfer and nothing the walk does for it but

@@ -1979,6 +1979,8 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 		flow_step_untimed(d);
 		if ((r = ic_get(d, d->ip, &e)) < 0)
 			return pt_walk_nomap(d, r);
+		if (d->tnt_n && flow_pt_tnt_walk(d, e))	/* D155 */
+			continue;
 		if (!d->tnt_n && (r = pt_walk_packet(d, e)) != W_INSN) {
 			if (r == W_AGAIN)
 				continue;
