@@ -39,8 +39,10 @@
  *                     independent reading of the rules (D137);
  *   silently wrong    any other: the decoder printed a record not in the
  *                     truth with no error at or before it (an error that
- *                     comes later does not help; one right after that
- *                     record, at its packet, counts as at it: D137).  Its
+ *                     comes later does not help; one at that record's
+ *                     packet counts as at it, D137, also when the walk
+ *                     from that packet made more records before the
+ *                     error, D139, counted apart).  Its
  *                     records up to the next error are counted.  The
  *                     target is 0; the exit status is 1 when there are
  *                     more than --max-silent N of them (default 0).
@@ -112,7 +114,8 @@ struct judge {
 	bool error_seen, diverged, silent;
 	uint64_t wrong_recs;		/* records after a silent divergence */
 	uint64_t div_index;		/* the first wrong record's, in the decoded ones */
-	bool at_div;			/* an error came right at that record */
+	bool at_div;			/* an error came at that record's packet */
+	uint64_t at_div_recs;		/* the records made before it (D139) */
 	uint64_t err_off;		/* the first error note's offset */
 	uint64_t div_off;		/* trace offset behind the first difference */
 	char what[256];
@@ -213,12 +216,15 @@ static void on_note(void *opaque, const struct rtit_flow_note *nt)
 {
 	struct judge *j = opaque;
 	if (nt->kind == RTIT_FLOW_N_ERROR) {
-		/* an error right after the first wrong record, at the packet
-		 * behind it (a TIP into memory the image lacks: the branch's
-		 * record, then "no memory mapped" at that TIP): the error is
-		 * at the divergence (D137) */
-		if (j->silent && j->wrong_recs == 1 && nt->offset <= j->div_off)
+		/* an error at the packet behind the first wrong record (a TIP
+		 * into memory the image lacks: the branch's record, then "no
+		 * memory mapped" at that TIP): the error is at the divergence
+		 * (D137), also when the walk from that packet made more
+		 * records before it met the image's end (D139: counted) */
+		if (j->silent && nt->offset <= j->div_off) {
 			j->silent = false, j->at_div = true;
+			j->at_div_recs = j->wrong_recs;
+		}
 		if (!j->error_seen)
 			j->err_off = nt->offset;
 		j->error_seen = true;
@@ -617,6 +623,9 @@ int main(int argc, char **argv)
 	uint64_t max_silent = 0;
 	uint64_t n = 0, repro = 0, errfirst = 0, other = 0, silent = 0, silent_recs = 0;
 	uint64_t by_ipt = 0;
+	/* errors at the first wrong record's packet that came only after
+	 * more records walked from it (D139) */
+	uint64_t late_at_div = 0, late_at_div_recs = 0;
 	/* error positions against libipt (issue 17): mutants libipt rejects,
 	 * and of those, rtitsim rejects at or before libipt's offset, later,
 	 * or not at all */
@@ -746,8 +755,13 @@ int main(int argc, char **argv)
 #endif
 				if (!j.diverged && !j.error_seen)
 					repro++;
-				else if (!j.silent)
+				else if (!j.silent) {
 					errfirst++;
+					if (j.at_div && j.at_div_recs > 1) {
+						late_at_div++;
+						late_at_div_recs += j.at_div_recs;
+					}
+				}
 				else if (value_mutant(&v, t, pos) && j.div_off >= v.pkt_start[pos])
 					other++;
 #ifdef HAVE_LIBIPT
@@ -781,6 +795,9 @@ next:
 	       ", a field's value changed (D87) %" PRIu64 ", decoded alike by libipt (D137) %"
 	       PRIu64 ", silently wrong %" PRIu64 " (%" PRIu64 " records) in %.1f s\n", n, repro,
 	       errfirst, other, by_ipt, silent, silent_recs, s);
+	printf("of the errors at the first wrong record's packet, %" PRIu64 " came after the walk"
+	       " from that packet made more records (%" PRIu64 " in all; D139)\n", late_at_div,
+	       late_at_div_recs);
 #ifdef HAVE_LIBIPT
 	printf("error positions against libipt (%u Intel PT vectors it decodes): it rejects %"
 	       PRIu64 " mutants; rtitsim reports an error at or before its offset for %" PRIu64
