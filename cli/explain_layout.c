@@ -215,6 +215,21 @@ static void pt_layout(struct lay *l, const struct rtit_pktdec_item *it)
 	unsigned n = p->u.tnt.nbits;
 
 	switch (p->type) {
+	case RTIT_PT_TMA:
+		if (!p->u.tma.skz84) {
+			fixed_layout(l, p);
+			break;
+		}
+		/* erratum SKZ84 (docs/decisions.md D143): Table 33-32's
+		 * fields, corrupted, the reserved bits set, a bogus byte */
+		f(l, "op", "TMA 02 73", 0, 16);
+		f(l, "pay", "CTC[15:0] (corrupted: erratum SKZ84)", 16, 16);
+		f(l, "pay", "reserved, set (erratum SKZ84)", 32, 8);
+		f(l, "pay", "FastCounter[7:0] (corrupted)", 40, 8);
+		f(l, "pay", "FastCounter[8] (corrupted)", 48, 1);
+		f(l, "pay", "reserved, set (erratum SKZ84)", 49, 7);
+		f(l, "pay", "bogus byte (erratum SKZ84)", 56, 8);
+		break;
 	case RTIT_PT_TNT8:	/* 33.4.2.1: bit 0 = 0, bits, stop bit */
 		f(l, "op", "0", 0, 1);
 		f(l, "tnt", "TNT bits (oldest highest)", 1, n);
