@@ -363,7 +363,9 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e)
 		case RTIT_IC_DIRECT_CALL:
 			if (b->flags & IC_ZLC)
 				fl |= RTIT_SIM_F_ZERO_LEN_CALL;
-			/* fall through */
+			next = b->target;
+			used = false;
+			break;
 		case RTIT_IC_DIRECT_JMP:
 			next = b->target;
 			used = false;
