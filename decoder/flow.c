@@ -121,6 +121,8 @@ void rtit_flow_dec_free(struct rtit_flow_dec *d)
 	free(d->blk);
 	free(d->pb);
 	free(d->ic);
+	for (unsigned i = 0; i < d->n_ic_old; i++)
+		free(d->ic_old[i]);
 	free(d);
 }
 
@@ -651,7 +653,10 @@ int flow_ic_grow(struct rtit_flow_dec *d)
 			h = (h + 1) & nmask;
 		n[h] = d->ic[i];
 	}
-	free(d->ic);
+	if (d->n_ic_old < sizeof(d->ic_old) / sizeof(d->ic_old[0]))
+		d->ic_old[d->n_ic_old++] = d->ic;	/* entries held stay valid */
+	else
+		free(d->ic);
 	d->ic = n;
 	d->ic_mask = nmask;
 	return 0;

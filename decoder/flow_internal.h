@@ -80,6 +80,12 @@ struct rtit_flow_dec {
 
 	struct ic_ent *ic;
 	uint32_t ic_mask, ic_n;
+	/* The tables a grow replaced, freed with the decoder: a walk step
+	 * holds an entry's pointer across a packet read, and a PSB+ check
+	 * (psb_reaches) or a CFE's can decode, and grow the cache, under it
+	 * (each table is half the next: at most as much memory again) */
+	struct ic_ent *ic_old[40];
+	unsigned n_ic_old;
 
 	struct rtit_sim_rec *batch;
 	uint64_t *offs;		/* trace offset of the packet behind each */
