@@ -246,8 +246,17 @@ int main(int argc, char **argv)
 	config.end = trace + tlen;
 	if (configure_cpu(&config, argv[1], no_errata, timing) < 0)
 		return 2;
-	if (pkts)
-		return packet_check(&config, argv[1]);
+	if (pkts) {
+		int pr = packet_check(&config, argv[1]);
+		rtit_image_free(img);
+		free(ips);
+		free(cls);
+		free(spec);
+		free(aborts);
+		free(recs);
+		free(trace);
+		return pr;
+	}
 	struct pt_insn_decoder *dec = pt_insn_alloc_decoder(&config);
 	if (!dec) {
 		fprintf(stderr, "cannot allocate the libipt decoder\n");
