@@ -360,13 +360,9 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e)
 			if (!bit || !d->rs.depth)
 				return steps;	/* the walk's error */
 			break;
-		case RTIT_IC_DIRECT_CALL:
-			if (b->flags & IC_ZLC)
+		case RTIT_IC_DIRECT_CALL: case RTIT_IC_DIRECT_JMP:
+			if (b->cls == RTIT_IC_DIRECT_CALL && (b->flags & IC_ZLC))
 				fl |= RTIT_SIM_F_ZERO_LEN_CALL;
-			next = b->target;
-			used = false;
-			break;
-		case RTIT_IC_DIRECT_JMP:
 			next = b->target;
 			used = false;
 			break;
