@@ -180,6 +180,7 @@ void flow_drop_uncertain(struct rtit_flow_dec *d, uint64_t off)
 	if (n && d->cfg.on_block)
 		n = flow_blocks_insns(d->batch + d->ncommit, n);
 	d->nbatch = d->ncommit;
+	d->nprov = 0;
 	d->walked = 0;
 	if (n) {
 		d->st.dropped += n;
@@ -735,7 +736,7 @@ static bool fault_vector(int v)
 
 void flow_emit_event(struct rtit_flow_dec *d, uint64_t ip, uint64_t next)
 {
-	struct rtit_sim_rec *r = rec_new(d);
+	struct rtit_sim_rec *r = rec_new(d, 0);
 	*r = d->tmpl;
 	r->kind = RTIT_SIM_EVENT;
 	r->cls = RTIT_EV_NONE;
@@ -1544,6 +1545,7 @@ static int idle(struct rtit_flow_dec *d)
 static int recover(struct rtit_flow_dec *d)
 {
 	d->nbatch = d->ncommit;
+	d->nprov = 0;
 	d->walked = 0;
 	d->st.errors++;
 	d->st.gaps++;

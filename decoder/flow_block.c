@@ -62,8 +62,8 @@ int flow_run_scan(struct rtit_flow_dec *d, const struct ic_ent *e)
  * The run of plain instructions at the walk's IP (@e, flow_run_ok): their
  * records, as the walk makes them one at a time (flow_insn_rec with no
  * flags, the template unchanged: no packet is consumed), or in block mode
- * one record for the run (pad1: its length, value: its last IP, len: its
- * length; folded by flow_blocks_out).  The walk goes on after it.
+ * one record for the run when it fits (flow_run_fits; pad1: its length,
+ * value: its last IP, len: its length; folded by flow_blocks_out).  The walk goes on after it.
  */
 void flow_run(struct rtit_flow_dec *d, const struct ic_ent *e)
 {
@@ -71,8 +71,8 @@ void flow_run(struct rtit_flow_dec *d, const struct ic_ent *e)
 	uint32_t n = e->run;
 
 	d->walked += n;
-	if (d->cfg.on_block) {
-		struct rtit_sim_rec *r = rec_new(d);
+	if (d->cfg.on_block && flow_run_fits(d, n)) {
+		struct rtit_sim_rec *r = rec_new(d, n);
 		*r = d->tmpl;
 		r->ip = ip;
 		r->cls = RTIT_IC_OTHER;
@@ -89,7 +89,7 @@ void flow_run(struct rtit_flow_dec *d, const struct ic_ent *e)
 			d->walked -= n - i;
 			break;
 		}
-		struct rtit_sim_rec *r = rec_new(d);
+		struct rtit_sim_rec *r = rec_new(d, 1);
 		*r = d->tmpl;
 		r->ip = ip;
 		r->len = e->len;
@@ -305,7 +305,7 @@ static void block_rec(struct rtit_flow_dec *d, const struct ic_ent *e, const str
 		block_direct(d, b, ip, n, bip, next, fl);
 		return;
 	}
-	struct rtit_sim_rec *r = rec_new(d);
+	struct rtit_sim_rec *r = rec_new(d, n + 1);
 	*r = d->tmpl;
 	r->ip = ip;
 	r->pad1 = n ? n + 1 : 0;
@@ -369,14 +369,16 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e)
 		default:
 			return steps;
 		}
-		if (n && !d->cfg.on_block) {
+		/* block mode: one record, when it fits (flow_run_fits) */
+		bool fold = d->cfg.on_block &&
+			    ((used && d->nbatch == d->ncommit) || flow_run_fits(d, n + 1));
+		if (n && !fold)
 			flow_run(d, e);	/* d->ip = bip */
-		}
 		if (used)
 			d->tnt_n--;	/* before the branch's record (its offset) */
 		if (b->cls == RTIT_IC_RET)
 			flow_ret_compressed(d, &next);
-		if (d->cfg.on_block) {
+		if (fold) {
 			block_rec(d, e, b, ip, n, next, fl, used);
 		} else {
 			flow_insn_rec(d, b, next, fl, 0);

@@ -90,6 +90,8 @@ struct rtit_flow_dec {
 	struct rtit_sim_rec *batch;
 	uint64_t *offs;		/* trace offset of the packet behind each */
 	size_t nbatch, ncommit, cap;
+	size_t nprov;		/* instructions in batch[ncommit..nbatch) (in
+				 * block mode a record may hold several) */
 	struct rtit_sim_rec tmpl;
 
 	struct la la;
@@ -290,15 +292,24 @@ int flow_pt_events(struct rtit_flow_dec *d);
 int flow_pt_idle(struct rtit_flow_dec *d);
 void flow_pt_reset(struct rtit_flow_dec *d);
 
-static inline struct rtit_sim_rec *rec_new(struct rtit_flow_dec *d)
+/*
+ * A new record in the batch, of @k instructions (0: an event, which
+ * commits).  When cap instructions walked without a packet are
+ * provisional and the walk goes on, they are taken as certain (straight-
+ * line code this long did run, or the stream is wrong and a later error
+ * names the packet that sent the walk there, D98): counted in
+ * instructions, so record mode and block mode (whose records may hold
+ * several, flow_run_fits) hand out the same flow before any error.
+ */
+static inline struct rtit_sim_rec *rec_new(struct rtit_flow_dec *d, uint32_t k)
 {
-	if (d->nbatch == d->cap) {
-		/* a full batch of provisional records: straight-line code
-		 * this long is taken as certain */
-		if (!d->ncommit)
-			d->ncommit = d->nbatch;
-		flow_flush_committed(d);
+	if (d->nprov >= d->cap) {
+		d->ncommit = d->nbatch;
+		d->nprov = 0;
 	}
+	if (d->nbatch == d->cap)
+		flow_flush_committed(d);	/* some are committed: nprov < cap */
+	d->nprov += k;
 	/* the packet behind the record: with no TNT bit pending, the walk
 	 * goes on towards the packet in view, which is what establishes the
 	 * record (an async event's FUP, the TIP of the indirect branch
@@ -307,9 +318,17 @@ static inline struct rtit_sim_rec *rec_new(struct rtit_flow_dec *d)
 	return &d->batch[d->nbatch++];
 }
 
+/* Block mode: a record of @k instructions keeps the provisional ones
+ * within cap (rec_new), else the walk makes them one at a time. */
+static inline bool flow_run_fits(const struct rtit_flow_dec *d, uint32_t k)
+{
+	return d->nprov + k <= d->cap;
+}
+
 static inline void commit(struct rtit_flow_dec *d)
 {
 	d->ncommit = d->nbatch;
+	d->nprov = 0;
 	d->walked = 0;
 }
 
@@ -345,7 +364,7 @@ static inline void flow_if_apply(struct rtit_flow_dec *d, bool ifl)
 static inline struct rtit_sim_rec *flow_insn_rec(struct rtit_flow_dec *d, const struct ic_ent *e,
 						 uint64_t next, uint8_t fl, uint8_t ann)
 {
-	struct rtit_sim_rec *rec = rec_new(d);
+	struct rtit_sim_rec *rec = rec_new(d, 1);
 	*rec = d->tmpl;
 	rec->ip = d->ip;
 	rec->len = e->len;

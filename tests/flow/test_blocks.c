@@ -211,6 +211,107 @@ static int check_loops(const char *setup, const char *what)
 	return bad;
 }
 
+/*
+ * A walk that no packet ends (hand-made, both dialects): the image at
+ * 0x401000 is 20 NOPs (90) and JMP rel8 -22 (eb ea) back to the first,
+ * a loop that sends no packet (RTIT Table 19, SDM Table 33-1: a direct
+ * JMP sends none); the trace enables tracing there and then has a TNT
+ * that no instruction of the loop can use, so the walk runs into
+ * max_walk (here 4096, batch_cap 1024) and fails: the error names the
+ * packet the walk started from (the enable; its message names the TNT in
+ * view), which sent the walk into every instruction it made.
+ *   RTIT: PSB (4.2.1: C0 00 x8), FUP.PGE 0x401000 (85 00 10 40 00:
+ *   CNT=01 Zext=1, Table 18), TNT with one bit (0x06: 4.2.2).
+ *   Intel PT: PSB (02 82 x8), PSBEND (02 23), MODE.Exec CS.L=1 (99 01),
+ *   TIP.PGE 0x401000 (71: IPBytes=011b, six bytes, Table 33-18), TNT-8
+ *   with one bit (0x06, Table 33-15).
+ * The instructions walked are provisional until a packet confirms them;
+ * D98: once batch_cap of them are provisional and the walk goes on, they
+ * are taken as certain.  So 3 x 1024 = 3072 instructions are handed out
+ * (taken as certain at the 1025th, 2049th and 3073rd), the last 1024 are
+ * dropped with the error, in record mode and in block mode alike (block
+ * mode keeps a run of 20 in one record: it once counted records there,
+ * and handed out none).
+ */
+static const uint8_t lw_img[22] = {
+	0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+	0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0xeb, 0xea,
+};
+static const uint8_t lw_rtit[] = {
+	0xc0, 0, 0, 0, 0, 0, 0, 0, 0, 0x85, 0x00, 0x10, 0x40, 0x00, 0x06,
+};
+static const uint8_t lw_pt[] = {
+	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	0x02, 0x82, 0x02, 0x82, 0x02, 0x23, 0x99, 0x01,
+	0x71, 0x00, 0x10, 0x40, 0x00, 0x00, 0x00, 0x06,
+};
+
+static int lw_read(void *opaque, uint64_t addr, uint8_t *buf, size_t n)
+{
+	(void)opaque;
+	if (addr < 0x401000 || addr - 0x401000 > sizeof(lw_img) ||
+	    n > sizeof(lw_img) - (addr - 0x401000))
+		return -1;
+	memcpy(buf, lw_img + (addr - 0x401000), n);
+	return 0;
+}
+
+static uint64_t lw_err;	/* the last error's offset */
+
+static void lw_note(void *opaque, const struct rtit_flow_note *n)
+{
+	struct flow_fold *f = opaque;
+	if (n->kind == RTIT_FLOW_N_ERROR)
+		lw_err = n->offset;
+	flow_fold_note(f, n);
+}
+
+static int check_long_walk(int dialect, const uint8_t *t, size_t tn, size_t err_off,
+			   const char *what)
+{
+	struct flow_fold f[2];
+	int errs[2];
+	uint64_t err_at[2];
+	for (int blocks = 0; blocks < 2; blocks++) {
+		struct rtit_flow_cfg c;
+		struct rtit_flow_dec *d;
+		rtit_flow_cfg_default(&c);
+		c.dialect = dialect;
+		c.mem = t;
+		c.mem_len = tn;
+		c.read_mem = lw_read;
+		c.max_walk = 4096;
+		c.batch_cap = 1024;
+		c.on_note = lw_note;
+		c.opaque = &f[blocks];
+		if (blocks)
+			c.on_block = on_block;
+		else
+			c.on_rec = on_rec;
+		flow_fold_init(&f[blocks]);
+		lw_err = 0;
+		if (rtit_flow_dec_new(&d, &c) < 0)
+			return printf("FAIL long walk (%s): no decoder\n", what), 1;
+		errs[blocks] = rtit_flow_dec_run(d);
+		err_at[blocks] = lw_err;
+		flow_fold_close(&f[blocks]);
+		rtit_flow_dec_free(d);
+	}
+	/* one error, at the enable; the instructions as D98 says; block mode
+	 * the same flow and notes */
+	if (errs[0] != 1 || errs[1] != 1 || f[0].insns != 3072 || f[1].insns != 3072 ||
+	    err_at[0] != err_off || err_at[1] != err_off ||
+	    f[0].hash != f[1].hash || f[0].blocks != f[1].blocks) {
+		printf("FAIL long walk (%s): record mode %" PRIu64 " instructions, %d errors"
+		       " (at %" PRIu64 "); block mode %" PRIu64 ", %d (at %" PRIu64 "); want 3072"
+		       " and 1 error at %zu in both, the same blocks and notes\n", what, f[0].insns,
+		       errs[0], err_at[0], f[1].insns, errs[1], err_at[1], err_off);
+		return 1;
+	}
+	printf("ok long walk (%s): 3072 instructions and the error, in both modes\n", what);
+	return 0;
+}
+
 static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -248,6 +349,8 @@ int main(int argc, char **argv)
 	fails += check_loops("dialect rtit\nmsr RTIT_EVENTS = 0x37\nmsr RTIT_CTL = 0x200d\n",
 			     "RTIT");
 	fails += check_loops("dialect pt\nmsr IA32_RTIT_CTL = 0x200d\n", "Intel PT");
+	fails += check_long_walk(RTIT_DIALECT_RTIT, lw_rtit, sizeof(lw_rtit), 9, "RTIT");
+	fails += check_long_walk(RTIT_DIALECT_PT, lw_pt, sizeof(lw_pt), 20, "Intel PT");
 	size_t want = 0;
 	for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
 		want += whole[i] != NULL;
