@@ -437,6 +437,17 @@ static int rtit_r_stop_reached(struct rtit_flow_dec *d)
 	return 1;
 }
 
+/* Intel PT: a FUP gives the IP it binds to (33.4.2.6, Tables 33-22 and
+ * 33-23 list no case without one); IPBytes 000b there leaves its event or
+ * TSX update with no instruction (libipt: "ip has been suppressed" at it
+ * too, D153).  The error at the FUP at @off. */
+int flow_pt_fup_noip(struct rtit_flow_dec *d, uint64_t off)
+{
+	return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+			 "FUP with its IP suppressed (IPBytes=000b): it binds to no"
+			 " instruction (SDM 33.4.2.6, Table 33-23)");
+}
+
 /* Puts @it in view.  1, or an error when its IP is not known. */
 int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool psb)
 {
@@ -474,6 +485,8 @@ int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool
 		return flow_fail(d, RTIT_ERR_BAD_PACKET, it->offset,
 				 "%s with the non-canonical IP 0x%" PRIx64 " (SDM Vol. 1 3.3.7.1)",
 				 rtit_pkt_name(it->pkt.type), it->ip);
+	if (d->pt && it->pkt.type == RTIT_PT_FUP && it->ip_status == 1)
+		return flow_pt_fup_noip(d, it->offset);
 	if (!d->pt && rtit_pkt_has_ip(it->pkt.type) && it->ip_status == 0)
 		return rtit_r_lip_check(d, it);
 	return 1;

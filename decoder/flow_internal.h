@@ -262,6 +262,7 @@ int flow_fail(struct rtit_flow_dec *d, int code, uint64_t off, const char *fmt, 
 	__attribute__((format(printf, 4, 5)));
 const char *flow_la_name(const struct rtit_flow_dec *d);
 int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it);
+int flow_pt_fup_noip(struct rtit_flow_dec *d, uint64_t off);
 int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool psb);
 int flow_ic_fill(struct rtit_flow_dec *d, uint64_t key, struct ic_ent *e);
 int flow_ic_grow(struct rtit_flow_dec *d);

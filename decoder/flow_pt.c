@@ -225,7 +225,8 @@ static bool pge_ahead(const struct rtit_flow_dec *d)
 /* While tracing, with a TNT or TIP just taken: a TIP.PGE among the packets
  * read ahead before any TIP.PGD, OVF, PSB or TraceStop cannot follow it
  * (PacketEn is 1 until one of those says otherwise, SDM 33.4.2.4): the
- * error comes before the packet taken is used (D142). */
+ * error comes before the packet taken is used (D142).  A FUP with no IP
+ * before it is reported first (flow_pt_fup_noip). */
 static int pge_read_ahead(struct rtit_flow_dec *d)
 {
 	for (unsigned k = 0; k < d->ahead_n; k++) {
@@ -237,6 +238,10 @@ static int pge_read_ahead(struct rtit_flow_dec *d)
 					 " before it (SDM 33.4.2.4)");
 		case RTIT_PT_TIP_PGD: case RTIT_PT_OVF: case RTIT_PT_PSB: case RTIT_PT_TRACESTOP:
 			return 0;
+		case RTIT_PT_FUP:	/* a worse fault, earlier */
+			if (it->ip_status == 1)
+				return flow_pt_fup_noip(d, it->offset);
+			continue;
 		default:
 			continue;
 		}
@@ -793,6 +798,15 @@ static int pt_peek(struct rtit_flow_dec *d)
 			skl168_tma(d, p);
 			continue;
 		case RTIT_PT_PSB:
+			/* the walk looks for a packet with TNT bits pending
+			 * (a deferred TIP, 33.4.2.3): a PSB forces the TNT
+			 * and the TIPs deferred behind it out before it, so
+			 * nothing the walk wants lies past it (D153) */
+			if (d->state == ST_ENABLED && d->tnt_n)
+				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it.offset,
+						 "PSB with %u TNT bits still waiting for their"
+						 " branches at 0x%" PRIx64 " (SDM 33.4.2.3: the TNT"
+						 " goes out before it)", d->tnt_n, d->ip);
 			d->evd_pend = 0;
 			d->in_psb = true;
 			d->bound_fup = false;

@@ -854,3 +854,52 @@
 		"# enable 2000\n"
 		"# end\n",
 },
+/* ---- D153: a FUP with no IP; a PSB while TNT bits wait (session 14) ---- */
+{
+	.name = "D153: PT a FUP with its IP suppressed",
+	.cite = "SDM 33.4.2.6 (Tables 33-22, 33-23: a FUP gives the IP it binds to), Table 33-18 (IPBytes 000b)",
+	.dialect = RTIT_DIALECT_PT,
+	/* TIP.PGE(0x1000) @18; FUP with IPBytes=000b (000 11101 = 1D) @25,
+	 * then a TIP(0x2000) @26: no IP for an event to bind to (the Last IP
+	 * 0x1000 is not this FUP's IP, 33.4.2.2) */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x1d, PT_TIP6(0x2000)),
+	.img = { REG(0x1000, 0x90, 0x90), REG(0x2000, 0x90) },
+	.want = "# enable 1000\n"
+		"# error @25 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D153: PT a PSB while TNT bits wait, its TIP after the PSB+",
+	.cite = "SDM 33.4.2.3 (the TNT and the deferred TIPs go out before the packet that forces them), 33.3.7",
+	.dialect = RTIT_DIALECT_PT,
+	/* JMP RAX at 0x1000 with the bits T N (TNT 0000 1100 = 0C @25)
+	 * pending: its TIP is deferred behind the TNT; a PSB @26 comes
+	 * first, and the TIP(0x1010) @44 after the PSB+ cannot be one the
+	 * TNT before it deferred */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x0c, PT_PSB, PT_PSBEND, PT_TIP6(0x1010)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x1010, 0x74, 0x00, 0x74, 0x00, 0x90, 0xf4) },
+	/* resynchronised at the next PSB, this one: its TIP (no FUP in
+	 * the PSB+) restarts the walk at 0x1010, where the JZ finds no
+	 * bit before the end */
+	.want = "# enable 1000\n"
+		"# error @26 packet not allowed here\n"
+		"# resync 1010 @44\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D153: PT a deferred TIP before the PSB (control)",
+	.cite = "SDM 33.4.2.3 (Table 33-19), 33.3.7 (the PSB+ FUP: the current IP)",
+	.dialect = RTIT_DIALECT_PT,
+	/* TNT T N @25, the deferred TIP(0x1010) @26, then PSB @33 whose
+	 * FUP(0x1014) @51 is where the two JZs (bits T, N) end */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x0c, PT_TIP6(0x1010),
+	       PT_PSB, PT_MODE64, PT_FUP6(0x1014), PT_PSBEND),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x1010, 0x74, 0x00, 0x74, 0x00, 0x90, 0xf4) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000001010\n"
+		"I 0000000000001010 cond     len=2 T -> 0000000000001012\n"
+		"I 0000000000001012 cond     len=2 -> 0000000000001014\n"
+		"# end\n",
+},

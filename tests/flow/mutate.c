@@ -630,6 +630,11 @@ int main(int argc, char **argv)
 	 * and of those, rtitsim rejects at or before libipt's offset, later,
 	 * or not at all */
 	uint64_t ipt_err = 0, ipt_same = 0, ipt_later = 0, ipt_none = 0, ipt_sync = 0;
+	/* of the later ones: libipt names a packet wholly before the
+	 * mutated one, whose bytes are the vector's own (its decoder's
+	 * position when it gave up, not a fault: the stream up to the
+	 * mutated packet is the unmutated trace's, which both decode) */
+	uint64_t ipt_before = 0;
 	unsigned ipt_vectors = 0;
 	unsigned shown = 0, nvec = 0, left_out = 0;
 	uint64_t rng = 0x9e3779b97f4a7c15ull;	/* fixed seed: deterministic */
@@ -744,6 +749,8 @@ int main(int argc, char **argv)
 						ipt_same++;
 					else if (ipt_last_at_sync)
 						ipt_sync++;
+					else if (io < v.pkt_start[pos] && j.err_off >= v.pkt_start[pos])
+						ipt_before++;
 					else if (++ipt_later <= show_later)
 						printf("libipt earlier: %s offset 0x%zx %02x -> %02x: libipt %s"
 						       " at 0x%" PRIx64 ", rtitsim at 0x%" PRIx64 " (its records %s%s"
@@ -802,8 +809,9 @@ next:
 	printf("error positions against libipt (%u Intel PT vectors it decodes): it rejects %"
 	       PRIu64 " mutants; rtitsim reports an error at or before its offset for %" PRIu64
 	       ", later for %" PRIu64 " (and for %" PRIu64 " where libipt names only the PSB it"
-	       " synchronised at, no packet), none for %" PRIu64 "\n", ipt_vectors, ipt_err,
-	       ipt_same, ipt_later, ipt_sync, ipt_none);
+	       " synchronised at, no packet; for %" PRIu64 " where it names an unmutated packet"
+	       " before the mutated one, at which rtitsim or later errs), none for %" PRIu64 "\n",
+	       ipt_vectors, ipt_err, ipt_same, ipt_later, ipt_sync, ipt_before, ipt_none);
 #endif
 	if (silent > max_silent)
 		printf("FAIL: %" PRIu64 " silently wrong mutants, more than the %" PRIu64
