@@ -156,6 +156,10 @@ struct rtit_flow_dec {
 	 * no FUP or TIP has come since (a FUP now is CLI/STI/POPF's) */
 	int8_t if_pend;
 	bool mode_fup;
+	/* a MODE.Exec read while tracing, outside PSB+, at mode_ip_off:
+	 * the next packet but timing and padding is its IP packet (D154) */
+	bool mode_ip_due;
+	uint64_t mode_ip_off;
 	/* RFLAGS.IF of the last MODE.Exec (-1: none since the last overflow
 	 * or resync): the encoder sends one before a TIP.PGE only when it
 	 * differs, so tracing resumes with it */

@@ -96,6 +96,7 @@ void flow_pt_reset(struct rtit_flow_dec *d)
 	d->pebs_in = false;
 	d->pebs_fup = false;
 	d->evd_pend = 0;
+	d->mode_ip_due = false;
 	d->encl = FLOW_ENCL_UNKNOWN;	/* resynchronising after an error */
 }
 
@@ -438,6 +439,30 @@ static int tma_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
 			 d->in_psb ? "in a PSB+ with no TSC before it" : "not right after a TSC");
 }
 
+/* After a MODE.Exec read while tracing (outside PSB+): "MODE.Exec always
+ * precedes an IP packet (TIP, TIP.PGE, or FUP)" (SDM Table 33-26,
+ * Application; 33.4.2.8).  The packet @it, when it is neither timing nor
+ * padding, must be one: a TIP.PGD (its transfer left tracing) or an OVF
+ * (which may have lost it) also end the wait (D154).  Else the error is at
+ * the MODE.Exec. */
+static int mode_ip_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
+{
+	switch (it->pkt.type) {
+	case RTIT_PT_CYC: case RTIT_PT_MTC: case RTIT_PT_TSC: case RTIT_PT_TMA:
+	case RTIT_PT_CBR: case RTIT_PT_PAD: case RTIT_PT_MNT:
+		return 0;
+	case RTIT_PT_TIP: case RTIT_PT_TIP_PGE: case RTIT_PT_TIP_PGD: case RTIT_PT_FUP:
+	case RTIT_PT_OVF:
+		d->mode_ip_due = false;
+		return 0;
+	default:
+		d->mode_ip_due = false;
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->mode_ip_off,
+				 "MODE.Exec followed by %s, not by the IP packet it always"
+				 " precedes (SDM Table 33-26)", rtit_pkt_name(it->pkt.type));
+	}
+}
+
 static int pt_packet_allowed(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
 {
 	const struct rtit_packet *p = &it->pkt;
@@ -455,6 +480,19 @@ static int pt_packet_allowed(struct rtit_flow_dec *d, const struct rtit_pktdec_i
 		return flow_fail(d, RTIT_ERR_BAD_PACKET, it->offset,
 				 "MODE.Exec with CS.D and CS.L both 1: no addressing mode"
 				 " (SDM Table 33-26)");
+	/* the bits Tables 33-26 and 33-27 reserve (D154), and MODE.TSX's
+	 * TXAbort = InTX = 1, which Table 33-27 gives no meaning ("N/A") */
+	if ((p->type == RTIT_PT_MODE_EXEC && (p->u.mode.bits & rtit_pt_mode_exec_rsvd)) ||
+	    (p->type == RTIT_PT_MODE_TSX && (p->u.mode.bits & rtit_pt_mode_tsx_rsvd)))
+		return flow_fail(d, RTIT_ERR_BAD_PACKET, it->offset,
+				 "%s with reserved bits set (SDM Table 33-%s)",
+				 rtit_pkt_name(p->type), p->type == RTIT_PT_MODE_EXEC ? "26" : "27");
+	if (p->type == RTIT_PT_MODE_TSX &&
+	    (p->u.mode.bits & (rtit_pt_mode_tsx_intx | rtit_pt_mode_tsx_abrt)) ==
+	    (rtit_pt_mode_tsx_intx | rtit_pt_mode_tsx_abrt))
+		return flow_fail(d, RTIT_ERR_BAD_PACKET, it->offset,
+				 "MODE.TSX with TXAbort and InTX both 1: no meaning"
+				 " (SDM Table 33-27: N/A)");
 
 	if (d->pebs_in) {
 		switch (p->type) {
@@ -501,6 +539,8 @@ static int pt_packet_allowed(struct rtit_flow_dec *d, const struct rtit_pktdec_i
 			break;
 		}
 	}
+	if (d->mode_ip_due && (r = mode_ip_check(d, it)) < 0)
+		return r;
 	if (!d->cfg.pt_ctl_fixed)
 		return 0;
 	switch (p->type) {
@@ -818,6 +858,10 @@ static int pt_peek(struct rtit_flow_dec *d)
 			d->in_psb = false;
 			continue;
 		case RTIT_PT_MODE_EXEC:
+			if (d->state == ST_ENABLED && !d->in_psb) {
+				d->mode_ip_due = true;
+				d->mode_ip_off = it.offset;
+			}
 			if ((r = peek_mode_exec(d, &it)) < 0)
 				return r;
 			if (r == PK_VIEW)

@@ -97,9 +97,11 @@ enum rtit_pt_mode_leaf {
 	rtit_pt_mode_exec_csl = 0x01,
 	rtit_pt_mode_exec_csd = 0x02,
 	rtit_pt_mode_exec_if = 0x04,
+	rtit_pt_mode_exec_rsvd = 0x18,	/* bits 4:3, Table 33-26 */
 	/* MODE.TSX bits: InTX (0), TXAbort (1). */
 	rtit_pt_mode_tsx_intx = 0x01,
-	rtit_pt_mode_tsx_abrt = 0x02
+	rtit_pt_mode_tsx_abrt = 0x02,
+	rtit_pt_mode_tsx_rsvd = 0x1c	/* bits 4:2, zero in Table 33-27 */
 };
 
 /* IPBytes (Table 33-18). */

@@ -903,3 +903,52 @@
 		"I 0000000000001012 cond     len=2 -> 0000000000001014\n"
 		"# end\n",
 },
+/* ---- D154: MODE.Exec precedes an IP packet (session 14) ---- */
+{
+	.name = "D154: PT a MODE.Exec followed by a TNT",
+	.cite = "SDM Table 33-26 (Application: MODE.Exec always precedes an IP packet), 33.4.2.8",
+	.dialect = RTIT_DIALECT_PT,
+	/* JMP RAX at 0x1000; MODE.Exec 32-bit (99 02) @25, then a TNT @27
+	 * and a TIP(0x1010) @28: the MODE.Exec's IP packet is missing */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_MODE32, 0x06, PT_TIP6(0x1010)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x1010, 0x74, 0x00, 0xf4) },
+	.want = "# enable 1000\n"
+		"# error @25 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D154: PT a MODE.Exec, timing packets, then its TIP (control)",
+	.cite = "SDM Table 33-26, 33.4.2.8; Table 33-55 (a far transfer: MODE.Exec, TIP)",
+	.dialect = RTIT_DIALECT_PT,
+	/* JMP RAX at 0x1000; MODE.Exec 64-bit @25, an MTC (59 01) @27, the
+	 * TIP(0x1010) @29; the JZ at 0x1010 takes the TNT bit N @36 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_MODE64, 0x59, 0x01, PT_TIP6(0x1010), 0x04),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x1010, 0x74, 0x00, 0xf4) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000001010\n"
+		"I 0000000000001010 cond     len=2 -> 0000000000001012\n"
+		"# end\n",
+},
+{
+	.name = "D154: PT a MODE.TSX with TXAbort and InTX both 1",
+	.cite = "SDM Table 33-27 (TXAbort 1, InTX 1: N/A)",
+	.dialect = RTIT_DIALECT_PT,
+	/* MODE.TSX (99, leaf 001b: 001 00011 = 23) @18 before the TIP.PGE */
+	STREAM(PT_PSB, PT_PSBEND, 0x99, 0x23, PT_PGE6(0x1000), 0x04),
+	.img = { REG(0x1000, 0x74, 0x00, 0xf4) },
+	.want = "# error @18 reserved encoding inside packet\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D154: PT a MODE.Exec with a reserved bit set",
+	.cite = "SDM Table 33-26 (byte 1 bits 4:3 reserved)",
+	.dialect = RTIT_DIALECT_PT,
+	/* MODE.Exec 64-bit with bit 3 set (000 01001 = 09) @18 */
+	STREAM(PT_PSB, PT_PSBEND, 0x99, 0x09, PT_PGE6(0x1000), 0x04),
+	.img = { REG(0x1000, 0x74, 0x00, 0xf4) },
+	.want = "# error @18 reserved encoding inside packet\n"
+		"# end\n",
+	.want_errors = 1,
+},
