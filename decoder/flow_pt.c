@@ -439,6 +439,31 @@ static int tma_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
 			 d->in_psb ? "in a PSB+ with no TSC before it" : "not right after a TSC");
 }
 
+/* A MODE packet's encodings that mean nothing: MODE.Exec's CS.D = 1 with
+ * (CS.L & LMA) = 1 (SDM Table 33-26: N/A; a code segment with L and D set
+ * is reserved), MODE.TSX's TXAbort = InTX = 1 (Table 33-27: N/A), and the
+ * bits the two tables reserve (D154).  0, or the error at @it. */
+static int mode_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
+{
+	bool exec = it->pkt.type == RTIT_PT_MODE_EXEC;
+	if (!exec && it->pkt.type != RTIT_PT_MODE_TSX)
+		return 0;
+	unsigned b = it->pkt.u.mode.bits;
+	unsigned na = exec ? rtit_pt_mode_exec_csl | rtit_pt_mode_exec_csd :
+			     rtit_pt_mode_tsx_intx | rtit_pt_mode_tsx_abrt;
+	const char *table = exec ? "33-26" : "33-27";
+	if (b & (exec ? rtit_pt_mode_exec_rsvd : rtit_pt_mode_tsx_rsvd))
+		return flow_fail(d, RTIT_ERR_BAD_PACKET, it->offset,
+				 "%s with reserved bits set (SDM Table %s)",
+				 rtit_pkt_name(it->pkt.type), table);
+	if ((b & na) == na)
+		return flow_fail(d, RTIT_ERR_BAD_PACKET, it->offset,
+				 "%s with %s both 1: no meaning (SDM Table %s: N/A)",
+				 rtit_pkt_name(it->pkt.type), exec ? "CS.D and CS.L" : "TXAbort and InTX",
+				 table);
+	return 0;
+}
+
 /* After a MODE.Exec read while tracing (outside PSB+): "MODE.Exec always
  * precedes an IP packet (TIP, TIP.PGE, or FUP)" (SDM Table 33-26,
  * Application; 33.4.2.8).  The packet @it, when it is neither timing nor
@@ -472,27 +497,8 @@ static int pt_packet_allowed(struct rtit_flow_dec *d, const struct rtit_pktdec_i
 
 	if ((r = tma_check(d, it)) < 0)
 		return r;
-	/* CS.D = 1 with (CS.L & LMA) = 1 is no addressing mode (SDM Table
-	 * 33-26: N/A; a code segment with L and D set is reserved) */
-	if (p->type == RTIT_PT_MODE_EXEC &&
-	    (p->u.mode.bits & (rtit_pt_mode_exec_csl | rtit_pt_mode_exec_csd)) ==
-	    (rtit_pt_mode_exec_csl | rtit_pt_mode_exec_csd))
-		return flow_fail(d, RTIT_ERR_BAD_PACKET, it->offset,
-				 "MODE.Exec with CS.D and CS.L both 1: no addressing mode"
-				 " (SDM Table 33-26)");
-	/* the bits Tables 33-26 and 33-27 reserve (D154), and MODE.TSX's
-	 * TXAbort = InTX = 1, which Table 33-27 gives no meaning ("N/A") */
-	if ((p->type == RTIT_PT_MODE_EXEC && (p->u.mode.bits & rtit_pt_mode_exec_rsvd)) ||
-	    (p->type == RTIT_PT_MODE_TSX && (p->u.mode.bits & rtit_pt_mode_tsx_rsvd)))
-		return flow_fail(d, RTIT_ERR_BAD_PACKET, it->offset,
-				 "%s with reserved bits set (SDM Table 33-%s)",
-				 rtit_pkt_name(p->type), p->type == RTIT_PT_MODE_EXEC ? "26" : "27");
-	if (p->type == RTIT_PT_MODE_TSX &&
-	    (p->u.mode.bits & (rtit_pt_mode_tsx_intx | rtit_pt_mode_tsx_abrt)) ==
-	    (rtit_pt_mode_tsx_intx | rtit_pt_mode_tsx_abrt))
-		return flow_fail(d, RTIT_ERR_BAD_PACKET, it->offset,
-				 "MODE.TSX with TXAbort and InTX both 1: no meaning"
-				 " (SDM Table 33-27: N/A)");
+	if ((r = mode_check(d, it)) < 0)
+		return r;
 
 	if (d->pebs_in) {
 		switch (p->type) {
