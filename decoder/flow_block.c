@@ -14,7 +14,8 @@
  * time (docs/decisions.md D97).  With TNT bits pending, the Intel PT walk
  * takes a whole block (the run and the branch that uses the next bit, or
  * a direct JMP/CALL) a step, and block mode folds it with no record when
- * it can (flow_pt_tnt_walk, D155).
+ * it can (flow_pt_tnt_walk, D155); with none pending, the same from a TNT
+ * or TIP in view (D156).
  */
 #include <string.h>
 
@@ -232,13 +233,26 @@ uint64_t flow_blocks_insns(const struct rtit_sim_rec *recs, size_t n)
 
 /* ------------------------------------------------- the TNT fast path */
 
+/* ic_find_slot with the cache's table @ic and mode tag @tag held by the
+ * caller (the TNT fast path decodes nothing: d->ic stays). */
+static inline const struct ic_ent *link_find(const struct rtit_flow_dec *d,
+					     const struct ic_ent *ic, uint64_t tag,
+					     const struct ic_ent *p, unsigned s, uint64_t ip)
+{
+	const struct ic_ent *f = &ic[p->next[s]];
+	if (f->ip == (ip | tag) && f->len)
+		return f;
+	return ic_find_slot(d, p, s, ip);
+}
+
 /*
  * The branch that ends the block at @e (the walk's IP @ip): @e itself, or
  * the instruction after its run of plain instructions (*n of them, known
  * and all cached).  NULL when the walk must take the block itself.
  */
-static inline const struct ic_ent *block_end(struct rtit_flow_dec *d, const struct ic_ent *e,
-					     uint64_t ip, uint32_t *n)
+static inline const struct ic_ent *block_end(struct rtit_flow_dec *d, const struct ic_ent *ic,
+					     uint64_t tag, const struct ic_ent *e, uint64_t ip,
+					     uint32_t *n)
 {
 	*n = 0;
 	if (!flow_plain(e))
@@ -246,7 +260,7 @@ static inline const struct ic_ent *block_end(struct rtit_flow_dec *d, const stru
 	if (!e->run && flow_run_scan(d, e) <= 0)
 		return NULL;
 	*n = e->run;
-	return ic_find_slot(d, e, 1, ip + e->run_bytes);
+	return link_find(d, ic, tag, e, 1, ip + e->run_bytes);
 }
 
 /*
@@ -260,7 +274,8 @@ static inline const struct ic_ent *block_end(struct rtit_flow_dec *d, const stru
 static void block_direct(struct rtit_flow_dec *d, const struct ic_ent *b, uint64_t ip,
 			 uint32_t n, uint64_t bip, uint64_t next, uint8_t fl)
 {
-	flow_flush_committed(d);
+	if (d->ncommit)
+		flow_flush_committed(d);
 	struct rtit_flow_block *k = &d->blk[d->nblk];
 
 	if (d->cur_open && ip != k->next_ip) {
@@ -270,15 +285,24 @@ static void block_direct(struct rtit_flow_dec *d, const struct ic_ent *b, uint64
 	if (!d->cur_open) {
 		k->ip = ip;
 		k->kind = RTIT_SIM_INSN;	/* the template's kind */
-		k->ninsn = 0;
+		k->ninsn = n + 1;
+	} else {
+		k->ninsn += n + 1;
 	}
-	k->ninsn += n + 1;
+	/* block_last's fields, each written once */
+	const struct rtit_sim_rec *t = &d->tmpl;
 	k->last_ip = bip;
 	k->len = b->len;
-	block_last(k, &d->tmpl);
 	k->next_ip = next;
+	k->cr3 = t->cr3;
+	k->cycles = t->cycles;
+	k->tsc = t->tsc;
 	k->cls = b->cls;
-	k->flags |= fl;
+	k->flags = t->flags | fl;
+	k->ann = t->pad0;
+	k->cpl = t->cpl;
+	k->mode = t->mode;
+	k->vector = t->vector;
 	d->cur_open = true;
 	block_done(d);
 	d->st.insns += n + 1;
@@ -333,31 +357,59 @@ static void block_rec(struct rtit_flow_dec *d, const struct ic_ent *e, const str
  * reports it as before.  The records, commits, counts and state are those
  * the one-at-a-time walk makes; in block mode a block's run and its
  * branch are one record (pad1 instructions, the last at value, len its
- * length: flow_blocks_out folds it as the two).  Returns the blocks taken.
+ * length: flow_blocks_out folds it as the two).  With no bit pending, a
+ * TNT in view is taken at the first branch that uses a bit, and a TIP in
+ * view at an indirect JMP or CALL, when the walk would take them with
+ * nothing else to do (flow_pt_tnt_ready, flow_pt_tip_ready, D156).
+ * Returns the blocks taken.
  */
 int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e)
 {
 	int steps = 0;
+	const struct ic_ent *ic = d->ic;	/* nothing is decoded here */
+	uint64_t tag = d->ic_tag;
 
-	while (d->tnt_n && e) {
-		uint64_t ip = d->ip, bip, next;
+	while (e) {
+		uint64_t ip = d->ip, bip, next, bits = d->tnt_bits;
+		int nb = d->tnt_n;
+		bool tip = false;	/* a TIP in view, no bit pending */
+		if (!nb) {
+			/* the TNT in view, taken at the branch, or the TIP
+			 * in view, at an indirect JMP or CALL (D156) */
+			if (flow_pt_tnt_ready(d, false)) {
+				bits = d->la.pkt.u.tnt.bits;
+				nb = d->la.pkt.u.tnt.nbits;
+			} else if (flow_pt_tip_ready(d)) {
+				tip = true;
+			} else {
+				break;
+			}
+		}
+		flow_step_untimed(d);	/* as at each step of the walk */
 		uint32_t n;
-		const struct ic_ent *b = block_end(d, e, ip, &n);
+		const struct ic_ent *b = block_end(d, ic, tag, e, ip, &n);
 		if (!b || d->walked + n + 1 > d->cfg.max_walk)
 			break;
 		bip = ip + (n ? e->run_bytes : 0);
 		next = bip + b->len;
 		uint8_t fl = RTIT_SIM_F_TAKEN;
-		bool bit = (d->tnt_bits >> (d->tnt_n - 1)) & 1, used = true;
+		bool bit = tip || ((bits >> (nb - 1)) & 1), used = true;
 		switch (b->cls) {
+		case RTIT_IC_INDIRECT_JMP: case RTIT_IC_INDIRECT_CALL:
+			if (!tip)
+				return steps;	/* the walk takes its TIP */
+			next = d->la.ip;
+			break;
 		case RTIT_IC_COND:
+			if (tip)
+				return steps;	/* no bit: the walk's error */
 			if (bit)
 				next = b->target;
 			else
 				fl = 0;
 			break;
 		case RTIT_IC_RET:
-			if (!bit || !d->rs.depth)
+			if (tip || !bit || !d->rs.depth)
 				return steps;	/* the walk's error */
 			break;
 		case RTIT_IC_DIRECT_CALL: case RTIT_IC_DIRECT_JMP:
@@ -369,13 +421,27 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e)
 		default:
 			return steps;
 		}
+		if (used && !d->tnt_n && !tip && !flow_pt_tnt_ready(d, true))
+			break;	/* the walk reports the TIP.PGE ahead */
 		/* block mode: one record, when it fits (flow_run_fits) */
 		bool fold = d->cfg.on_block &&
 			    ((used && d->nbatch == d->ncommit) || flow_run_fits(d, n + 1));
 		if (n && !fold)
 			flow_run(d, e);	/* d->ip = bip */
-		if (used)
-			d->tnt_n--;	/* before the branch's record (its offset) */
+		if (used) {
+			/* the TNT (TIP) in view is taken at the branch, after
+			 * the run's records (their time: consume), as the walk
+			 * takes it (pt_walk_cond_ret, pt_walk_indirect);
+			 * flow_pt_tnt_ready (tip_ready) checked what take_tnt
+			 * (take_tip) checks */
+			if (tip) {
+				flow_pt_take_tip(d);
+			} else {
+				if (!d->tnt_n)
+					flow_pt_take_tnt(d);
+				d->tnt_n--;	/* before the branch's record (its offset) */
+			}
+		}
 		if (b->cls == RTIT_IC_RET)
 			flow_ret_compressed(d, &next);
 		if (fold) {
@@ -388,9 +454,11 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e)
 		}
 		if (b->cls == RTIT_IC_DIRECT_CALL)
 			flow_on_call(d, bip + b->len, b->flags & IC_ZLC);
+		else if (b->cls == RTIT_IC_INDIRECT_CALL)
+			flow_on_call(d, bip + b->len, false);	/* as pt_walk_indirect */
 		d->ip = next;
 		steps++;
-		e = ic_find_slot(d, b, b->cls != RTIT_IC_COND || bit, next);
+		e = link_find(d, ic, tag, b, b->cls != RTIT_IC_COND || bit, next);
 	}
 	return steps;
 }

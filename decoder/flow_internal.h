@@ -223,6 +223,7 @@ struct rtit_flow_dec {
 	 * D137): a ring of ahead_n from ahead_head */
 	struct rtit_pktdec_item ahead[FLOW_AHEAD + 1];
 	unsigned ahead_head, ahead_n;
+	unsigned ahead_pge;	/* PT: TIP.PGEs among them (pge_found_ahead) */
 	int ahead_err;		/* a stream cut inside the packet after them */
 	/* Block mode (cfg.on_block): the blocks made from the committed
 	 * records, blk[nblk] the one still open when cur_open
@@ -296,6 +297,10 @@ int flow_pt_walk(struct rtit_flow_dec *d);
 int flow_pt_events(struct rtit_flow_dec *d);
 int flow_pt_idle(struct rtit_flow_dec *d);
 void flow_pt_reset(struct rtit_flow_dec *d);
+bool flow_pt_tnt_ready(const struct rtit_flow_dec *d, bool pge);
+void flow_pt_take_tnt(struct rtit_flow_dec *d);
+bool flow_pt_tip_ready(const struct rtit_flow_dec *d);
+void flow_pt_take_tip(struct rtit_flow_dec *d);
 
 /*
  * A new record in the batch, of @k instructions (0: an event, which

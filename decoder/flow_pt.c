@@ -227,37 +227,90 @@ static bool pge_ahead(const struct rtit_flow_dec *d)
  * read ahead before any TIP.PGD, OVF, PSB or TraceStop cannot follow it
  * (PacketEn is 1 until one of those says otherwise, SDM 33.4.2.4): the
  * error comes before the packet taken is used (D142).  A FUP with no IP
- * before it is reported first (flow_pt_fup_noip). */
-static int pge_read_ahead(struct rtit_flow_dec *d)
+ * before it is a fault that comes first (flow_pt_fup_noip, D153): that
+ * FUP is returned instead. */
+static const struct rtit_pktdec_item *pge_found_ahead(const struct rtit_flow_dec *d)
 {
+	if (!d->ahead_pge)
+		return NULL;
 	for (unsigned k = 0; k < d->ahead_n; k++) {
 		const struct rtit_pktdec_item *it = &d->ahead[(d->ahead_head + k) % (FLOW_AHEAD + 1)];
 		switch (it->pkt.type) {
 		case RTIT_PT_TIP_PGE:
-			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
-					 "TIP.PGE while tracing is enabled, with no TIP.PGD"
-					 " before it (SDM 33.4.2.4)");
+			return it;
 		case RTIT_PT_TIP_PGD: case RTIT_PT_OVF: case RTIT_PT_PSB: case RTIT_PT_TRACESTOP:
-			return 0;
-		case RTIT_PT_FUP:	/* a worse fault, earlier */
+			return NULL;
+		case RTIT_PT_FUP:
 			if (it->ip_status == 1)
-				return flow_pt_fup_noip(d, it->offset);
+				return it;
 			continue;
 		default:
 			continue;
 		}
 	}
+	return NULL;
+}
+
+static int pge_read_ahead(struct rtit_flow_dec *d)
+{
+	const struct rtit_pktdec_item *it = pge_found_ahead(d);
+	if (it && it->pkt.type == RTIT_PT_FUP)
+		return flow_pt_fup_noip(d, it->offset);
+	if (it)
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+				 "TIP.PGE while tracing is enabled, with no TIP.PGD"
+				 " before it (SDM 33.4.2.4)");
 	return 0;
+}
+
+/* The TNT in view: its bits pending. */
+void flow_pt_take_tnt(struct rtit_flow_dec *d)
+{
+	d->tnt_bits = d->la.pkt.u.tnt.bits;
+	d->tnt_n = d->la.pkt.u.tnt.nbits;
+	consume(d);
 }
 
 /* A TNT in view, taken while tracing: its bits pending (D142: checked
  * against the packets read ahead). */
 static int take_tnt(struct rtit_flow_dec *d)
 {
-	d->tnt_bits = d->la.pkt.u.tnt.bits;
-	d->tnt_n = d->la.pkt.u.tnt.nbits;
-	consume(d);
+	flow_pt_take_tnt(d);
 	return pge_read_ahead(d);
+}
+
+/* No TNT bit pending and pt_walk_packet let the walk go on with a TIP in
+ * view: whether the TNT fast path may take it at an indirect JMP or CALL
+ * (D156) as pt_walk_indirect and take_tip would, with nothing that would
+ * make the walk do more there: an IP in it, no MODE.TSX waiting for its
+ * FUP, not after a VM exit (the TIP would be the VM entry's), no TIP.PGE
+ * read ahead, no BDM64 workaround to apply. */
+bool flow_pt_tip_ready(const struct rtit_flow_dec *d)
+{
+	return d->have_la && d->la.pkt.type == RTIT_PT_TIP && d->la.ip_status == 0 &&
+	       !d->tsx_pending && !d->in_vmm && !pge_found_ahead(d) &&
+	       !(workaround(d, RTIT_PT_BDM64) && d->intx);
+}
+
+/* The TIP in view at an indirect JMP or CALL (flow_pt_tip_ready): as
+ * take_tip takes it. */
+void flow_pt_take_tip(struct rtit_flow_dec *d)
+{
+	d->vmx_change = 0;
+	consume(d);
+	take_if(d);
+}
+
+/* No TNT bit pending and pt_walk_packet let the walk go on with a TNT in
+ * view: whether the TNT fast path may take it at the next branch that
+ * uses a bit (D156), with nothing that would make the walk report there:
+ * bits in it, no MODE.TSX waiting for its FUP (pt_walk_packet's check),
+ * and (@pge) no TIP.PGE read ahead (take_tnt's check, made only where
+ * the fast path takes the TNT: no packet is read in between). */
+bool flow_pt_tnt_ready(const struct rtit_flow_dec *d, bool pge)
+{
+	return d->have_la && (d->la.pkt.type == RTIT_PT_TNT8 || d->la.pkt.type == RTIT_PT_TNT64) &&
+	       d->la.pkt.u.tnt.nbits && !d->tsx_pending && (!pge || !pge_found_ahead(d));
 }
 
 /* How many BIP IDs Table 33-47 defines for BBP type @type (IDs 0 to
@@ -2050,6 +2103,9 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 				continue;
 			return r;
 		}
+		if (!d->tnt_n && (flow_pt_tnt_ready(d, false) || flow_pt_tip_ready(d)) &&
+		    flow_pt_tnt_walk(d, e))	/* D156 */
+			continue;
 		if (flow_run_ok(d, e, d->tnt_n || pt_run_quiet(d))) {
 			flow_run(d, e);
 			continue;
