@@ -245,14 +245,13 @@ int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 	while (d->ahead_n < ring && !d->eos && !d->ahead_err) {
 		int r = read_packet(d, &d->ahead[(d->ahead_head + d->ahead_n) % ring]);
 		if (r == 1) {
-			d->ahead_pge += d->ahead[(d->ahead_head + d->ahead_n) % ring].pkt.type ==
-					RTIT_PT_TIP_PGE;
+			d->ahead_watch += flow_ahead_watched(&d->ahead[(d->ahead_head + d->ahead_n) % ring]);
 			d->ahead_n++;
 		} else if (r == -RTIT_ERR_EOS) {
 			d->ahead_err = r;
 		} else if (r < 0) {
 			d->ahead_n = 0;		/* not used: the error first */
-			d->ahead_pge = 0;
+			d->ahead_watch = 0;
 			return r;
 		}
 	}
@@ -262,7 +261,7 @@ int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 		return r;	/* the cut packet's error, or the end */
 	}
 	*it = d->ahead[d->ahead_head];
-	d->ahead_pge -= it->pkt.type == RTIT_PT_TIP_PGE;
+	d->ahead_watch -= flow_ahead_watched(it);
 	d->ahead_head = (d->ahead_head + 1) % ring;
 	d->ahead_n--;
 	return 1;
@@ -1575,7 +1574,7 @@ static int recover(struct rtit_flow_dec *d)
 	flow_pt_reset(d);
 	d->have_stash = false;
 	d->ahead_n = 0;
-	d->ahead_pge = 0;
+	d->ahead_watch = 0;
 	d->ahead_err = 0;
 	d->eos = false;		/* the packets read ahead may have met the end */
 	/* the packet decoder stands where the packets handed out end (the

@@ -223,7 +223,8 @@ struct rtit_flow_dec {
 	 * D137): a ring of ahead_n from ahead_head */
 	struct rtit_pktdec_item ahead[FLOW_AHEAD + 1];
 	unsigned ahead_head, ahead_n;
-	unsigned ahead_pge;	/* PT: TIP.PGEs among them (pge_found_ahead) */
+	unsigned ahead_watch;	/* PT: TIP.PGEs and FUPs with no IP among
+				 * them (flow_ahead_watched, pge_found_ahead) */
 	int ahead_err;		/* a stream cut inside the packet after them */
 	/* Block mode (cfg.on_block): the blocks made from the committed
 	 * records, blk[nblk] the one still open when cur_open
@@ -485,6 +486,14 @@ static inline const struct ic_ent *ic_find_from(const struct rtit_flow_dec *d,
 /* A plain instruction: no transfer and nothing the walk does for it but
  * its record, whatever packet is in view when no FUP binds there
  * (flow_run). */
+/* Intel PT: a packet read ahead that pge_found_ahead looks for (D142,
+ * D153, D156): counted as the ring fills, so the scan runs only when one
+ * is there. */
+static inline bool flow_ahead_watched(const struct rtit_pktdec_item *it)
+{
+	return it->pkt.type == RTIT_PT_TIP_PGE || (it->pkt.type == RTIT_PT_FUP && it->ip_status == 1);
+}
+
 static inline bool flow_plain(const struct ic_ent *e)
 {
 	return e->cls == RTIT_IC_OTHER && !e->flags;

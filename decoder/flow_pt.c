@@ -231,7 +231,7 @@ static bool pge_ahead(const struct rtit_flow_dec *d)
  * FUP is returned instead. */
 static const struct rtit_pktdec_item *pge_found_ahead(const struct rtit_flow_dec *d)
 {
-	if (!d->ahead_pge)
+	if (!d->ahead_watch)
 		return NULL;
 	for (unsigned k = 0; k < d->ahead_n; k++) {
 		const struct rtit_pktdec_item *it = &d->ahead[(d->ahead_head + k) % (FLOW_AHEAD + 1)];
