@@ -859,6 +859,102 @@ static int skd007(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
  * TIP.PGD, a FUP that is not status, OVF, TraceStop, and PIP and MODE.Exec
  * while tracing (they belong to a MOV CR3 or a far transfer ahead).  1: in view,
  * 0: the end of the stream, < 0: an error. */
+/* The packets pt_peek reads that never go in view: time (CYC, TSC, MTC,
+ * TMA), PSB+ bounds, MODE.TSX, the IP bits of EXSTOP, PTW and CFE, EVD.
+ * Their state is updated here.  PK_SKIP when @it was one, 0 when it is
+ * for pt_peek's own switch, < 0 on an error. */
+static int peek_state(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
+{
+	const struct rtit_packet *p = &it->pkt;
+	int r;
+
+	switch (p->type) {
+	case RTIT_PT_CYC:
+		d->t_cyc += p->u.cyc.value;	/* 33.4.2.14 */
+		d->cyc_adj = true;
+		return PK_SKIP;
+	case RTIT_PT_TSC:
+		/* 33.4.2.11; the ART then (33.8.3.1), for MTCs */
+		d->t_tsc = p->u.tsc;
+		d->t_tsc_valid = true;
+		d->t_art = (uint64_t)((unsigned __int128)d->t_tsc * d->cfg.art_den /
+				      d->cfg.art_num);
+		return PK_SKIP;
+	case RTIT_PT_MTC:
+		pt_mtc(d, p->u.mtc.ctc);
+		return PK_SKIP;
+	case RTIT_PT_TMA:
+		skl168_tma(d, p);
+		return PK_SKIP;
+	case RTIT_PT_PSB:
+		/* the walk looks for a packet with TNT bits pending
+		 * (a deferred TIP, 33.4.2.3): a PSB forces the TNT
+		 * and the TIPs deferred behind it out before it, so
+		 * nothing the walk wants lies past it (D153) */
+		if (d->state == ST_ENABLED && d->tnt_n)
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+					 "PSB with %u TNT bits still waiting for their"
+					 " branches at 0x%" PRIx64 " (SDM 33.4.2.3: the TNT"
+					 " goes out before it)", d->tnt_n, d->ip);
+		d->evd_pend = 0;
+		d->in_psb = true;
+		d->bound_fup = false;
+		d->pebs_in = false;
+		d->pebs_fup = false;
+		d->last_off = it->offset;
+		return PK_SKIP;
+	case RTIT_PT_PSBEND:
+		d->in_psb = false;
+		return PK_SKIP;
+	case RTIT_PT_MODE_TSX:
+		d->intx = p->u.mode.bits & rtit_pt_mode_tsx_intx;
+		/* while tracing, a FUP follows and the walk binds the
+		 * two (Table 33-27); else InTX is all it says */
+		if (!d->in_psb && d->state == ST_ENABLED) {
+			d->tsx_pending = true;
+			d->tsx_bits = p->u.mode.bits;
+		}
+		return PK_SKIP;
+	case RTIT_PT_EXSTOP:
+		if (p->u.ip_bit)	/* Table 33-57 case 5 */
+			d->bound_fup = true;
+		d->bound_ptw = false;
+		return PK_SKIP;
+	case RTIT_PT_PTW:
+		if (p->u.ptw.ip)	/* FUPonPTW, Table 33-58 */
+			d->bound_fup = true;
+		d->bound_ptw = true;
+		return PK_SKIP;
+	case RTIT_PT_CFE:
+		if (d->evd_pend && (r = evd_check(d, p)) < 0)
+			return r;
+		if (p->u.cfe.ip)	/* Table 33-59 */
+			d->bound_fup = true;
+		d->bound_ptw = false;
+		d->cfe_type = p->u.cfe.type;
+		d->cfe_vec = p->u.cfe.vector;
+		d->cfe_fresh = true;
+		return PK_SKIP;
+	case RTIT_PT_EVD:
+		if (!d->evd_pend)
+			d->evd_off = it->offset;
+		d->evd_pend |= p->u.evd.type <= rtit_pt_evd_vmxr ?
+				(uint8_t)(1u << p->u.evd.type) : 0x80;
+		/* a VM exit's reason and qualification: the exit's
+		 * record takes them (either order, D48) */
+		if (p->u.evd.type == rtit_pt_evd_vmxq) {
+			d->evd_vmxq = p->u.evd.payload;
+			d->evd_seen |= 1;
+		} else if (p->u.evd.type == rtit_pt_evd_vmxr) {
+			d->evd_vmxr = p->u.evd.payload;
+			d->evd_seen |= 2;
+		}
+		return PK_SKIP;
+	default:
+		return 0;
+	}
+}
+
 static int pt_peek(struct rtit_flow_dec *d)
 {
 	struct rtit_pktdec_item it;
@@ -878,44 +974,11 @@ static int pt_peek(struct rtit_flow_dec *d)
 		bool adj = d->cyc_adj && cyc_eligible(p->type);
 		if (p->type != RTIT_PT_CYC)
 			d->cyc_adj = false;
+		if ((r = peek_state(d, &it)) < 0)
+			return r;
+		if (r == PK_SKIP)
+			continue;
 		switch (p->type) {
-		case RTIT_PT_CYC:
-			d->t_cyc += p->u.cyc.value;	/* 33.4.2.14 */
-			d->cyc_adj = true;
-			continue;
-		case RTIT_PT_TSC:
-			/* 33.4.2.11; the ART then (33.8.3.1), for MTCs */
-			d->t_tsc = p->u.tsc;
-			d->t_tsc_valid = true;
-			d->t_art = (uint64_t)((unsigned __int128)d->t_tsc * d->cfg.art_den /
-					      d->cfg.art_num);
-			continue;
-		case RTIT_PT_MTC:
-			pt_mtc(d, p->u.mtc.ctc);
-			continue;
-		case RTIT_PT_TMA:
-			skl168_tma(d, p);
-			continue;
-		case RTIT_PT_PSB:
-			/* the walk looks for a packet with TNT bits pending
-			 * (a deferred TIP, 33.4.2.3): a PSB forces the TNT
-			 * and the TIPs deferred behind it out before it, so
-			 * nothing the walk wants lies past it (D153) */
-			if (d->state == ST_ENABLED && d->tnt_n)
-				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it.offset,
-						 "PSB with %u TNT bits still waiting for their"
-						 " branches at 0x%" PRIx64 " (SDM 33.4.2.3: the TNT"
-						 " goes out before it)", d->tnt_n, d->ip);
-			d->evd_pend = 0;
-			d->in_psb = true;
-			d->bound_fup = false;
-			d->pebs_in = false;
-			d->pebs_fup = false;
-			d->last_off = it.offset;
-			continue;
-		case RTIT_PT_PSBEND:
-			d->in_psb = false;
-			continue;
 		case RTIT_PT_MODE_EXEC:
 			if (d->state == ST_ENABLED && !d->in_psb) {
 				d->mode_ip_due = true;
@@ -926,38 +989,9 @@ static int pt_peek(struct rtit_flow_dec *d)
 			if (r == PK_VIEW)
 				break;
 			continue;
-		case RTIT_PT_MODE_TSX:
-			d->intx = p->u.mode.bits & rtit_pt_mode_tsx_intx;
-			/* while tracing, a FUP follows and the walk binds the
-			 * two (Table 33-27); else InTX is all it says */
-			if (!d->in_psb && d->state == ST_ENABLED) {
-				d->tsx_pending = true;
-				d->tsx_bits = p->u.mode.bits;
-			}
-			continue;
-		case RTIT_PT_EXSTOP:
-			if (p->u.ip_bit)	/* Table 33-57 case 5 */
-				d->bound_fup = true;
-			d->bound_ptw = false;
-			continue;
-		case RTIT_PT_PTW:
-			if (p->u.ptw.ip)	/* FUPonPTW, Table 33-58 */
-				d->bound_fup = true;
-			d->bound_ptw = true;
-			continue;
 		case RTIT_PT_BBP: case RTIT_PT_BIP: case RTIT_PT_BEP:
 			if ((r = pebs_block(d, p, it.offset)) < 0)
 				return r;
-			continue;
-		case RTIT_PT_CFE:
-			if (d->evd_pend && (r = evd_check(d, p)) < 0)
-				return r;
-			if (p->u.cfe.ip)	/* Table 33-59 */
-				d->bound_fup = true;
-			d->bound_ptw = false;
-			d->cfe_type = p->u.cfe.type;
-			d->cfe_vec = p->u.cfe.vector;
-			d->cfe_fresh = true;
 			continue;
 		case RTIT_PT_PIP:
 			if (d->state == ST_ENABLED && !d->in_psb)
@@ -987,23 +1021,8 @@ static int pt_peek(struct rtit_flow_dec *d)
 		case RTIT_PT_TIP_PGD: case RTIT_PT_TRACESTOP:
 			d->cfe_fresh = false;
 			break;
-		case RTIT_PT_EVD:
-			if (!d->evd_pend)
-				d->evd_off = it.offset;
-			d->evd_pend |= p->u.evd.type <= rtit_pt_evd_vmxr ?
-					(uint8_t)(1u << p->u.evd.type) : 0x80;
-			/* a VM exit's reason and qualification: the exit's
-			 * record takes them (either order, D48) */
-			if (p->u.evd.type == rtit_pt_evd_vmxq) {
-				d->evd_vmxq = p->u.evd.payload;
-				d->evd_seen |= 1;
-			} else if (p->u.evd.type == rtit_pt_evd_vmxr) {
-				d->evd_vmxr = p->u.evd.payload;
-				d->evd_seen |= 2;
-			}
-			continue;
 		default:
-			continue;	/* timing, power, VMCS, PAD, blocks */
+			continue;	/* power, VMCS, PAD, MNT */
 		}
 		if (d->evd_pend && (r = evd_check(d, NULL)) < 0)
 			return r;

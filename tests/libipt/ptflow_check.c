@@ -190,6 +190,19 @@ static int packet_check(const struct pt_config *c, const char *name)
 	return 1;
 }
 
+/* What main read and built from the run's files. */
+static void free_inputs(struct rtit_image *img, struct rtit_sim_rec *recs, uint8_t *trace,
+			uint64_t *ips, uint8_t *cls, uint8_t *spec, uint64_t *aborts)
+{
+	rtit_image_free(img);
+	free(ips);
+	free(cls);
+	free(spec);
+	free(aborts);
+	free(recs);
+	free(trace);
+}
+
 int main(int argc, char **argv)
 {
 	struct rtit_image *img;
@@ -248,13 +261,7 @@ int main(int argc, char **argv)
 		return 2;
 	if (pkts) {
 		int pr = packet_check(&config, argv[1]);
-		rtit_image_free(img);
-		free(ips);
-		free(cls);
-		free(spec);
-		free(aborts);
-		free(recs);
-		free(trace);
+		free_inputs(img, recs, trace, ips, cls, spec, aborts);
 		return pr;
 	}
 	struct pt_insn_decoder *dec = pt_insn_alloc_decoder(&config);
@@ -494,12 +501,6 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	pt_insn_free_decoder(dec);
-	rtit_image_free(img);
-	free(ips);
-	free(cls);
-	free(spec);
-	free(aborts);
-	free(recs);
-	free(trace);
+	free_inputs(img, recs, trace, ips, cls, spec, aborts);
 	return rc;
 }
