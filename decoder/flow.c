@@ -161,6 +161,8 @@ void flow_flush_committed(struct rtit_flow_dec *d)
 void flow_note(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip, uint64_t count)
 {
 	struct rtit_flow_note n = { .kind = kind, .offset = off, .ip = ip, .count = count };
+	if (d->fenced && kind != RTIT_FLOW_N_ERROR)
+		return;		/* an error is certain: what comes before it is dropped (D163) */
 	flow_flush_committed(d);
 	if (d->cfg.on_block)
 		flow_blocks_close(d);
@@ -224,6 +226,40 @@ static void apply_pip(struct rtit_flow_dec *d, const struct rtit_packet *p)
 static int read_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it);
 
 /*
+ * The error just made (d->err_code, err_off, err_ip, msg) is a fault among
+ * the packets read ahead, not yet reached: it is kept, and from now on
+ * nothing is committed (commit, rec_new) or noted (flow_note), the fast
+ * steps are off, and the walk goes on with the packets before it.  A
+ * fault the walk finds there comes first, at its own packet; else this
+ * one, when the walk reaches fence_off (fence_fire).  Either way the
+ * records made in between are dropped as an error's provisional ones
+ * are, so the records handed out are those the error at detection gave,
+ * and the error named is the first in the stream's order (D163).
+ */
+void flow_fence(struct rtit_flow_dec *d)
+{
+	if (!d->fenced || d->err_off < d->fence_off) {
+		d->fenced = true;
+		d->fence_code = d->err_code;
+		d->fence_off = d->err_off;
+		d->fence_ip = d->err_ip;
+		memcpy(d->fence_msg, d->msg, sizeof(d->msg));
+	}
+	d->err_code = 0;
+	d->msg[0] = 0;
+}
+
+/* The walk reached the fault flow_fence kept: it is the error. */
+static int fence_fire(struct rtit_flow_dec *d)
+{
+	d->err_code = d->fence_code;
+	d->err_off = d->fence_off;
+	d->err_ip = d->fence_ip;
+	memcpy(d->msg, d->fence_msg, sizeof(d->msg));
+	return -d->fence_code;
+}
+
+/*
  * The next packet, read FLOW_AHEAD packets ahead: when one of those is
  * malformed, that error comes now and the packets before it are not used
  * (D137).  The bytes a single corruption turns into valid packets (a TNT
@@ -240,6 +276,8 @@ int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 	if (d->have_stash) {
 		*it = d->stash;
 		d->have_stash = false;
+		if (d->fenced && it->offset >= d->fence_off)
+			return fence_fire(d);
 		return 1;
 	}
 	while (d->ahead_n < ring && !d->eos && !d->ahead_err) {
@@ -249,17 +287,25 @@ int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 			d->ahead_n++;
 		} else if (r == -RTIT_ERR_EOS) {
 			d->ahead_err = r;
-		} else if (r < 0) {
-			d->ahead_n = 0;		/* not used: the error first */
-			d->ahead_watch = 0;
+		} else if (r < 0 && (r == -RTIT_ERR_IO || !d->ahead_n)) {
 			return r;
+		} else if (r < 0) {
+			/* bad bytes after the packets read ahead: the error
+			 * is certain, the packets before it are walked for
+			 * an earlier one (D163) */
+			d->ahead_err = r;
+			flow_fence(d);
 		}
 	}
 	if (!d->ahead_n) {
 		int r = d->ahead_err;
 		d->ahead_err = 0;
+		if (d->fenced)
+			return fence_fire(d);	/* the bad bytes reached */
 		return r;	/* the cut packet's error, or the end */
 	}
+	if (d->fenced && d->ahead[d->ahead_head].offset >= d->fence_off)
+		return fence_fire(d);
 	*it = d->ahead[d->ahead_head];
 	d->ahead_watch -= flow_ahead_watched(it);
 	d->ahead_head = (d->ahead_head + 1) % ring;
@@ -1576,6 +1622,7 @@ static int recover(struct rtit_flow_dec *d)
 	d->ahead_n = 0;
 	d->ahead_watch = 0;
 	d->ahead_err = 0;
+	d->fenced = false;
 	d->eos = false;		/* the packets read ahead may have met the end */
 	/* the packet decoder stands where the packets handed out end (the
 	 * batch's others are dropped): the skipped bytes count from there */

@@ -225,7 +225,18 @@ struct rtit_flow_dec {
 	unsigned ahead_head, ahead_n;
 	unsigned ahead_watch;	/* PT: TIP.PGEs and FUPs with no IP among
 				 * them (flow_ahead_watched, pge_found_ahead) */
-	int ahead_err;		/* a stream cut inside the packet after them */
+	int ahead_err;		/* a stream cut inside the packet after them,
+				 * or the bad bytes there (fenced) */
+	/* A fault found among the packets read ahead (bad bytes, D137; a
+	 * TIP.PGE or FUP with no IP where none can be, D142, D153): from
+	 * then on nothing is committed or noted, and the walk goes on with
+	 * the packets before it, so that a fault it finds at one of those
+	 * comes first; else this one, when the walk reaches fence_off
+	 * (flow_fence, D163) */
+	bool fenced;
+	int fence_code;
+	uint64_t fence_off, fence_ip;
+	char fence_msg[256];
 	/* Block mode (cfg.on_block): the blocks made from the committed
 	 * records, blk[nblk] the one still open when cur_open
 	 * (flow_blocks_out) */
@@ -262,6 +273,7 @@ static inline uint64_t flow_pt_ip_mask(const struct rtit_flow_dec *d)
 
 /* ---- flow.c: records, notes, errors ---- */
 void flow_flush_committed(struct rtit_flow_dec *d);
+void flow_fence(struct rtit_flow_dec *d);
 void flow_note(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip, uint64_t count);
 void flow_drop_uncertain(struct rtit_flow_dec *d, uint64_t off);
 int flow_fail(struct rtit_flow_dec *d, int code, uint64_t off, const char *fmt, ...)
@@ -315,7 +327,10 @@ void flow_pt_take_tip(struct rtit_flow_dec *d);
 static inline struct rtit_sim_rec *rec_new(struct rtit_flow_dec *d, uint32_t k)
 {
 	if (d->nprov >= d->cap) {
-		d->ncommit = d->nbatch;
+		if (!d->fenced)
+			d->ncommit = d->nbatch;
+		else	/* an error is certain: they would be dropped (D163) */
+			d->nbatch = d->ncommit;
 		d->nprov = 0;
 	}
 	if (d->nbatch == d->cap)
@@ -338,9 +353,11 @@ static inline bool flow_run_fits(const struct rtit_flow_dec *d, uint32_t k)
 
 static inline void commit(struct rtit_flow_dec *d)
 {
+	d->walked = 0;
+	if (__builtin_expect(d->fenced, 0))
+		return;		/* an error is certain: nothing is established (D163) */
 	d->ncommit = d->nbatch;
 	d->nprov = 0;
-	d->walked = 0;
 }
 
 /* A counter window just changed (an MTC: RTIT 4.2.12, PT 33.4.2.12): the

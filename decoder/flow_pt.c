@@ -253,13 +253,17 @@ static const struct rtit_pktdec_item *pge_found_ahead(const struct rtit_flow_dec
 
 static int pge_read_ahead(struct rtit_flow_dec *d)
 {
+	if (d->fenced)
+		return 0;	/* an earlier fault is kept: it comes first */
 	const struct rtit_pktdec_item *it = pge_found_ahead(d);
 	if (it && it->pkt.type == RTIT_PT_FUP)
-		return flow_pt_fup_noip(d, it->offset);
+		flow_pt_fup_noip(d, it->offset);
+	else if (it)
+		flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+			  "TIP.PGE while tracing is enabled, with no TIP.PGD"
+			  " before it (SDM 33.4.2.4)");
 	if (it)
-		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
-				 "TIP.PGE while tracing is enabled, with no TIP.PGD"
-				 " before it (SDM 33.4.2.4)");
+		flow_fence(d);	/* nothing is established from here (D163) */
 	return 0;
 }
 
@@ -1936,13 +1940,15 @@ static inline int pt_walk_indirect(struct rtit_flow_dec *d, const struct ic_ent 
 	 * order, so it is the next packet all the same.  With
 	 * none pending, one TNT may come first: the TIP was
 	 * deferred behind the bits of the branches after this
-	 * one (D84, as libipt's pt_qry_indirect_branch) */
+	 * one (D84, as libipt's pt_qry_indirect_branch).  That TNT's
+	 * read-ahead check (D142) is take_tip's after the TIP: no record
+	 * is made between them, and a packet other than the TIP right
+	 * after the TNT is the first fault (D163) */
 	if (!d->tnt_n) {
 		if ((r = pt_peek(d)) < 0)
 			return r;
-		if (r && (is_type(d, RTIT_PT_TNT8) || is_type(d, RTIT_PT_TNT64)) &&
-		    (r = take_tnt(d)) < 0)
-			return r;
+		if (r && (is_type(d, RTIT_PT_TNT8) || is_type(d, RTIT_PT_TNT64)))
+			flow_pt_take_tnt(d);
 	}
 	if ((r = take_tip(d, e->cls == RTIT_IC_INDIRECT_JMP ? "the indirect JMP" :
 			  "the indirect CALL", next, &pgd)) != TIP_OK) {
@@ -2115,14 +2121,14 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 		flow_step_untimed(d);
 		if ((r = ic_get(d, d->ip, &e)) < 0)
 			return pt_walk_nomap(d, r);
-		if (d->tnt_n && flow_pt_tnt_walk(d, e))	/* D155 */
+		if (d->tnt_n && !d->fenced && flow_pt_tnt_walk(d, e))	/* D155 */
 			continue;
 		if (!d->tnt_n && (r = pt_walk_packet(d, e)) != W_INSN) {
 			if (r == W_AGAIN)
 				continue;
 			return r;
 		}
-		if (!d->tnt_n && (flow_pt_tnt_ready(d, false) || flow_pt_tip_ready(d)) &&
+		if (!d->tnt_n && !d->fenced && (flow_pt_tnt_ready(d, false) || flow_pt_tip_ready(d)) &&
 		    flow_pt_tnt_walk(d, e))	/* D156 */
 			continue;
 		if (flow_run_ok(d, e, d->tnt_n || pt_run_quiet(d))) {

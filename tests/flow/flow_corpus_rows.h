@@ -70,14 +70,15 @@
 	/* JMP RAX at 0x1000 takes the TIP at @25, cut after 2 bytes of its
 	 * IP: its last 4 are the PSB's first (02 82 02 82 at @28), so its
 	 * target would be 0xffff820282022000.  The packet after it, @32 (the
-	 * PSB's rest, 02 82 ...), is no packet: that error comes before the
-	 * TIP and the TIP.PGE before it are used (packets read ahead, D137), so no JMP to that
-	 * target is printed.  The search from @26 finds the PSB at @28;
-	 * after PSBEND @44 the TIP.PGE @46 and the TIP @53. */
+	 * PSB's rest, 02 82 ...), is no packet (packets read ahead, D137):
+	 * nothing is handed out from then on, and the walk meets the
+	 * earlier fault, that target outside the image, at the TIP @25
+	 * (D163), so no JMP to it is printed.  The search from @26 finds
+	 * the PSB at @28; after PSBEND @44 the TIP.PGE @46 and the TIP @53. */
 	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x6d, 0x00, 0x20,
 	       PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x3000)),
 	.img = { REG(0x1000, 0xff, 0xe0), REG(0x3000, 0xff, 0xe0) },
-	.want = "# error @32 reserved encoding inside packet\n"
+	.want = "# error @25 no memory mapped at the address\n"
 		"# resync 1000 @46\n"
 		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000003000\n"
 		"# end\n",
@@ -949,6 +950,62 @@
 	STREAM(PT_PSB, PT_PSBEND, 0x99, 0x09, PT_PGE6(0x1000), 0x04),
 	.img = { REG(0x1000, 0x74, 0x00, 0xf4) },
 	.want = "# error @18 reserved encoding inside packet\n"
+		"# end\n",
+	.want_errors = 1,
+},
+/* ---- D163: a fault read ahead waits for the faults in front of it (session 15) ---- */
+{
+	.name = "D163: PT two TNTs before a deferred TIP, bad bytes after them",
+	.cite = "SDM 33.4.2.3 (the TNT is sent, followed by all the deferred TIPs), 33.4.1 (no packet begins 09h)",
+	.dialect = RTIT_DIALECT_PT,
+	/* JMP RAX at 0x1000, no bit pending: TNT(T) @25 may come before its
+	 * deferred TIP, but the next packet, TNT(T) @26, is not that TIP;
+	 * 09 @27 is no packet.  The first fault in the stream is @26.
+	 * Nothing is handed out once the bad bytes are read ahead, with
+	 * the TIP.PGE (D137), not even the enable */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x06, 0x06, 0x09, 0x00, 0x00),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x1010, 0x74, 0x00, 0xf4) },
+	.want = "# error @26 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D163: PT two TNTs before a deferred TIP, a TIP.PGE after them",
+	.cite = "SDM 33.4.2.3, 33.4.2.4 (TIP.PGE: PacketEn goes from 0 to 1)",
+	.dialect = RTIT_DIALECT_PT,
+	/* as above with TIP.PGE(0x1010) @27 instead of the bad byte: no
+	 * TIP.PGD before it, but the TNT @26 is the first fault */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x06, 0x06, PT_PGE6(0x1010)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x1010, 0x74, 0x00, 0xf4) },
+	.want = "# enable 1000\n"
+		"# error @26 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D163: PT bad bytes after a TNT: its branches are not handed out (control)",
+	.cite = "SDM 33.4.2.2 (TNT), 33.4.1 (no packet begins 09h)",
+	.dialect = RTIT_DIALECT_PT,
+	/* two JZs take the bits T N of TNT 0C @25; 09 @26 is no packet:
+	 * nothing in front of it is wrong, the error is its own, and the
+	 * JZs' records, which only that TNT gives, are not handed out */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x0c, 0x09, 0x00, 0x00),
+	.img = { REG(0x1000, 0x74, 0x00, 0x74, 0x00, 0x90, 0xf4) },
+	.want = "# error @26 reserved or unknown opcode\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D163: PT bad bytes after a TIP.PGD: no disable before the error (control)",
+	.cite = "SDM 33.4.2.5 (TIP.PGD), 33.4.1 (no packet begins 09h)",
+	.dialect = RTIT_DIALECT_PT,
+	/* JMP RAX at 0x1000 leaves tracing with TIP.PGD(0x1010) @25; 09
+	 * @32 is no packet: the JMP's record and the disable would come
+	 * from the packet just before the bad bytes; neither is handed
+	 * out, nor the enable, read with the bad bytes 4 packets ahead */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x61, IP6(0x1010), 0x09, 0x00, 0x00),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x1010, 0xf4) },
+	.want = "# error @32 reserved or unknown opcode\n"
 		"# end\n",
 	.want_errors = 1,
 },

@@ -93,6 +93,7 @@ struct vec {
 	 * holding each byte, and whether it is a TNT or an IP packet */
 	uint32_t *pkt_start;
 	uint8_t *pkt_kind;	/* 0 other, 1 TNT, 2 IP */
+	uint32_t *psb_of;	/* Intel PT: the PSB of the PSB+ a byte is in */
 	/* for libipt: the CPU and the address filter (the sideband's) */
 	char cpu[64];
 	uint64_t ctl, addr_a[4], addr_b[4];
@@ -117,6 +118,7 @@ struct judge {
 	bool at_div;			/* an error came at that record's packet */
 	uint64_t at_div_recs;		/* the records made before it (D139) */
 	uint64_t err_off;		/* the first error note's offset */
+	char err_msg[160];		/* and its message */
 	uint64_t div_off;		/* trace offset behind the first difference */
 	char what[256];
 };
@@ -225,8 +227,10 @@ static void on_note(void *opaque, const struct rtit_flow_note *nt)
 			j->silent = false, j->at_div = true;
 			j->at_div_recs = j->wrong_recs;
 		}
-		if (!j->error_seen)
+		if (!j->error_seen) {
 			j->err_off = nt->offset;
+			snprintf(j->err_msg, sizeof(j->err_msg), "%s", nt->msg ? nt->msg : "");
+		}
 		j->error_seen = true;
 	}
 	if (!j->diverged)
@@ -274,15 +278,19 @@ static int map_packets(struct vec *v)
 	struct rtit_pktdec_cfg c = { .dialect = (enum rtit_dialect)v->cfg.dialect,
 				     .cycle_acc = v->cfg.cycle_acc,
 				     .buffovf_loads_lip = v->cfg.buffovf_loads_lip,
+				     /* as the flow decoder reads them (D143) */
+				     .pt_skz84 = (v->cfg.pt_errata & RTIT_PT_ERRATUM(RTIT_PT_SKZ84)) != 0,
 				     .mem = v->trace, .mem_len = v->tlen };
 	struct rtit_pktdec_item it;
 
 	v->pkt_start = calloc(v->tlen + 1, sizeof(*v->pkt_start));
 	v->pkt_kind = calloc(v->tlen + 1, 1);
-	if (!v->pkt_start || !v->pkt_kind || rtit_pktdec_init(&pd, &c) < 0)
+	v->psb_of = calloc(v->tlen + 1, sizeof(*v->psb_of));
+	if (!v->pkt_start || !v->pkt_kind || !v->psb_of || rtit_pktdec_init(&pd, &c) < 0)
 		return -1;
-	for (size_t i = 0; i < v->tlen; i++)
-		v->pkt_start[i] = UINT32_MAX;
+	for (size_t i = 0; i <= v->tlen; i++)
+		v->pkt_start[i] = v->psb_of[i] = UINT32_MAX;
+	uint32_t psb = UINT32_MAX;
 	for (;;) {
 		int r = rtit_pktdec_next(&pd, &it);
 		if (r == 0)
@@ -295,10 +303,15 @@ static int map_packets(struct vec *v)
 		enum rtit_pkt_type ty = it.pkt.type;
 		uint8_t kind = (ty == RTIT_R_TNT || ty == RTIT_PT_TNT8 || ty == RTIT_PT_TNT64) ? 1 :
 			       rtit_pkt_has_ip(ty) ? 2 : 0;
+		if (ty == RTIT_PT_PSB)
+			psb = (uint32_t)it.offset;
 		for (size_t k = 0; k < it.pkt.size && it.offset + k < v->tlen; k++) {
 			v->pkt_start[it.offset + k] = (uint32_t)it.offset;
 			v->pkt_kind[it.offset + k] = kind;
+			v->psb_of[it.offset + k] = psb;
 		}
+		if (ty == RTIT_PT_PSBEND || ty == RTIT_PT_OVF)
+			psb = UINT32_MAX;
 	}
 	return 0;
 }
@@ -635,6 +648,10 @@ int main(int argc, char **argv)
 	 * position when it gave up, not a fault: the stream up to the
 	 * mutated packet is the unmutated trace's, which both decode) */
 	uint64_t ipt_before = 0;
+	/* of those: the packet libipt names is the PSB of the PSB+ that
+	 * holds the mutated packet, and rtitsim errs inside that PSB+ (libipt
+	 * reads a PSB+ whole and names its PSB at a fault in it) */
+	uint64_t ipt_psbplus = 0;
 	unsigned ipt_vectors = 0;
 	unsigned shown = 0, nvec = 0, left_out = 0;
 	uint64_t rng = 0x9e3779b97f4a7c15ull;	/* fixed seed: deterministic */
@@ -749,15 +766,20 @@ int main(int argc, char **argv)
 						ipt_same++;
 					else if (ipt_last_at_sync)
 						ipt_sync++;
+					else if (io < v.pkt_start[pos] && j.err_off >= v.pkt_start[pos] &&
+						 v.psb_of[pos] == io && j.err_off < v.tlen &&
+						 v.psb_of[j.err_off] == io)
+						ipt_psbplus++;
 					else if (io < v.pkt_start[pos] && j.err_off >= v.pkt_start[pos])
 						ipt_before++;
 					else if (++ipt_later <= show_later)
 						printf("libipt earlier: %s offset 0x%zx %02x -> %02x: libipt %s"
 						       " at 0x%" PRIx64 ", rtitsim at 0x%" PRIx64 " (its records %s%s"
-						       " 0x%" PRIx64 ")\n", v.name, pos, v.trace[pos], nb,
+						       " 0x%" PRIx64 "): %s\n", v.name, pos, v.trace[pos], nb,
 						       pt_errstr(pt_errcode(ipt_last_code)), io, (uint64_t)j.err_off,
 						       j.diverged ? "differ from the truth from offset" : "agree with the truth",
-						       j.diverged ? "" : " up to", j.diverged ? j.div_off : j.err_off);
+						       j.diverged ? "" : " up to", j.diverged ? j.div_off : j.err_off,
+						       j.err_msg);
 				}
 #endif
 				if (!j.diverged && !j.error_seen)
@@ -792,6 +814,7 @@ next:
 		free(v.truth);
 		free(v.pkt_start);
 		free(v.pkt_kind);
+		free(v.psb_of);
 		rtit_image_free(v.img);
 		free(names[vi]);
 	}
@@ -810,8 +833,10 @@ next:
 	       PRIu64 " mutants; rtitsim reports an error at or before its offset for %" PRIu64
 	       ", later for %" PRIu64 " (and for %" PRIu64 " where libipt names only the PSB it"
 	       " synchronised at, no packet; for %" PRIu64 " where it names an unmutated packet"
-	       " before the mutated one, at which rtitsim or later errs), none for %" PRIu64 "\n",
-	       ipt_vectors, ipt_err, ipt_same, ipt_later, ipt_sync, ipt_before, ipt_none);
+	       " before the mutated one, at which rtitsim or later errs, %" PRIu64 " of them the PSB"
+	       " of the PSB+ it is in, at which rtitsim errs inside that PSB+), none for %" PRIu64 "\n",
+	       ipt_vectors, ipt_err, ipt_same, ipt_later, ipt_sync, ipt_before + ipt_psbplus,
+	       ipt_psbplus, ipt_none);
 #endif
 	if (silent > max_silent)
 		printf("FAIL: %" PRIu64 " silently wrong mutants, more than the %" PRIu64
