@@ -238,6 +238,8 @@ static int read_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it);
  */
 void flow_fence(struct rtit_flow_dec *d)
 {
+	if (!d->fenced)
+		d->fence_st = d->st;
 	if (!d->fenced || d->err_off < d->fence_off) {
 		d->fenced = true;
 		d->fence_code = d->err_code;
@@ -820,8 +822,10 @@ void flow_emit_event(struct rtit_flow_dec *d, uint64_t ip, uint64_t next)
 			}
 		}
 	}
-	d->st.events++;
-	d->st.insns--;		/* counted as a record when flushed */
+	if (!d->fenced) {	/* else it is dropped (D163) */
+		d->st.events++;
+		d->st.insns--;	/* counted as a record when flushed */
+	}
 	commit(d);
 }
 
@@ -1609,6 +1613,16 @@ static int recover(struct rtit_flow_dec *d)
 	d->nbatch = d->ncommit;
 	d->nprov = 0;
 	d->walked = 0;
+	if (d->fenced) {
+		/* what was noted under the fault kept is not (D163) */
+		const struct rtit_flow_stats *f = &d->fence_st;
+		d->st.enables = f->enables;
+		d->st.disables = f->disables;
+		d->st.overflows = f->overflows;
+		d->st.resyncs = f->resyncs;
+		d->st.gaps = f->gaps;
+		d->st.dropped = f->dropped;
+	}
 	d->st.errors++;
 	d->st.gaps++;
 	flow_note(d, RTIT_FLOW_N_ERROR, d->err_off, d->err_ip, 0);

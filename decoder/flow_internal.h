@@ -237,6 +237,7 @@ struct rtit_flow_dec {
 	int fence_code;
 	uint64_t fence_off, fence_ip;
 	char fence_msg[256];
+	struct rtit_flow_stats fence_st;	/* the counts then (recover) */
 	/* Block mode (cfg.on_block): the blocks made from the committed
 	 * records, blk[nblk] the one still open when cur_open
 	 * (flow_blocks_out) */

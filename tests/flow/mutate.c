@@ -3,7 +3,8 @@
  * sure"): every golden vector's trace with single-byte mutations, decoded
  * against the vector's program image and compared with its ground truth.
  *
- *   mutate [-k N] [-v] [--show N] [--show-libipt N] [--show-later N] [--max-silent N] GOLDEN_DIR
+ *   mutate [-k N] [-v] [--show N] [--show-libipt N] [--show-later N] [--max-silent N]
+ *          [--max-ipt-later N] [--max-ipt-none N] GOLDEN_DIR
  *
  * For each GOLDEN_DIR/NAME.scn: the session runs it in memory (the trace
  * and the ground-truth flow, as `rtitsim run` writes them; `rtitsim golden
@@ -51,7 +52,9 @@
  * offset, old and new byte, the difference; --show N: the first N, 10 by
  * default).  With libipt: --show-libipt N lists the first N mutants that
  * libipt rejects and rtitsim does not, --show-later N the first N that
- * libipt rejects at an earlier offset than rtitsim.
+ * libipt rejects at an earlier offset than rtitsim.  --max-ipt-later N
+ * and --max-ipt-none N make the exit status 1 when more of them are
+ * rtitsim's later error or no error (issue 17: at libipt's packet).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -634,6 +637,10 @@ int main(int argc, char **argv)
 	unsigned show_ipt = 0;	/* --show-libipt N: mutants only libipt rejects */
 	unsigned show_later = 0;	/* --show-later N: libipt rejects them earlier */
 	uint64_t max_silent = 0;
+	/* --max-ipt-later N, --max-ipt-none N: how many mutants libipt
+	 * rejects may rtitsim reject later (at a later packet than libipt
+	 * names) or not at all; no limit by default */
+	uint64_t max_ipt_later = UINT64_MAX, max_ipt_none = UINT64_MAX;
 	uint64_t n = 0, repro = 0, errfirst = 0, other = 0, silent = 0, silent_recs = 0;
 	uint64_t by_ipt = 0;
 	/* errors at the first wrong record's packet that came only after
@@ -663,6 +670,10 @@ int main(int argc, char **argv)
 			k = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--max-silent") && i + 1 < argc)
 			max_silent = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--max-ipt-later") && i + 1 < argc)
+			max_ipt_later = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--max-ipt-none") && i + 1 < argc)
+			max_ipt_none = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "-v"))
 			verbose = true;
 		else if (!strcmp(argv[i], "--show") && i + 1 < argc)
@@ -675,7 +686,8 @@ int main(int argc, char **argv)
 			dir = argv[i];
 	}
 	if (!dir || k < 1 || k > 255) {
-		fputs("usage: mutate [-k 1..255] [-v] [--show N] [--show-libipt N] [--show-later N] [--max-silent N] GOLDEN_DIR\n", stderr);
+		fputs("usage: mutate [-k 1..255] [-v] [--show N] [--show-libipt N] [--show-later N] [--max-silent N]"
+		      " [--max-ipt-later N] [--max-ipt-none N] GOLDEN_DIR\n", stderr);
 		return 2;
 	}
 	DIR *d = opendir(dir);
@@ -841,5 +853,15 @@ next:
 	if (silent > max_silent)
 		printf("FAIL: %" PRIu64 " silently wrong mutants, more than the %" PRIu64
 		       " allowed (the target is 0)\n", silent, max_silent);
-	return silent > max_silent ? 1 : 0;
+	int rc = silent > max_silent;
+#ifdef HAVE_LIBIPT
+	if (ipt_later > max_ipt_later || ipt_none > max_ipt_none) {
+		printf("FAIL: libipt rejects %" PRIu64 " mutants at an earlier packet (at most %"
+		       PRIu64 " allowed) and %" PRIu64 " that rtitsim does not reject (at most %"
+		       PRIu64 "): `mutate --show-later N` and `--show-libipt N` list them\n",
+		       ipt_later, max_ipt_later, ipt_none, max_ipt_none);
+		rc = 1;
+	}
+#endif
+	return rc;
 }
