@@ -333,6 +333,7 @@ static bool pkt_at(const struct vec *v, const uint8_t *t, uint32_t s, struct rti
 	static struct rtit_pktdec pd;
 	struct rtit_pktdec_cfg c = { .dialect = (enum rtit_dialect)v->cfg.dialect,
 				     .cycle_acc = v->cfg.cycle_acc, .no_ip = true,
+				     .pt_skz84 = (v->cfg.pt_errata & RTIT_PT_ERRATUM(RTIT_PT_SKZ84)) != 0,
 				     .mem = t, .mem_len = v->tlen };
 	struct rtit_pktdec_item it;
 
