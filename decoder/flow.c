@@ -273,7 +273,7 @@ static int fence_fire(struct rtit_flow_dec *d)
  */
 int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 {
-	enum { ring = FLOW_AHEAD + 1 };
+	enum { ring = FLOW_RING };
 
 	if (d->have_stash) {
 		*it = d->stash;
@@ -282,10 +282,12 @@ int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 			return fence_fire(d);
 		return 1;
 	}
-	while (d->ahead_n < ring && !d->eos && !d->ahead_err) {
-		int r = read_packet(d, &d->ahead[(d->ahead_head + d->ahead_n) % ring]);
+	while (d->ahead_n < ring && d->ahead_sig <= FLOW_AHEAD && !d->eos && !d->ahead_err) {
+		struct rtit_pktdec_item *a = &d->ahead[(d->ahead_head + d->ahead_n) % ring];
+		int r = read_packet(d, a);
 		if (r == 1) {
-			d->ahead_watch += flow_ahead_watched(&d->ahead[(d->ahead_head + d->ahead_n) % ring]);
+			d->ahead_watch += flow_ahead_watched(a);
+			d->ahead_sig += a->pkt.type != RTIT_PT_PAD;
 			d->ahead_n++;
 		} else if (r == -RTIT_ERR_EOS) {
 			d->ahead_err = r;
@@ -310,6 +312,7 @@ int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 		return fence_fire(d);
 	*it = d->ahead[d->ahead_head];
 	d->ahead_watch -= flow_ahead_watched(it);
+	d->ahead_sig -= it->pkt.type != RTIT_PT_PAD;
 	d->ahead_head = (d->ahead_head + 1) % ring;
 	d->ahead_n--;
 	return 1;
@@ -633,7 +636,7 @@ static int partial_tnt_check(struct rtit_flow_dec *d)
 		const struct rtit_pktdec_item *it;
 		if (k == 0 && !d->have_stash)
 			continue;
-		it = k == 0 ? &d->stash : &d->ahead[(d->ahead_head + k - 1) % (FLOW_AHEAD + 1)];
+		it = k == 0 ? &d->stash : &d->ahead[(d->ahead_head + k - 1) % FLOW_RING];
 		switch (it->pkt.type) {
 		case RTIT_R_MTC: case RTIT_R_STS: case RTIT_R_CCP:
 			continue;
@@ -1634,6 +1637,7 @@ static int recover(struct rtit_flow_dec *d)
 	flow_pt_reset(d);
 	d->have_stash = false;
 	d->ahead_n = 0;
+	d->ahead_sig = 0;
 	d->ahead_watch = 0;
 	d->ahead_err = 0;
 	d->fenced = false;

@@ -69,8 +69,11 @@ struct la {
 };
 
 /* How many packets the flow decoder reads ahead of the one it uses: a
- * malformed packet among them is reported before that one is used (D137). */
+ * malformed packet among them is reported before that one is used (D137).
+ * PADs are not counted (they say nothing, and a corrupted IP's zero
+ * bytes read as PADs, D164): the ring holds up to FLOW_RING packets. */
 #define FLOW_AHEAD 4
+#define FLOW_RING 16
 /* Packets a batch call of the packet decoder gives (a trace in memory) */
 #define FLOW_PB 64
 
@@ -221,8 +224,9 @@ struct rtit_flow_dec {
 	struct rtit_pktdec_item stash;	/* read ahead: RTIT for a CCP, Intel PT after a CYC (SKD007, D109) */
 	/* the packets read ahead of the one in use (flow_next_packet,
 	 * D137): a ring of ahead_n from ahead_head */
-	struct rtit_pktdec_item ahead[FLOW_AHEAD + 1];
+	struct rtit_pktdec_item ahead[FLOW_RING];
 	unsigned ahead_head, ahead_n;
+	unsigned ahead_sig;	/* of them not PADs (at most FLOW_AHEAD + 1) */
 	unsigned ahead_watch;	/* PT: TIP.PGEs and FUPs with no IP among
 				 * them (flow_ahead_watched, pge_found_ahead) */
 	int ahead_err;		/* a stream cut inside the packet after them,

@@ -211,7 +211,7 @@ static bool cyc_eligible(enum rtit_pkt_type t)
 static bool pge_ahead(const struct rtit_flow_dec *d)
 {
 	for (unsigned k = 0; k < d->ahead_n; k++) {
-		const struct rtit_packet *p = &d->ahead[(d->ahead_head + k) % (FLOW_AHEAD + 1)].pkt;
+		const struct rtit_packet *p = &d->ahead[(d->ahead_head + k) % FLOW_RING].pkt;
 		switch (p->type) {
 		case RTIT_PT_CYC: case RTIT_PT_MTC: case RTIT_PT_TSC: case RTIT_PT_TMA:
 		case RTIT_PT_CBR: case RTIT_PT_PAD: case RTIT_PT_MNT:
@@ -234,7 +234,7 @@ static const struct rtit_pktdec_item *pge_found_ahead(const struct rtit_flow_dec
 	if (!d->ahead_watch)
 		return NULL;
 	for (unsigned k = 0; k < d->ahead_n; k++) {
-		const struct rtit_pktdec_item *it = &d->ahead[(d->ahead_head + k) % (FLOW_AHEAD + 1)];
+		const struct rtit_pktdec_item *it = &d->ahead[(d->ahead_head + k) % FLOW_RING];
 		switch (it->pkt.type) {
 		case RTIT_PT_TIP_PGE:
 			return it;

@@ -1009,3 +1009,30 @@
 		"# end\n",
 	.want_errors = 1,
 },
+/* ---- D164: PADs do not fill the packets read ahead (session 15) ---- */
+{
+	.name = "D164: PT a TIP.PGE behind four PADs after a TNT",
+	.cite = "SDM 33.4.2.20 (PAD: no meaning), 33.4.2.4 (TIP.PGE: PacketEn goes from 0 to 1)",
+	.dialect = RTIT_DIALECT_PT,
+	/* JZ at 0x1000 takes TNT(T) @25; PADs @26-29; TIP.PGE(0x1010) @30
+	 * with no TIP.PGD before it: the TNT's branch is not handed out
+	 * (D142), though four PADs stand between */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x06, 0x00, 0x00, 0x00, 0x00, PT_PGE6(0x1010)),
+	.img = { REG(0x1000, 0x74, 0x00, 0x74, 0x00, 0xf4), REG(0x1010, 0xf4) },
+	.want = "# enable 1000\n"
+		"# error @30 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D164: PT PADs between two TNTs (control)",
+	.cite = "SDM 33.4.2.20 (PAD), 33.4.2.2 (TNT)",
+	.dialect = RTIT_DIALECT_PT,
+	/* JZ 0x1000 takes T of TNT @25, JZ 0x1002 takes N of TNT @30 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x06, 0x00, 0x00, 0x00, 0x00, 0x04),
+	.img = { REG(0x1000, 0x74, 0x00, 0x74, 0x00, 0xf4) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 cond     len=2 T -> 0000000000001002\n"
+		"I 0000000000001002 cond     len=2 -> 0000000000001004\n"
+		"# end\n",
+},
