@@ -59,6 +59,10 @@ struct rtit_flow_cmp {
 	uint64_t dec_index;
 	bool failed;
 	struct rtit_flow_cmp_result res;
+	const uint8_t *traced;	/* rtit_flow_cmp_traced, or NULL */
+	bool lossy;		/* a note since the last segment may skip
+				 * traced records (error, overflow, ...) */
+	uint64_t off_ip;	/* the IP of a disable since then, or ~0 */
 };
 
 /* Truth records a trace can show: instructions, exceptions, interrupts,
@@ -158,6 +162,8 @@ int rtit_flow_cmp_new(struct rtit_flow_cmp **cp, const struct rtit_sim_rec *trut
 		return -RTIT_ERR_NOMEM;
 	c->t = truth;
 	c->n = n;
+	c->lossy = true;	/* the first segment: where tracing began is the model's */
+	c->off_ip = ~0ull;
 	c->idx = malloc((n ? n : 1) * sizeof(*c->idx));
 	if (!c->idx) {
 		free(c);
@@ -249,11 +255,19 @@ bool rtit_flow_cmp_feed(struct rtit_flow_cmp *c, const struct rtit_sim_rec *recs
 			continue;
 		}
 		if (!c->in_seg) {
-			/* a new segment: every matching truth record after pos */
+			/* a new segment: every matching truth record after pos
+			 * (up to the first traced one, when nothing since the
+			 * last segment can have skipped it) */
 			c->ncand = 0;
-			size_t first = next_visible(c, c->pos);
+			size_t first = next_visible(c, c->pos), limit = c->n;
+			if (c->traced && !c->lossy)
+				for (limit = first; limit < c->n; limit = next_visible(c, limit + 1))
+					if (c->traced[limit] && c->t[limit].kind == RTIT_SIM_INSN &&
+					    c->t[limit].ip != c->off_ip)
+						break;
 			for (size_t x = lower_bound(c, d->ip, first);
-			     x < c->nidx && c->t[c->idx[x]].ip == d->ip && c->ncand < max_cand; x++) {
+			     x < c->nidx && c->t[c->idx[x]].ip == d->ip && c->idx[x] <= limit &&
+			     c->ncand < max_cand; x++) {
 				size_t j = c->idx[x];
 				if (rec_match(d, &c->t[j], NULL, 0)) {
 					struct cand *cd = &c->cand[c->ncand++];
@@ -262,6 +276,16 @@ bool rtit_flow_cmp_feed(struct rtit_flow_cmp *c, const struct rtit_sim_rec *recs
 				}
 			}
 			if (!c->ncand) {
+				if (limit < c->n && limit > first) {
+					char what[320];
+					snprintf(what, sizeof(what),
+						 "the decoded record starting a segment is not in the"
+						 " truth before record %zu, which ran traced (PacketEn)"
+						 " and which no error, resync or overflow before the"
+						 " segment lets the trace skip", limit);
+					mismatch(c, d, limit, off, what);
+					return false;
+				}
 				if (first < c->n && first == next_visible(c, c->pos))
 					rec_match(d, &c->t[first], why, sizeof(why));
 				else
@@ -274,6 +298,8 @@ bool rtit_flow_cmp_feed(struct rtit_flow_cmp *c, const struct rtit_sim_rec *recs
 				return false;
 			}
 			c->in_seg = true;
+			c->lossy = false;
+			c->off_ip = ~0ull;
 			c->res.segments++;
 			c->res.compared++;
 			continue;
@@ -323,9 +349,18 @@ static void seg_end(struct rtit_flow_cmp *c)
 
 void rtit_flow_cmp_note(struct rtit_flow_cmp *c, const struct rtit_flow_note *note)
 {
-	(void)note;
+	if (note->kind != RTIT_FLOW_N_ENABLE && note->kind != RTIT_FLOW_N_DISABLE &&
+	    note->kind != RTIT_FLOW_N_TRACESTOP)
+		c->lossy = true;
+	if (note->kind == RTIT_FLOW_N_DISABLE)
+		c->off_ip = note->ip;
 	if (!c->failed)
 		seg_end(c);
+}
+
+void rtit_flow_cmp_traced(struct rtit_flow_cmp *c, const uint8_t *traced)
+{
+	c->traced = traced;
 }
 
 bool rtit_flow_cmp_finish(struct rtit_flow_cmp *c, struct rtit_flow_cmp_result *res)

@@ -362,6 +362,21 @@ void rtit_flow_cmp_free(struct rtit_flow_cmp *c);
 bool rtit_flow_cmp_feed(struct rtit_flow_cmp *c, const struct rtit_sim_rec *recs,
 			const uint64_t *offs, size_t n);
 void rtit_flow_cmp_note(struct rtit_flow_cmp *c, const struct rtit_flow_note *note);
+/*
+ * Optional, before the first feed: @traced[i] is nonzero when truth
+ * record i ran with PacketEn = 1 (the encoder's state before it; the
+ * caller keeps the array).  Then a segment that follows only enable,
+ * disable and TraceSTOP notes since the last one (no error, resync,
+ * overflow, uncertain drop or event-only gap) must not start past a
+ * traced instruction the truth has in between: the trace had to show
+ * it.  Not the first segment (where tracing began is the encoder
+ * model's: FilterEn, say, is found at the first branch), not events
+ * (an interrupt that leaves the traced CPL sends FUP, TIP.PGD: Table
+ * 33-56, no record of the event), and not the instruction at a
+ * disable's IP (a FUP(CLIP), TIP.PGD of an INT n or SYSCALL that leaves
+ * the traced CPL names it as the source, not as run).
+ */
+void rtit_flow_cmp_traced(struct rtit_flow_cmp *c, const uint8_t *traced);
 /* Ends the comparison; true when everything matched. */
 bool rtit_flow_cmp_finish(struct rtit_flow_cmp *c, struct rtit_flow_cmp_result *res);
 

@@ -17,7 +17,10 @@
  * name, so that one vector's mutants do not depend on the others; -k N, or
  * RTITSIM_MUTATE_K; -k 255 is every value), each decoded whole.  A mutant
  * is judged by the first decoded record that the truth does not have (the
- * library's comparator, rtit/flow.h):
+ * library's comparator, rtit/flow.h, given PacketEn before each truth
+ * record as the encoder had it, rtit_flow_cmp_traced: a segment that
+ * follows only enables and disables must not start past a traced
+ * instruction):
  *
  *   reproduced        no error and no difference (a byte the flow does
  *                     not depend on, or one that means the same);
@@ -69,6 +72,7 @@
 #include <intel-pt.h>
 #endif
 
+#include "rtit/encoder.h"
 #include "rtit/flow.h"
 #include "rtit/image.h"
 #include "rtit/msr_rtit.h"
@@ -88,6 +92,9 @@ struct vec {
 	size_t tlen;
 	struct rtit_sim_rec *truth;
 	size_t ntruth;
+	/* PacketEn before each truth record, as the encoder had it
+	 * (rtit_flow_cmp_traced), or NULL */
+	uint8_t *traced;
 	struct rtit_image *img;
 	uint64_t hip[max_handlers];
 	int hvec[max_handlers], nh;
@@ -255,6 +262,8 @@ static int judge_run(struct vec *v, const uint8_t *t, size_t len, struct judge *
 	if (rtit_flow_cmp_new(&j->cmp, v->truth, v->ntruth) < 0 ||
 	    rtit_flow_dec_new(&j->fd, &cfg) < 0)
 		return -1;
+	if (v->traced)
+		rtit_flow_cmp_traced(j->cmp, v->traced);
 	r = rtit_flow_dec_run(j->fd);
 	silent_was = j->silent;
 	if (!j->diverged) {
@@ -272,6 +281,39 @@ static int judge_run(struct vec *v, const uint8_t *t, size_t len, struct judge *
 	rtit_flow_dec_free(j->fd);
 	rtit_flow_cmp_free(j->cmp);
 	return r < 0 ? -1 : 0;
+}
+
+/* PacketEn before each record, from the encoder's state after the one
+ * before it (the session's observer; rtit/encoder.h), for the
+ * comparator's check of skipped traced records (rtit_flow_cmp_traced). */
+struct pe_rec {
+	uint8_t *v;
+	size_t n, cap;
+	bool before, failed;
+};
+
+static void pe_on_record(void *opaque, const struct rtit_sim_rec *rec,
+			 const struct rtit_enc_state *st)
+{
+	struct pe_rec *p = opaque;
+	if (!rec) {	/* before the first record, and after the end */
+		if (!p->n)
+			p->before = st->packet_en;
+		return;
+	}
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 4096;
+		uint8_t *v = realloc(p->v, cap);
+		if (!v) {
+			p->failed = true;
+			return;
+		}
+		p->v = v, p->cap = cap;
+	}
+	if (p->failed)
+		return;
+	p->v[p->n++] = p->before;
+	p->before = st->packet_en;
 }
 
 /* The packets of the unmutated trace (their start and kind per byte). */
@@ -567,7 +609,9 @@ static int load_vector(const char *dir, const char *name, struct vec *v)
 		goto out;
 	}
 	FILE *tf = open_memstream(&tb, &tl), *ff = open_memstream(&fb, &fl);
-	struct rtit_session_cfg scfg = { .sc = &sc, .trace = tf, .flow_bin = ff };
+	struct pe_rec pe = { 0 };
+	struct rtit_session_cfg scfg = { .sc = &sc, .trace = tf, .flow_bin = ff,
+					 .on_record = pe_on_record, .opaque = &pe };
 	int ss = rtit_session_run(&scfg, res);
 	fclose(tf);
 	fclose(ff);
@@ -583,6 +627,11 @@ static int load_vector(const char *dir, const char *name, struct vec *v)
 		goto out;
 	}
 	fclose(f);
+	/* one PacketEn a record of the flow, or the check is not made */
+	if (pe.failed || pe.n != v->ntruth)
+		free(pe.v);
+	else
+		v->traced = pe.v;
 	v->trace = (uint8_t *)tb;
 	v->tlen = tl;
 	tb = NULL;
@@ -825,6 +874,7 @@ int main(int argc, char **argv)
 next:
 		free(v.trace);
 		free(v.truth);
+		free(v.traced);
 		free(v.pkt_start);
 		free(v.pkt_kind);
 		free(v.psb_of);
