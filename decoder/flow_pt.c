@@ -470,6 +470,45 @@ static int pgd_ip_allowed(struct rtit_flow_dec *d, const struct rtit_pktdec_item
 			 " FilterEn is 1 at all times (SDM 33.2.6.5, 33.4.2.5)", it->ip);
 }
 
+/* A TIP.PGD with no IP at a conditional branch: in this model only a
+ * branch leaving an IP filter range ends tracing at one (D21; a TraceStop
+ * range may too, `pgd_stop_suppressed`), since a Jcc changes neither CPL
+ * nor CR3 (ContextEn) nor IA32_RTIT_CTL (TriggerEn).  With IA32_RTIT_CTL
+ * fixed and no filter or TraceStop range, no ToPA output (whose end may
+ * stop tracing anywhere), FilterEn "is set to 1 at all times" (SDM
+ * 33.2.6.5), and with filter ranges a Jcc whose two ways are inside them
+ * keeps it 1: the TIP.PGD cannot be this branch's (D167). */
+static int cond_pgd_allowed(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t off)
+{
+	uint64_t ctl = d->cfg.pt_ctl, ways[2] = { e->target, d->ip + e->len };
+	bool filter = false, inside[2] = { false, false };
+
+	if (!d->cfg.pt_ctl_fixed || (ctl & RTIT_PT_CTL_TOPA))
+		return 0;
+	for (unsigned n = 0; n < 4; n++) {
+		uint64_t cfgn = (ctl & RTIT_PT_CTL_ADDR_CFG_MASK(n)) >> RTIT_PT_CTL_ADDR_CFG_SHIFT(n);
+		if (cfgn == 2)
+			return 0;	/* a TraceStop range */
+		if (cfgn != 1)
+			continue;
+		filter = true;
+		for (int w = 0; w < 2; w++)
+			inside[w] |= ways[w] >= d->cfg.pt_addr_a[n] && ways[w] <= d->cfg.pt_addr_b[n];
+	}
+	if (!filter)
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+				 "TIP.PGD with no IP at the conditional branch at 0x%" PRIx64 ", but"
+				 " no IP filter or TraceStop range is configured: nothing ends tracing"
+				 " at a Jcc (SDM 33.2.6.5, 33.4.2.5)", d->ip);
+	if (inside[0] && inside[1])
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+				 "TIP.PGD with no IP at the conditional branch at 0x%" PRIx64 ", whose"
+				 " two ways (0x%" PRIx64 ", 0x%" PRIx64 ") stay inside the filter"
+				 " ranges: FilterEn stays 1 (SDM 33.2.4, 33.4.2.5)", d->ip, ways[0],
+				 ways[1]);
+	return 0;
+}
+
 /* Whether IA32_RTIT_CTL, the same at every enable (cfg.pt_ctl_fixed),
  * lets @p be generated: the Dependencies rows of SDM 33.4.2 (D137).
  * Inside a packet block, the packets of Table 33-15 cannot stand. */
@@ -1823,6 +1862,8 @@ static inline int pt_walk_cond_ret(struct rtit_flow_dec *d, const struct ic_ent 
 			to = d->la.ip_status == 1 ? NO_IP : d->la.ip;
 			if (e->cls == RTIT_IC_COND && to != NO_IP)
 				return pt_cond_pgd(d, e, off, to);
+			if (e->cls == RTIT_IC_COND && (r = cond_pgd_allowed(d, e, off)) < 0)
+				return r;
 			consume(d);
 			return leave(d, e, off, to, RTIT_SIM_F_TAKEN);
 		case RTIT_PT_OVF:

@@ -1067,3 +1067,32 @@
 		"I 0000000000001040 jmp-ind  len=2 T -> 0000000000001080\n"
 		"# end\n",
 },
+/* ---- D167: a TIP.PGD with no IP at a Jcc needs a range that can end tracing there (session 15) ---- */
+{
+	.name = "D167: PT TIP.PGD() at a Jcc, no filter range configured",
+	.cite = "SDM 33.2.6.5 (no ADDRn range: FilterEn is 1 at all times), 33.4.2.5, 33.2.6.1",
+	.dialect = RTIT_DIALECT_PT,
+	.ctl_fixed = true,
+	.ctl = 0x2001,	/* TraceEn, BranchEn: no ADDRn_CFG, no ToPA */
+	/* JZ at 0x1000 meets TIP.PGD() @25: a Jcc changes neither CPL nor
+	 * CR3 nor IA32_RTIT_CTL, and FilterEn cannot fall */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x01),
+	.img = { REG(0x1000, 0x74, 0x00, 0xf4) },
+	.want = "# enable 1000\n"
+		"# error @25 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D167: PT TIP.PGD() at a Jcc, IA32_RTIT_CTL not known (control)",
+	.cite = "SDM 33.4.2.5 (TIP.PGD binds to the next branch), D21 (a Jcc leaving the filter: no IP, no bit)",
+	.dialect = RTIT_DIALECT_PT,
+	/* the same stream with no sideband: the JZ may have left a filter
+	 * range; its way is not known */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x01),
+	.img = { REG(0x1000, 0x74, 0x00, 0xf4) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 cond     len=2 -> ?\n"
+		"# disable ffffffffffffffff\n"
+		"# end\n",
+},
