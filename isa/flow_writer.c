@@ -7,8 +7,9 @@
  * ring to a writer thread, so the simulator's thread only packs.  The
  * files' layout is record.c's.
  *
- * The ring (D160): small chunks, so the ones being filled and read stay in
- * the caches, handed over without a lock: the producer publishes a chunk by
+ * The ring (D160): small chunks (without a thread the one being filled
+ * stays in the caches until it is hashed), handed over without a lock (2
+ * MiB, the memory D138's four chunks took): the producer publishes a chunk by
  * advancing `head`, the writer frees chunks by advancing `tail`; either
  * side sleeps on a condition variable only when it must wait (ring empty,
  * ring full) and is woken by the other only when it said it sleeps.  The
