@@ -1,14 +1,26 @@
 /*
- * flow_writer.c - the ground-truth writer (rtit/record.h, D138): records
- * packed into chunks of canonical 64-byte records; a whole chunk is
+ * flow_writer.c - the ground-truth writer (rtit/record.h, D138, D160):
+ * records packed into chunks of canonical 64-byte records; chunks are
  * hashed (XXH3-64, which gives the same digest however the bytes are cut),
- * written to the binary file in one call and formatted into a 1 MiB text
- * buffer that is written when full.  Optionally the chunks go, in order,
- * to a writer thread, so the simulator's thread only packs.  The files'
- * layout is record.c's.
+ * written to the binary file and formatted into a 1 MiB text buffer that
+ * is written when full.  Optionally the chunks go, in order, through a
+ * ring to a writer thread, so the simulator's thread only packs.  The
+ * files' layout is record.c's.
+ *
+ * The ring (D160): small chunks (without a thread the one being filled
+ * stays in the caches until it is hashed), handed over without a lock (2
+ * MiB, the memory D138's four chunks took): the producer publishes a chunk by
+ * advancing `head`, the writer frees chunks by advancing `tail`; either
+ * side sleeps on a condition variable only when it must wait (ring empty,
+ * ring full) and is woken by the other only when it said it sleeps.  The
+ * writer takes up to half the ring at once (one hash update, one fwrite),
+ * and is woken only when half the ring is waiting, so a run makes few
+ * wake-ups and few system calls.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,25 +31,33 @@
 #include "record_text.h"
 
 enum {
-	CHUNK = 8192,		/* records a chunk: 512 KiB */
-	NSLOT = 4,		/* chunks in flight with a thread */
+	CHUNK = 512,		/* records a chunk: 32 KiB */
+	NSLOT = 64,		/* chunks in the ring with a thread: 2 MiB */
+	TAKE = NSLOT / 2,	/* chunks the writer takes at most at once */
 	TXT_CAP = 1 << 20	/* the text buffer, written when this full */
 };
 
+_Static_assert(offsetof(struct rtit_sim_rec, cpl) == 56 &&
+	       offsetof(struct rtit_sim_rec, vector) == 58 &&
+	       offsetof(struct rtit_sim_rec, pad0) == 59 &&
+	       offsetof(struct rtit_sim_rec, pad1) == 60, "the record's last 8 bytes");
+
 struct fw_state {
-	uint8_t *slot[NSLOT];
+	uint8_t *ring;		/* nslots chunks, one after the other */
 	unsigned nslots;
 	size_t fill;		/* records in the chunk being filled */
+	uint8_t *cur;		/* where the next record goes */
 	char *txt;		/* TXT_CAP + a line */
 	size_t tlen;
-	/* the thread: chunks submitted (head) and done (tail), counted */
+	/* the thread: chunks published (head, the producer's) and done
+	 * (tail, the writer's), counted; n: records in each published chunk */
 	bool threaded;
 	pthread_t th;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	pthread_cond_t cv_w, cv_p;	/* the writer's, the producer's */
 	size_t n[NSLOT];
-	unsigned head, tail;
-	bool stop;
+	_Atomic uint64_t head, tail;
+	_Atomic bool w_sleeps, p_sleeps, stop;
 };
 
 /* A failed write: kept with its errno; nothing more is written. */
@@ -56,7 +76,7 @@ static void flush_txt(struct rtit_flow_writer *w, struct fw_state *st)
 	st->tlen = 0;
 }
 
-/* One chunk of @n packed records: hashed, written, formatted. */
+/* @n packed records at @c: hashed, written, formatted. */
 static void process(struct rtit_flow_writer *w, struct fw_state *st, const uint8_t *c, size_t n)
 {
 	XXH3_64bits_update(w->xxh, c, 64 * n);
@@ -77,51 +97,104 @@ static void process(struct rtit_flow_writer *w, struct fw_state *st, const uint8
 	}
 }
 
+static uint8_t *chunk(struct fw_state *st, uint64_t k)
+{
+	return st->ring + (size_t)(k % st->nslots) * CHUNK * 64;
+}
+
+/* The writer sleeps until a chunk is published or the producer stops;
+ * returns head, == *tail when there is nothing more. */
+static uint64_t writer_wait(struct fw_state *st, uint64_t tail)
+{
+	uint64_t h = atomic_load_explicit(&st->head, memory_order_acquire);
+	if (h != tail)
+		return h;
+	pthread_mutex_lock(&st->mu);
+	atomic_store(&st->w_sleeps, true);	/* seq_cst: against head's store */
+	while ((h = atomic_load(&st->head)) == tail && !atomic_load(&st->stop))
+		pthread_cond_wait(&st->cv_w, &st->mu);
+	atomic_store(&st->w_sleeps, false);
+	pthread_mutex_unlock(&st->mu);
+	return atomic_load_explicit(&st->head, memory_order_acquire);
+}
+
+/* Wakes the other side, which said it sleeps (its flag, seq_cst, was set
+ * under the mutex before it checked the ring and waited): taking the mutex
+ * once waits until it is in pthread_cond_wait; the signal goes after the
+ * unlock, so the woken thread does not block on the mutex at once. */
+static void wake(struct fw_state *st, pthread_cond_t *cv)
+{
+	pthread_mutex_lock(&st->mu);
+	pthread_mutex_unlock(&st->mu);
+	pthread_cond_signal(cv);
+}
+
 static void *writer_thread(void *opaque)
 {
 	struct rtit_flow_writer *w = opaque;
 	struct fw_state *st = w->priv;
-	pthread_mutex_lock(&st->mu);
+	uint64_t t = 0;
 	for (;;) {
-		while (st->tail == st->head && !st->stop)
-			pthread_cond_wait(&st->cv, &st->mu);
-		if (st->tail == st->head)
+		uint64_t h = writer_wait(st, t);
+		if (h == t)
 			break;
-		unsigned i = st->tail % NSLOT;
-		size_t n = st->n[i];
-		pthread_mutex_unlock(&st->mu);
-		process(w, st, st->slot[i], n);
-		pthread_mutex_lock(&st->mu);
-		st->tail++;
-		pthread_cond_broadcast(&st->cv);
+		/* chunks [t, e): one after the other in the ring; only the last
+		 * published chunk may be partial */
+		uint64_t e = h - t > TAKE ? t + TAKE : h;
+		if ((t % NSLOT) + (e - t) > NSLOT)
+			e = t + (NSLOT - t % NSLOT);
+		size_t n = (size_t)(e - 1 - t) * CHUNK + st->n[(e - 1) % NSLOT];
+		process(w, st, chunk(st, t), n);
+		t = e;
+		atomic_store(&st->tail, t);	/* seq_cst: against p_sleeps */
+		if (atomic_load(&st->p_sleeps))
+			wake(st, &st->cv_p);
 	}
-	pthread_mutex_unlock(&st->mu);
 	return NULL;
 }
 
-/* The chunk being filled is done: processed here, or handed to the thread
- * (waiting while every chunk is in flight). */
+/* Wakes the writer if it sleeps and @force or half the ring waits. */
+static void wake_writer(struct fw_state *st, uint64_t h, bool force)
+{
+	if (!atomic_load(&st->w_sleeps))
+		return;
+	if (!force && h - atomic_load_explicit(&st->tail, memory_order_relaxed) < TAKE)
+		return;
+	wake(st, &st->cv_w);
+}
+
+/* The chunk being filled is done: processed here, or published to the
+ * thread (waiting while the ring is full). */
 static void submit(struct rtit_flow_writer *w, struct fw_state *st)
 {
 	if (!st->threaded) {
-		process(w, st, st->slot[0], st->fill);
+		process(w, st, st->ring, st->fill);
 		st->fill = 0;
+		st->cur = st->ring;
 		return;
 	}
-	pthread_mutex_lock(&st->mu);
-	st->n[st->head % NSLOT] = st->fill;
-	st->head++;
-	pthread_cond_broadcast(&st->cv);
-	while (st->head - st->tail == NSLOT)
-		pthread_cond_wait(&st->cv, &st->mu);
-	pthread_mutex_unlock(&st->mu);
+	uint64_t h = atomic_load_explicit(&st->head, memory_order_relaxed);
+	st->n[h % NSLOT] = st->fill;
+	h++;
+	atomic_store(&st->head, h);	/* seq_cst: against w_sleeps */
+	wake_writer(st, h, false);
+	if (h - atomic_load_explicit(&st->tail, memory_order_acquire) == NSLOT) {
+		pthread_mutex_lock(&st->mu);
+		atomic_store(&st->p_sleeps, true);
+		/* the writer sleeps only on an empty ring: wake it in any case */
+		pthread_cond_signal(&st->cv_w);
+		while (h - atomic_load(&st->tail) == NSLOT)
+			pthread_cond_wait(&st->cv_p, &st->mu);
+		atomic_store(&st->p_sleeps, false);
+		pthread_mutex_unlock(&st->mu);
+	}
 	st->fill = 0;
+	st->cur = chunk(st, h);
 }
 
 static void free_state(struct fw_state *st)
 {
-	for (unsigned i = 0; i < st->nslots; i++)
-		free(st->slot[i]);
+	free(st->ring);
 	free(st->txt);
 	free(st);
 }
@@ -137,9 +210,8 @@ static int writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt, bool th
 	XXH3_state_t *s = XXH3_createState();
 	bool ok = st && s;
 	if (st) {
-		st->nslots = threaded ? NSLOT : 1;
-		for (unsigned i = 0; ok && i < st->nslots; i++)
-			ok = (st->slot[i] = malloc(64 * (size_t)CHUNK)) != NULL;
+		st->nslots = threaded && (bin || txt) ? NSLOT : 1;
+		ok = ok && (st->ring = malloc(st->nslots * 64 * (size_t)CHUNK)) != NULL;
 		if (ok && txt)
 			ok = (st->txt = malloc(TXT_CAP + ISA_FLOW_LINE_MAX)) != NULL;
 	}
@@ -149,6 +221,7 @@ static int writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt, bool th
 		XXH3_freeState(s);
 		return -RTIT_ERR_NOMEM;
 	}
+	st->cur = st->ring;
 	XXH3_64bits_reset(s);
 	w->xxh = s;
 	w->priv = st;
@@ -158,12 +231,14 @@ static int writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt, bool th
 		if (fwrite(h, 1, sizeof(h), bin) != sizeof(h))
 			fail(w);
 	}
-	if (threaded && (bin || txt)) {
+	if (st->nslots > 1) {
 		pthread_mutex_init(&st->mu, NULL);
-		pthread_cond_init(&st->cv, NULL);
+		pthread_cond_init(&st->cv_w, NULL);
+		pthread_cond_init(&st->cv_p, NULL);
 		st->threaded = pthread_create(&st->th, NULL, writer_thread, w) == 0;
 		if (!st->threaded) {
-			pthread_cond_destroy(&st->cv);
+			pthread_cond_destroy(&st->cv_p);
+			pthread_cond_destroy(&st->cv_w);
 			pthread_mutex_destroy(&st->mu);
 		}
 	}
@@ -180,25 +255,52 @@ int rtit_flow_writer_init_async(struct rtit_flow_writer *w, FILE *bin, FILE *txt
 	return writer_init(w, bin, txt, true);
 }
 
+/* @k records packed at @o. */
+static void pack(uint8_t *o, const struct rtit_sim_rec *recs, size_t k)
+{
+	for (size_t i = 0; i < k; i++, o += 64) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/* the canonical form is the struct with its padding (bytes
+		 * 59-63) zero: bytes 56-58 are cpl, mode, vector */
+		const uint8_t *s = (const uint8_t *)&recs[i];
+		uint64_t tail;
+		memcpy(o, s, 56);
+		memcpy(&tail, s + 56, 8);
+		tail &= 0xffffffu;
+		memcpy(o + 56, &tail, 8);
+#else
+		rtit_sim_rec_pack(&recs[i], o);
+#endif
+	}
+}
+
 void rtit_flow_writer_on_batch(const struct rtit_sim_rec *recs, size_t n, void *opaque)
 {
 	struct rtit_flow_writer *w = opaque;
 	struct fw_state *st = w->priv;
 	w->count += n;
-	for (size_t i = 0; i < n; i++) {
-		uint8_t *o = st->slot[st->threaded ? st->head % NSLOT : 0] + 64 * st->fill;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		/* the canonical form is the struct with its padding zero */
-		struct rtit_sim_rec r = recs[i];
-		r.pad0 = 0;
-		r.pad1 = 0;
-		memcpy(o, &r, 64);
-#else
-		rtit_sim_rec_pack(&recs[i], o);
-#endif
-		if (++st->fill == CHUNK)
+	while (n) {
+		size_t k = CHUNK - st->fill < n ? CHUNK - st->fill : n;
+		pack(st->cur, recs, k);
+		recs += k;
+		n -= k;
+		st->cur += 64 * k;
+		if ((st->fill += k) == CHUNK)
 			submit(w, st);
 	}
+}
+
+/* Publishes what is left, stops the thread and waits for it. */
+static void stop_thread(struct fw_state *st)
+{
+	pthread_mutex_lock(&st->mu);
+	atomic_store(&st->stop, true);
+	pthread_cond_signal(&st->cv_w);
+	pthread_mutex_unlock(&st->mu);
+	pthread_join(st->th, NULL);
+	pthread_cond_destroy(&st->cv_p);
+	pthread_cond_destroy(&st->cv_w);
+	pthread_mutex_destroy(&st->mu);
 }
 
 int rtit_flow_writer_fini(struct rtit_flow_writer *w, uint64_t *digest)
@@ -208,15 +310,8 @@ int rtit_flow_writer_fini(struct rtit_flow_writer *w, uint64_t *digest)
 	struct fw_state *st = w->priv;
 	if (st->fill)
 		submit(w, st);
-	if (st->threaded) {
-		pthread_mutex_lock(&st->mu);
-		st->stop = true;
-		pthread_cond_broadcast(&st->cv);
-		pthread_mutex_unlock(&st->mu);
-		pthread_join(st->th, NULL);
-		pthread_cond_destroy(&st->cv);
-		pthread_mutex_destroy(&st->mu);
-	}
+	if (st->threaded)
+		stop_thread(st);
 	if (w->txt)
 		flush_txt(w, st);
 	uint64_t d = XXH3_64bits_digest(w->xxh);

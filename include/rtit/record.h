@@ -350,8 +350,9 @@ const char *rtit_sim_event_name(int ev);
 /* A flow writer: a consumer that hashes every record (XXH3-64 over the
  * canonical 64-byte little-endian form) and optionally writes the binary
  * form (bin) and/or one text line per record (txt).  Records are packed
- * into chunks of 8192; a whole chunk is hashed, written to bin in one
- * call and formatted into a 1 MiB text buffer, written when full (D138). */
+ * into chunks of 512; chunks are hashed, written to bin in one call per
+ * run of chunks and formatted into a 1 MiB text buffer, written when full
+ * (D138, D160). */
 struct rtit_flow_writer {
 	FILE *bin;
 	FILE *txt;
@@ -365,10 +366,10 @@ struct rtit_flow_writer {
 /* Starts a writer; bin/txt may be NULL.  Writes the binary header. */
 int rtit_flow_writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt);
 
-/* The same with a writer thread (D138): the chunks are hashed, written
- * and formatted on a second thread, in order, so the files and the digest
- * are byte for byte those of rtit_flow_writer_init; the caller's thread
- * only packs records.  Without a thread (pthread_create failed) it works
+/* The same with a writer thread (D138, D160): the chunks go through a
+ * 2 MiB ring to a second thread, which hashes, writes and formats them in
+ * order, so the files and the digest are byte for byte those of
+ * rtit_flow_writer_init; the caller's thread only packs records.  Without a thread (pthread_create failed) it works
  * as rtit_flow_writer_init.  The files must not be touched by anyone else
  * until rtit_flow_writer_fini returns. */
 int rtit_flow_writer_init_async(struct rtit_flow_writer *w, FILE *bin, FILE *txt);

@@ -220,11 +220,14 @@ static int write_all(bool async, size_t N, char **bin, size_t *nbin, char **txt,
 }
 
 /* The writer thread changes nothing: the same binary file, text and
- * digest as the writer without one, over many chunks (8192 records) and
- * more than the chunks in flight, and for a last chunk that is not full. */
+ * digest as the writer without one, over many chunks (512 records), the
+ * ring's end (64 chunks, 32768 records; the thread takes at most 32 at
+ * once) passed several times, and for a last chunk that is not full
+ * (D138, D160). */
 Test(record_text, writer_thread_same_bytes)
 {
-	static const size_t sizes[] = { 0, 1, 8191, 8192, 8193, 100000 };
+	static const size_t sizes[] = { 0, 1, 511, 512, 513, 16384, 16385, 32767, 32768,
+					32769, 100000, 250000 };
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		char *b0, *b1, *t0, *t1;
 		size_t nb0, nb1, nt0, nt1;
