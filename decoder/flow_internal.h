@@ -35,6 +35,25 @@ struct ic_ent {
 	 * taken branch's target, the end of a run, a RET's last target) */
 	uint32_t next[2];
 };
+/* A block of the Intel PT TNT fast path (flow_pt_tnt_walk, D157): the
+ * run of plain instructions from the cached instruction d->ic[i] and the
+ * branch that ends it, kept at d->icb[i] with the branch's fields, so
+ * that a block step loads one entry (links to the next ones by the
+ * branch's way).  Valid when key is d->ic[i]'s key; a zeroed entry's
+ * class is RTIT_IC_OTHER, which the fast path leaves to the walk. */
+struct ic_blk {
+	uint64_t key;		/* the block's first instruction's cache key */
+	uint64_t target;	/* the branch's target (a direct one) */
+	/* where the fast path went from here last by the branch's way
+	 * (0: not taken, 1: taken or not a Jcc), as indexes into d->icb
+	 * (hints, checked against the key) */
+	uint32_t next[2];
+	uint16_t run_bytes;	/* the run's bytes (0: the block is the branch) */
+	uint8_t n;		/* the run's plain instructions */
+	uint8_t blen, cls, flags;	/* the branch's length, class, IC_* flags */
+	uint8_t pad[2];
+};
+
 /* IC_XACQ/IC_XREL: an XACQUIRE/XRELEASE-prefixed instruction (HLE, SDM
  * 33.2.9.1: it begins or commits a transaction as XBEGIN/XEND do) */
 /* IC_VMENTRY: VMLAUNCH/VMRESUME (a far transfer into the guest when the
@@ -86,6 +105,9 @@ struct rtit_flow_dec {
 	 * (each table is half the next: at most as much memory again) */
 	struct ic_ent *ic_old[40];
 	unsigned n_ic_old;
+	/* PT: the TNT fast path's blocks, parallel to ic (allocated by the
+	 * fast path; freed when the cache grows, D157) */
+	struct ic_blk *icb;
 
 	struct rtit_sim_rec *batch;
 	uint64_t *offs;		/* trace offset of the packet behind each */
