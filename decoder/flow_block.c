@@ -247,6 +247,8 @@ static const struct ic_blk *blk_fill(struct rtit_flow_dec *d, uint32_t i, uint64
 	const struct ic_ent *e = &d->ic[i], *b = e;
 	uint32_t n = 0, bytes = 0;
 
+	if (e->ip != (ip | d->ic_tag) || !e->len)
+		return NULL;
 	if (flow_plain(e)) {
 		if (!e->run && flow_run_scan(d, e) <= 0)
 			return NULL;
@@ -269,17 +271,18 @@ static const struct ic_blk *blk_fill(struct rtit_flow_dec *d, uint32_t i, uint64
 /* The block at @ip (the cache key @key) reached from the block @k by its
  * way @s: through k's link, else the hash (and the link then set).  NULL
  * when the instruction there is not cached or its block not known. */
-static inline const struct ic_blk *blk_next(struct rtit_flow_dec *d, const struct ic_blk *k,
-					    unsigned s, uint64_t ip, uint64_t key)
+static inline const struct ic_blk *blk_next(struct rtit_flow_dec *d, const struct ic_blk *icb,
+					    const struct ic_blk *k, unsigned s, uint64_t ip,
+					    uint64_t key)
 {
-	const struct ic_blk *f = &d->icb[k->next[s]];
+	const struct ic_blk *f = &icb[k->next[s]];
 	if (f->key == key)
 		return f;
 	const struct ic_ent *e = ic_find(d, ip);
 	if (!e)
 		return NULL;
 	uint32_t i = (uint32_t)(e - d->ic);
-	f = &d->icb[i];
+	f = &icb[i];
 	if (f->key != key && !(f = blk_fill(d, i, ip)))
 		return NULL;
 	((struct ic_blk *)k)->next[s] = i;	/* an entry of d->icb */
@@ -395,25 +398,44 @@ static void block_rec(struct rtit_flow_dec *d, const struct ic_blk *b, uint64_t 
  * view at an indirect JMP or CALL, when the walk would take them with
  * nothing else to do (flow_pt_tnt_ready, flow_pt_tip_ready, D156).  A
  * block is one entry of d->icb (struct ic_blk, D157), found from the last
- * one by the branch's way.  Returns the blocks taken.
+ * one by the branch's way.  With no bit pending and no packet in view,
+ * the next packet is read here as the walk's next step reads it (D157):
+ * when that ends the walk (the end of the stream, an error), *ret is what
+ * flow_pt_walk returns.  Returns the blocks taken.
  */
-int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e)
+int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e, int *ret)
 {
 	int steps = 0;
 	uint64_t tag = d->ic_tag;
 	/* @e may be in a table the cache grew out of (a packet read since
-	 * its lookup decoded): its block is found again */
-	uint32_t i = (uint32_t)(e - d->ic);
-	if ((uintptr_t)(e - d->ic) > d->ic_mask || !blk_table(d))
+	 * its lookup may decode): the walk takes that step */
+	uintptr_t at = (uintptr_t)e - (uintptr_t)d->ic;
+	if (at > (uintptr_t)d->ic_mask * sizeof(*e) || !blk_table(d))
 		return 0;
-	const struct ic_blk *k = &d->icb[i];
+	uint32_t i = (uint32_t)(at / sizeof(*e));
+	const struct ic_blk *icb = d->icb, *k = &icb[i];
 	if (k->key != (d->ip | tag) && !(k = blk_fill(d, i, d->ip)))
 		return 0;
 
 	for (;;) {
-		uint64_t ip = d->ip, bip, next, bits = d->tnt_bits;
+		uint64_t ip = d->ip, bip, next, bits;
 		int nb = d->tnt_n;
 		bool tip = false;	/* a TIP in view, no bit pending */
+		if (!nb && !d->have_la) {
+			/* the walk's next step at d->ip (cached: k) with no
+			 * bit pending brings the next packet into view
+			 * (pt_walk_packet): read here, and when it is a TNT
+			 * or TIP taken as below, the fast path goes on */
+			flow_step_untimed(d);
+			int r = flow_pt_peek(d);
+			if (r <= 0) {
+				*ret = r < 0 ? r : flow_walk_end(d);
+				break;
+			}
+			if (d->icb != icb || d->ic_tag != tag)
+				break;	/* it decoded: the walk goes on */
+		}
+		bits = d->tnt_bits;
 		if (!nb) {
 			/* the TNT in view, taken at the branch, or the TIP
 			 * in view, at an indirect JMP or CALL (D156) */
@@ -504,9 +526,9 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e)
 			flow_on_call(d, bip + k->blen, false);	/* as pt_walk_indirect */
 		d->ip = next;
 		steps++;
-		if (!(k = blk_next(d, k, k->cls != RTIT_IC_COND || bit, next, next | tag)))
+		if (!(k = blk_next(d, icb, k, k->cls != RTIT_IC_COND || bit, next, next | tag)))
 			break;
-		i = (uint32_t)(k - d->icb);
+		i = (uint32_t)(k - icb);
 	}
 	return steps;
 }

@@ -310,7 +310,7 @@ bool flow_ret_compressed(struct rtit_flow_dec *d, uint64_t *t);
 /* ---- flow.c: runs of plain instructions, blocks (issue 20) ---- */
 int flow_run_scan(struct rtit_flow_dec *d, const struct ic_ent *e);
 void flow_run(struct rtit_flow_dec *d, const struct ic_ent *e);
-int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e);
+int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e, int *ret);
 void flow_blocks_out(struct rtit_flow_dec *d, const struct rtit_sim_rec *recs, size_t n);
 void flow_blocks_close(struct rtit_flow_dec *d);
 uint64_t flow_blocks_insns(const struct rtit_sim_rec *recs, size_t n);
@@ -321,6 +321,7 @@ int flow_pt_events(struct rtit_flow_dec *d);
 int flow_pt_idle(struct rtit_flow_dec *d);
 void flow_pt_reset(struct rtit_flow_dec *d);
 bool flow_pt_tnt_ready(const struct rtit_flow_dec *d, bool pge);
+int flow_pt_peek(struct rtit_flow_dec *d);
 void flow_pt_take_tnt(struct rtit_flow_dec *d);
 bool flow_pt_tip_ready(const struct rtit_flow_dec *d);
 void flow_pt_take_tip(struct rtit_flow_dec *d);
