@@ -350,8 +350,9 @@ static void block_direct(struct rtit_flow_dec *d, const struct ic_blk *b, uint64
  * the branch at @bip, to @next), taken as the walk would take it:
  * flow_run's record and the branch's made one (pad1: n + 1, value: the
  * branch's IP; flow_blocks_out folds it as the two), walked counted,
- * committed when the branch used a TNT bit (@used), then straight into
- * the blocks when the batch holds no provisional record (block_direct).
+ * committed when the branch used a TNT bit (@used): then straight into
+ * the blocks after the records before it (block_direct), which the bit
+ * commits with it (the same blocks, folded in the same order, D157).
  */
 static void block_rec(struct rtit_flow_dec *d, const struct ic_blk *b, uint64_t ip,
 		      uint64_t bip, uint64_t next, uint8_t fl, bool used)
@@ -361,7 +362,11 @@ static void block_rec(struct rtit_flow_dec *d, const struct ic_blk *b, uint64_t 
 	if (n)
 		d->prev_nlip = bip;	/* as flow_run */
 	d->ip = bip;
-	if (used && d->nbatch == d->ncommit) {
+	if (used) {
+		/* the bit commits the records walked before it as it would
+		 * commit this one's (commit): they are folded first */
+		if (d->nbatch != d->ncommit)
+			commit(d);
 		block_direct(d, b, ip, bip, next, fl);
 		return;
 	}
@@ -486,8 +491,7 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e, int *ret)
 		if (used && !d->tnt_n && !tip && !flow_pt_tnt_ready(d, true))
 			break;	/* the walk reports the TIP.PGE ahead */
 		/* block mode: one record, when it fits (flow_run_fits) */
-		bool fold = d->cfg.on_block &&
-			    ((used && d->nbatch == d->ncommit) || flow_run_fits(d, n + 1));
+		bool fold = d->cfg.on_block && (used || flow_run_fits(d, n + 1));
 		if (n && !fold)
 			flow_run(d, &d->ic[i]);	/* d->ip = bip */
 		if (used) {
@@ -504,8 +508,12 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e, int *ret)
 				d->tnt_n--;	/* before the branch's record (its offset) */
 			}
 		}
-		if (k->cls == RTIT_IC_RET)
-			flow_ret_compressed(d, &next);
+		if (k->cls == RTIT_IC_RET) {
+			/* flow_ret_compressed: the stack pops (33.4.2.2) */
+			d->rs.top = (d->rs.top + rtit_pt_stack_depth - 1) % rtit_pt_stack_depth;
+			d->rs.depth--;
+			next = d->rs.ip[d->rs.top] & flow_pt_ip_mask(d);
+		}
 		if (fold) {
 			block_rec(d, k, ip, bip, next, fl, used);
 		} else {
@@ -520,10 +528,11 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e, int *ret)
 			if (used)
 				commit(d);
 		}
-		if (k->cls == RTIT_IC_DIRECT_CALL)
-			flow_on_call(d, bip + k->blen, k->flags & IC_ZLC);
-		else if (k->cls == RTIT_IC_INDIRECT_CALL)
-			flow_on_call(d, bip + k->blen, false);	/* as pt_walk_indirect */
+		/* as flow_on_call (an indirect CALL: as pt_walk_indirect);
+		 * a zero-length CALL's NLIP is not pushed there either */
+		if ((k->cls == RTIT_IC_DIRECT_CALL && !(k->flags & IC_ZLC)) ||
+		    k->cls == RTIT_IC_INDIRECT_CALL)
+			rtit_pt_calls_push(&d->rs, (bip + k->blen) & flow_pt_ip_mask(d));
 		d->ip = next;
 		steps++;
 		if (!(k = blk_next(d, icb, k, k->cls != RTIT_IC_COND || bit, next, next | tag)))
