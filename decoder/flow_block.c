@@ -15,7 +15,9 @@
  * takes a whole block (the run and the branch that uses the next bit, or
  * a direct JMP/CALL) a step, and block mode folds it with no record when
  * it can (flow_pt_tnt_walk, D155); with none pending, the same from a TNT
- * or TIP in view (D156).
+ * or TIP in view (D156).  A block is one entry (struct ic_blk), the next
+ * packet is read in the fast path, and a block whose bit commits the
+ * provisional ones before it goes straight into the blocks (D157).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -427,10 +429,13 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e, int *ret)
 		int nb = d->tnt_n;
 		bool tip = false;	/* a TIP in view, no bit pending */
 		if (!nb && !d->have_la) {
-			/* the walk's next step at d->ip (cached: k) with no
-			 * bit pending brings the next packet into view
-			 * (pt_walk_packet): read here, and when it is a TNT
-			 * or TIP taken as below, the fast path goes on */
+			/* the walk's next step at d->ip (cached: k, a block
+			 * filled, blen set) with no bit pending brings the
+			 * next packet into view (pt_walk_packet): read here,
+			 * and when it is a TNT or TIP taken as below, the
+			 * fast path goes on */
+			if (!steps || !k->blen)
+				break;
 			flow_step_untimed(d);
 			int r = flow_pt_peek(d);
 			if (r <= 0) {
