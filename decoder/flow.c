@@ -121,6 +121,7 @@ void rtit_flow_dec_free(struct rtit_flow_dec *d)
 	free(d->blk);
 	free(d->pb);
 	free(d->ic);
+	free(d->icb);
 	for (unsigned i = 0; i < d->n_ic_old; i++)
 		free(d->ic_old[i]);
 	free(d);
@@ -727,6 +728,9 @@ int flow_ic_grow(struct rtit_flow_dec *d)
 		free(d->ic);
 	d->ic = n;
 	d->ic_mask = nmask;
+	/* the fast path's blocks index the old table: made again (D157) */
+	free(d->icb);
+	d->icb = NULL;
 	return 0;
 }
 

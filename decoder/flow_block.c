@@ -15,8 +15,12 @@
  * takes a whole block (the run and the branch that uses the next bit, or
  * a direct JMP/CALL) a step, and block mode folds it with no record when
  * it can (flow_pt_tnt_walk, D155); with none pending, the same from a TNT
- * or TIP in view (D156).
+ * or TIP in view (D156).  A block is one entry (struct ic_blk), the next
+ * packet is read in the fast path, and a block whose bit commits the
+ * provisional ones before it goes straight into the blocks (D157).
  */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "flow_internal.h"
@@ -233,34 +237,67 @@ uint64_t flow_blocks_insns(const struct rtit_sim_rec *recs, size_t n)
 
 /* ------------------------------------------------- the TNT fast path */
 
-/* ic_find_slot with the cache's table @ic and mode tag @tag held by the
- * caller (the TNT fast path decodes nothing: d->ic stays). */
-static inline const struct ic_ent *link_find(const struct rtit_flow_dec *d,
-					     const struct ic_ent *ic, uint64_t tag,
-					     const struct ic_ent *p, unsigned s, uint64_t ip)
+/*
+ * The block at the cached instruction d->ic[@i] (the IP @ip, untagged),
+ * into d->icb[i]: the run of plain instructions from there (its length
+ * known and all cached, flow_run_scan) and the instruction after it, or
+ * the instruction itself when it is no plain one.  NULL when the walk
+ * must take the block itself.  Nothing is decoded.
+ */
+static const struct ic_blk *blk_fill(struct rtit_flow_dec *d, uint32_t i, uint64_t ip)
 {
-	const struct ic_ent *f = &ic[p->next[s]];
-	if (f->ip == (ip | tag) && f->len)
-		return f;
-	return ic_find_slot(d, p, s, ip);
+	const struct ic_ent *e = &d->ic[i], *b = e;
+	uint32_t n = 0, bytes = 0;
+
+	if (e->ip != (ip | d->ic_tag) || !e->len)
+		return NULL;
+	if (flow_plain(e)) {
+		if (!e->run && flow_run_scan(d, e) <= 0)
+			return NULL;
+		n = e->run;
+		bytes = e->run_bytes;
+		if (!(b = ic_find_slot(d, e, 1, ip + bytes)))
+			return NULL;
+	}
+	struct ic_blk *k = &d->icb[i];
+	k->key = e->ip;
+	k->target = b->target;
+	k->run_bytes = (uint16_t)bytes;
+	k->n = (uint8_t)n;
+	k->blen = b->len;
+	k->cls = b->cls;
+	k->flags = b->flags;
+	return k;
 }
 
-/*
- * The branch that ends the block at @e (the walk's IP @ip): @e itself, or
- * the instruction after its run of plain instructions (*n of them, known
- * and all cached).  NULL when the walk must take the block itself.
- */
-static inline const struct ic_ent *block_end(struct rtit_flow_dec *d, const struct ic_ent *ic,
-					     uint64_t tag, const struct ic_ent *e, uint64_t ip,
-					     uint32_t *n)
+/* The block at @ip (the cache key @key) reached from the block @k by its
+ * way @s: through k's link, else the hash (and the link then set).  NULL
+ * when the instruction there is not cached or its block not known. */
+static inline const struct ic_blk *blk_next(struct rtit_flow_dec *d, const struct ic_blk *icb,
+					    const struct ic_blk *k, unsigned s, uint64_t ip,
+					    uint64_t key)
 {
-	*n = 0;
-	if (!flow_plain(e))
-		return e;
-	if (!e->run && flow_run_scan(d, e) <= 0)
+	const struct ic_blk *f = &icb[k->next[s]];
+	if (f->key == key)
+		return f;
+	const struct ic_ent *e = ic_find(d, ip);
+	if (!e)
 		return NULL;
-	*n = e->run;
-	return link_find(d, ic, tag, e, 1, ip + e->run_bytes);
+	uint32_t i = (uint32_t)(e - d->ic);
+	f = &icb[i];
+	if (f->key != key && !(f = blk_fill(d, i, ip)))
+		return NULL;
+	((struct ic_blk *)k)->next[s] = i;	/* an entry of d->icb */
+	return f;
+}
+
+/* The fast path's blocks, allocated at its first use; false when there is
+ * no memory for them (the walk then goes one step at a time). */
+static bool blk_table(struct rtit_flow_dec *d)
+{
+	if (!d->icb)
+		d->icb = calloc((size_t)d->ic_mask + 1, sizeof(*d->icb));
+	return d->icb != NULL;
 }
 
 /*
@@ -271,12 +308,13 @@ static inline const struct ic_ent *block_end(struct rtit_flow_dec *d, const stru
  * starts at that block's next IP, and its branch ends it.  The batch's
  * committed records are folded first, so the order stays.
  */
-static void block_direct(struct rtit_flow_dec *d, const struct ic_ent *b, uint64_t ip,
-			 uint32_t n, uint64_t bip, uint64_t next, uint8_t fl)
+static void block_direct(struct rtit_flow_dec *d, const struct ic_blk *b, uint64_t ip,
+			 uint64_t bip, uint64_t next, uint8_t fl)
 {
 	if (d->ncommit)
 		flow_flush_committed(d);
 	struct rtit_flow_block *k = &d->blk[d->nblk];
+	uint32_t n = b->n;
 
 	if (d->cur_open && ip != k->next_ip) {
 		block_done(d);
@@ -292,7 +330,7 @@ static void block_direct(struct rtit_flow_dec *d, const struct ic_ent *b, uint64
 	/* block_last's fields, each written once */
 	const struct rtit_sim_rec *t = &d->tmpl;
 	k->last_ip = bip;
-	k->len = b->len;
+	k->len = b->blen;
 	k->next_ip = next;
 	k->cr3 = t->cr3;
 	k->cycles = t->cycles;
@@ -310,23 +348,28 @@ static void block_direct(struct rtit_flow_dec *d, const struct ic_ent *b, uint64
 }
 
 /*
- * Block mode: the block from @ip, a run of @n plain instructions (@e)
- * and the branch @b to @next, taken as the walk would take it: flow_run's
- * record and the branch's made one (pad1: n + 1, value: the branch's IP;
- * flow_blocks_out folds it as the two), walked counted, committed when
- * the branch used a TNT bit (@used), then straight into the blocks when
- * the batch holds no provisional record (block_direct).
+ * Block mode: the block @b from @ip (a run of b->n plain instructions and
+ * the branch at @bip, to @next), taken as the walk would take it:
+ * flow_run's record and the branch's made one (pad1: n + 1, value: the
+ * branch's IP; flow_blocks_out folds it as the two), walked counted,
+ * committed when the branch used a TNT bit (@used): then straight into
+ * the blocks after the records before it (block_direct), which the bit
+ * commits with it (the same blocks, folded in the same order, D157).
  */
-static void block_rec(struct rtit_flow_dec *d, const struct ic_ent *e, const struct ic_ent *b,
-		      uint64_t ip, uint32_t n, uint64_t next, uint8_t fl, bool used)
+static void block_rec(struct rtit_flow_dec *d, const struct ic_blk *b, uint64_t ip,
+		      uint64_t bip, uint64_t next, uint8_t fl, bool used)
 {
-	uint64_t bip = ip + (n ? e->run_bytes : 0);
+	uint32_t n = b->n;
 
 	if (n)
 		d->prev_nlip = bip;	/* as flow_run */
 	d->ip = bip;
-	if (used && d->nbatch == d->ncommit) {
-		block_direct(d, b, ip, n, bip, next, fl);
+	if (used) {
+		/* the bit commits the records walked before it as it would
+		 * commit this one's (commit): they are folded first */
+		if (d->nbatch != d->ncommit)
+			commit(d);
+		block_direct(d, b, ip, bip, next, fl);
 		return;
 	}
 	struct rtit_sim_rec *r = rec_new(d, n + 1);
@@ -334,7 +377,7 @@ static void block_rec(struct rtit_flow_dec *d, const struct ic_ent *e, const str
 	r->ip = ip;
 	r->pad1 = n ? n + 1 : 0;
 	r->value = bip;
-	r->len = b->len;
+	r->len = b->blen;
 	r->cls = b->cls;
 	r->next_ip = next;
 	r->flags |= fl;
@@ -360,19 +403,50 @@ static void block_rec(struct rtit_flow_dec *d, const struct ic_ent *e, const str
  * length: flow_blocks_out folds it as the two).  With no bit pending, a
  * TNT in view is taken at the first branch that uses a bit, and a TIP in
  * view at an indirect JMP or CALL, when the walk would take them with
- * nothing else to do (flow_pt_tnt_ready, flow_pt_tip_ready, D156).
- * Returns the blocks taken.
+ * nothing else to do (flow_pt_tnt_ready, flow_pt_tip_ready, D156).  A
+ * block is one entry of d->icb (struct ic_blk, D157), found from the last
+ * one by the branch's way.  With no bit pending and no packet in view,
+ * the next packet is read here as the walk's next step reads it (D157):
+ * when that ends the walk (the end of the stream, an error), *ret is what
+ * flow_pt_walk returns.  Returns the blocks taken.
  */
-int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e)
+int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e, int *ret)
 {
 	int steps = 0;
-	const struct ic_ent *ic = d->ic;	/* nothing is decoded here */
 	uint64_t tag = d->ic_tag;
+	/* @e may be in a table the cache grew out of (a packet read since
+	 * its lookup may decode): the walk takes that step */
+	uintptr_t at = (uintptr_t)e - (uintptr_t)d->ic;
+	if (at > (uintptr_t)d->ic_mask * sizeof(*e) || !blk_table(d))
+		return 0;
+	uint32_t i = (uint32_t)(at / sizeof(*e));
+	const struct ic_blk *icb = d->icb, *k = &icb[i];
+	if (k->key != (d->ip | tag) && !(k = blk_fill(d, i, d->ip)))
+		return 0;
 
-	while (e) {
-		uint64_t ip = d->ip, bip, next, bits = d->tnt_bits;
+	for (;;) {
+		uint64_t ip = d->ip, bip, next, bits;
 		int nb = d->tnt_n;
 		bool tip = false;	/* a TIP in view, no bit pending */
+		if (!nb && !d->have_la) {
+			/* the walk's next step at d->ip (cached: k, a block
+			 * filled, blen set) with no bit pending brings the
+			 * next packet into view (pt_walk_packet): read here,
+			 * and when it is a TNT or TIP taken as below, the
+			 * fast path goes on */
+			if (!steps || !k->blen)
+				break;
+			flow_step_untimed(d);
+			int r = flow_pt_peek(d);
+			if (r <= 0) {
+				*ret = r < 0 ? r : flow_walk_end(d);
+				break;
+			}
+			if (d->icb != icb || d->ic_tag != tag || d->fenced)
+				break;	/* it decoded, or a fault was read
+					 * ahead (D163): the walk goes on */
+		}
+		bits = d->tnt_bits;
 		if (!nb) {
 			/* the TNT in view, taken at the branch, or the TIP
 			 * in view, at an indirect JMP or CALL (D156) */
@@ -386,15 +460,14 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e)
 			}
 		}
 		flow_step_untimed(d);	/* as at each step of the walk */
-		uint32_t n;
-		const struct ic_ent *b = block_end(d, ic, tag, e, ip, &n);
-		if (!b || d->walked + n + 1 > d->cfg.max_walk)
+		uint32_t n = k->n;
+		if (d->walked + n + 1 > d->cfg.max_walk)
 			break;
-		bip = ip + (n ? e->run_bytes : 0);
-		next = bip + b->len;
+		bip = ip + k->run_bytes;
+		next = bip + k->blen;
 		uint8_t fl = RTIT_SIM_F_TAKEN;
 		bool bit = tip || ((bits >> (nb - 1)) & 1), used = true;
-		switch (b->cls) {
+		switch (k->cls) {
 		case RTIT_IC_INDIRECT_JMP: case RTIT_IC_INDIRECT_CALL:
 			if (!tip)
 				return steps;	/* the walk takes its TIP */
@@ -404,7 +477,7 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e)
 			if (tip)
 				return steps;	/* no bit: the walk's error */
 			if (bit)
-				next = b->target;
+				next = k->target;
 			else
 				fl = 0;
 			break;
@@ -413,9 +486,9 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e)
 				return steps;	/* the walk's error */
 			break;
 		case RTIT_IC_DIRECT_CALL: case RTIT_IC_DIRECT_JMP:
-			if (b->cls == RTIT_IC_DIRECT_CALL && (b->flags & IC_ZLC))
+			if (k->cls == RTIT_IC_DIRECT_CALL && (k->flags & IC_ZLC))
 				fl |= RTIT_SIM_F_ZERO_LEN_CALL;
-			next = b->target;
+			next = k->target;
 			used = false;
 			break;
 		default:
@@ -424,10 +497,9 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e)
 		if (used && !d->tnt_n && !tip && !flow_pt_tnt_ready(d, true))
 			break;	/* the walk reports the TIP.PGE ahead */
 		/* block mode: one record, when it fits (flow_run_fits) */
-		bool fold = d->cfg.on_block &&
-			    ((used && d->nbatch == d->ncommit) || flow_run_fits(d, n + 1));
+		bool fold = d->cfg.on_block && (used || flow_run_fits(d, n + 1));
 		if (n && !fold)
-			flow_run(d, e);	/* d->ip = bip */
+			flow_run(d, &d->ic[i]);	/* d->ip = bip */
 		if (used) {
 			/* the TNT (TIP) in view is taken at the branch, after
 			 * the run's records (their time: consume), as the walk
@@ -442,23 +514,36 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e)
 				d->tnt_n--;	/* before the branch's record (its offset) */
 			}
 		}
-		if (b->cls == RTIT_IC_RET)
-			flow_ret_compressed(d, &next);
+		if (k->cls == RTIT_IC_RET) {
+			/* flow_ret_compressed: the stack pops (33.4.2.2) */
+			d->rs.top = (d->rs.top + rtit_pt_stack_depth - 1) % rtit_pt_stack_depth;
+			d->rs.depth--;
+			next = d->rs.ip[d->rs.top] & flow_pt_ip_mask(d);
+		}
 		if (fold) {
-			block_rec(d, e, b, ip, n, next, fl, used);
+			block_rec(d, k, ip, bip, next, fl, used);
 		} else {
-			flow_insn_rec(d, b, next, fl, 0);
+			struct rtit_sim_rec *r = rec_new(d, 1);	/* flow_insn_rec's */
+			*r = d->tmpl;
+			r->ip = bip;
+			r->len = k->blen;
+			r->cls = k->cls;
+			r->next_ip = next;
+			r->flags |= fl;
 			d->walked++;
 			if (used)
 				commit(d);
 		}
-		if (b->cls == RTIT_IC_DIRECT_CALL)
-			flow_on_call(d, bip + b->len, b->flags & IC_ZLC);
-		else if (b->cls == RTIT_IC_INDIRECT_CALL)
-			flow_on_call(d, bip + b->len, false);	/* as pt_walk_indirect */
+		/* as flow_on_call (an indirect CALL: as pt_walk_indirect);
+		 * a zero-length CALL's NLIP is not pushed there either */
+		if ((k->cls == RTIT_IC_DIRECT_CALL && !(k->flags & IC_ZLC)) ||
+		    k->cls == RTIT_IC_INDIRECT_CALL)
+			rtit_pt_calls_push(&d->rs, (bip + k->blen) & flow_pt_ip_mask(d));
 		d->ip = next;
 		steps++;
-		e = link_find(d, ic, tag, b, b->cls != RTIT_IC_COND || bit, next);
+		if (!(k = blk_next(d, icb, k, k->cls != RTIT_IC_COND || bit, next, next | tag)))
+			break;
+		i = (uint32_t)(k - icb);
 	}
 	return steps;
 }

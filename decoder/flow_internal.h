@@ -35,6 +35,25 @@ struct ic_ent {
 	 * taken branch's target, the end of a run, a RET's last target) */
 	uint32_t next[2];
 };
+/* A block of the Intel PT TNT fast path (flow_pt_tnt_walk, D157): the
+ * run of plain instructions from the cached instruction d->ic[i] and the
+ * branch that ends it, kept at d->icb[i] with the branch's fields, so
+ * that a block step loads one entry (links to the next ones by the
+ * branch's way).  Valid when key is d->ic[i]'s key; a zeroed entry's
+ * class is RTIT_IC_OTHER, which the fast path leaves to the walk. */
+struct ic_blk {
+	uint64_t key;		/* the block's first instruction's cache key */
+	uint64_t target;	/* the branch's target (a direct one) */
+	/* where the fast path went from here last by the branch's way
+	 * (0: not taken, 1: taken or not a Jcc), as indexes into d->icb
+	 * (hints, checked against the key) */
+	uint32_t next[2];
+	uint16_t run_bytes;	/* the run's bytes (0: the block is the branch) */
+	uint8_t n;		/* the run's plain instructions */
+	uint8_t blen, cls, flags;	/* the branch's length, class, IC_* flags */
+	uint8_t pad[2];
+};
+
 /* IC_XACQ/IC_XREL: an XACQUIRE/XRELEASE-prefixed instruction (HLE, SDM
  * 33.2.9.1: it begins or commits a transaction as XBEGIN/XEND do) */
 /* IC_VMENTRY: VMLAUNCH/VMRESUME (a far transfer into the guest when the
@@ -89,6 +108,9 @@ struct rtit_flow_dec {
 	 * (each table is half the next: at most as much memory again) */
 	struct ic_ent *ic_old[40];
 	unsigned n_ic_old;
+	/* PT: the TNT fast path's blocks, parallel to ic (allocated by the
+	 * fast path; freed when the cache grows, D157) */
+	struct ic_blk *icb;
 
 	struct rtit_sim_rec *batch;
 	uint64_t *offs;		/* trace offset of the packet behind each */
@@ -306,7 +328,7 @@ bool flow_ret_compressed(struct rtit_flow_dec *d, uint64_t *t);
 /* ---- flow.c: runs of plain instructions, blocks (issue 20) ---- */
 int flow_run_scan(struct rtit_flow_dec *d, const struct ic_ent *e);
 void flow_run(struct rtit_flow_dec *d, const struct ic_ent *e);
-int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e);
+int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e, int *ret);
 void flow_blocks_out(struct rtit_flow_dec *d, const struct rtit_sim_rec *recs, size_t n);
 void flow_blocks_close(struct rtit_flow_dec *d);
 uint64_t flow_blocks_insns(const struct rtit_sim_rec *recs, size_t n);
@@ -317,6 +339,7 @@ int flow_pt_events(struct rtit_flow_dec *d);
 int flow_pt_idle(struct rtit_flow_dec *d);
 void flow_pt_reset(struct rtit_flow_dec *d);
 bool flow_pt_tnt_ready(const struct rtit_flow_dec *d, bool pge);
+int flow_pt_peek(struct rtit_flow_dec *d);
 void flow_pt_take_tnt(struct rtit_flow_dec *d);
 bool flow_pt_tip_ready(const struct rtit_flow_dec *d);
 void flow_pt_take_tip(struct rtit_flow_dec *d);

@@ -1078,6 +1078,12 @@ static int pt_peek(struct rtit_flow_dec *d)
 	return 1;
 }
 
+/* pt_peek for the TNT fast path (flow_block.c, D157). */
+int flow_pt_peek(struct rtit_flow_dec *d)
+{
+	return pt_peek(d);
+}
+
 static inline bool is_type(const struct rtit_flow_dec *d, enum rtit_pkt_type t)
 {
 	return d->have_la && d->la.pkt.type == t;
@@ -2162,16 +2168,24 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 		flow_step_untimed(d);
 		if ((r = ic_get(d, d->ip, &e)) < 0)
 			return pt_walk_nomap(d, r);
-		if (d->tnt_n && !d->fenced && flow_pt_tnt_walk(d, e))	/* D155 */
+		r = 0;
+		if (d->tnt_n && !d->fenced && flow_pt_tnt_walk(d, e, &r)) {	/* D155 */
+			if (r)
+				return r;	/* D157 */
 			continue;
+		}
 		if (!d->tnt_n && (r = pt_walk_packet(d, e)) != W_INSN) {
 			if (r == W_AGAIN)
 				continue;
 			return r;
 		}
+		r = 0;
 		if (!d->tnt_n && !d->fenced && (flow_pt_tnt_ready(d, false) || flow_pt_tip_ready(d)) &&
-		    flow_pt_tnt_walk(d, e))	/* D156 */
+		    flow_pt_tnt_walk(d, e, &r)) {	/* D156 */
+			if (r)
+				return r;
 			continue;
+		}
 		if (flow_run_ok(d, e, d->tnt_n || pt_run_quiet(d))) {
 			flow_run(d, e);
 			continue;

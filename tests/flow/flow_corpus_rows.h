@@ -1096,3 +1096,23 @@
 		"# disable ffffffffffffffff\n"
 		"# end\n",
 },
+/* ---- H1 s15: the TNT fast path's per-block time (D157) ---- */
+{
+	.name = "D157: PT a CYC right before a TNT times its first branch only",
+	.cite = "SDM 33.3.6 (the CYC before a TNT: the first branch's time), 33.4.2.14, "
+		"Table 33-33; D156 (the fast path marks the template untimed a block)",
+	.dialect = RTIT_DIALECT_PT,
+	/* JZ rel8 -2 (74 FE) at 0x1000 jumps to itself when taken, HLT
+	 * after it; TIP.PGE(0x1000) @18, CYC of 5 cycles @25 (00101 0 11 =
+	 * 2B), TNT-8 T T N @26 (stop bit 4, bits 110: 1C).  The JZ decoded at
+	 * the first bit is cached, so the second and third blocks are taken
+	 * from the cache a block a step; only the first branch has the CYC's
+	 * exact time, the others its cycles (not exact) */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x2b, 0x1c),
+	.img = { REG(0x1000, 0x74, 0xfe, 0xf4) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 cond     len=2 T -> 0000000000001000 cyc=5*\n"
+		"I 0000000000001000 cond     len=2 T -> 0000000000001000 cyc=5\n"
+		"I 0000000000001000 cond     len=2 -> 0000000000001002 cyc=5\n"
+		"# end\n",
+},
