@@ -362,6 +362,12 @@ static inline struct rtit_sim_rec *rec_new(struct rtit_flow_dec *d, uint32_t k)
 			d->nbatch = d->ncommit;
 		d->nprov = 0;
 	}
+	if (d->nbatch == d->cap && d->fenced && d->ncommit < d->cap) {
+		/* an error is certain (D163): nothing commits, events
+		 * neither, so the batch can fill with nprov < cap */
+		d->nbatch = d->ncommit;
+		d->nprov = 0;
+	}
 	if (d->nbatch == d->cap)
 		flow_flush_committed(d);	/* some are committed: nprov < cap */
 	d->nprov += k;
