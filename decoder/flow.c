@@ -845,7 +845,6 @@ void flow_enable_at(struct rtit_flow_dec *d, uint64_t ip)
 	d->state = ST_ENABLED;
 	d->ip = ip;
 	d->prev_nlip = NO_IP;
-	d->wrmsr_nlip = NO_IP;
 	d->tnt_n = 0;
 	d->walked = 0;
 	d->after_stop = false;
@@ -1224,12 +1223,7 @@ static inline int walk_packet(struct rtit_flow_dec *d)
 	switch (p->pkt.type) {
 	case RTIT_R_FUP_PGE:
 		/* tracing restarted without a FUP.PGD (a WRMSR
-		 * clearing Trace_En sends none, 4.2.8, D69): after
-		 * one; before it the walk goes on to it, and an
-		 * instruction that needs a packet on the way is the
-		 * error (D166) */
-		if (d->wrmsr_nlip != d->ip)
-			break;
+		 * clearing Trace_En sends none, 4.2.8, D69; D166) */
 		flow_drop_uncertain(d, p->offset);
 		flow_enable_la(d, RTIT_FLOW_N_ENABLE);
 		return W_AGAIN;
@@ -1490,10 +1484,7 @@ static int walk(struct rtit_flow_dec *d)
 			}
 			break;
 		}
-		case RTIT_IC_WRMSR:
-			d->wrmsr_nlip = nlip;	/* it may end tracing (walk_packet) */
-			break;
-		case RTIT_IC_OTHER: case RTIT_IC_RDMSR: case RTIT_IC_HLT:
+		case RTIT_IC_OTHER: case RTIT_IC_WRMSR: case RTIT_IC_RDMSR: case RTIT_IC_HLT:
 		case RTIT_IC_PTWRITE: case RTIT_IC_MWAIT:
 			break;
 		case RTIT_IC_DIRECT_JMP:

@@ -139,7 +139,6 @@ struct rtit_flow_dec {
 	bool fup_start;
 	uint64_t ip;
 	uint64_t prev_nlip;	/* NLIP of the instruction just walked */
-	uint64_t wrmsr_nlip;	/* RTIT: NLIP of the last WRMSR walked */
 	uint64_t tnt_bits;
 	int tnt_n;
 	bool after_tnt;		/* PT: the last packet in view was a TNT, or

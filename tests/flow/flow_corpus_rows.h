@@ -1053,37 +1053,6 @@
 		"I 0000000000001002 cond     len=2 -> 0000000000001004\n"
 		"# end\n",
 },
-/* ---- D166: RTIT tracing restarts without a FUP.PGD only after a WRMSR (session 15) ---- */
-{
-	.name = "D166: RTIT a second FUP.PGE with no WRMSR walked",
-	.cite = "RTIT 4.2.8 (FUP.PGD; none when a WRMSR clears Trace_En, 3.3.2), 4.2.7 (FUP.PGE)",
-	.dialect = RTIT_DIALECT_RTIT,
-	/* FUP.PGE(0x1000) @9, FUP.PGE(0x1040) @16: tracing cannot have
-	 * stopped in between without a packet, as no WRMSR ran: the walk
-	 * goes on through the NOP to the JMP RAX, whose TIP is missing */
-	STREAM(R_PSB, R_PGE(0x1000), R_PGE(0x1040), R_TIP(0x1080)),
-	.img = { REG(0x1000, 0x90, 0xff, 0xe0), REG(0x1040, 0xff, 0xe0), REG(0x1080, 0xf4) },
-	.want = "# enable 1000\n"
-		"# error @16 packet not allowed here\n"
-		"# end\n",
-	.want_errors = 1,
-},
-{
-	.name = "D166: RTIT a FUP.PGE after a WRMSR (control)",
-	.cite = "RTIT 4.2.8, 3.3.2 (a WRMSR clearing Trace_En: no FUP.PGD), D69",
-	.dialect = RTIT_DIALECT_RTIT,
-	/* the NOP and the WRMSR at 0x1001 ran; it cleared Trace_En (no
-	 * packet), and tracing restarted at 0x1040: the two are dropped as
-	 * walked past the last packet, with a note (before D166 they were
-	 * lost with none: the restart was taken before the NOP) */
-	STREAM(R_PSB, R_PGE(0x1000), R_PGE(0x1040), R_TIP(0x1080)),
-	.img = { REG(0x1000, 0x90, 0x0f, 0x30, 0xff, 0xe0), REG(0x1040, 0xff, 0xe0), REG(0x1080, 0xf4) },
-	.want = "# enable 1000\n"
-		"# uncertain 2\n"
-		"# enable 1040\n"
-		"I 0000000000001040 jmp-ind  len=2 T -> 0000000000001080\n"
-		"# end\n",
-},
 /* ---- D167: a TIP.PGD with no IP at a Jcc needs a range that can end tracing there (session 15) ---- */
 {
 	.name = "D167: PT TIP.PGD() at a Jcc, no filter range configured",
