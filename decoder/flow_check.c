@@ -211,7 +211,12 @@ static void mismatch(struct rtit_flow_cmp *c, const struct rtit_sim_rec *d, size
 	m->truth_ended = ti >= c->n;
 	if (!m->truth_ended)
 		m->truth = c->t[ti];
-	snprintf(m->what, sizeof(m->what), "%s", what);
+	/* what may be longer than m->what: cut, always terminated */
+	size_t n = strlen(what);
+	if (n > sizeof(m->what) - 1)
+		n = sizeof(m->what) - 1;
+	memcpy(m->what, what, n);
+	m->what[n] = '\0';
 }
 
 /* A decoded VM exit with its exit information (RTIT_FLOW_A_VMX_INFO): the

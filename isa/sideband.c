@@ -149,22 +149,26 @@ static int num(struct rd *rd, const char *key, const char *v, int base, uint64_t
 
 static int num_int(struct rd *rd, const char *key, const char *v, int *out)
 {
-	uint64_t x;
+	uint64_t x = 0;
 	int r = num(rd, key, v, 10, &x);
-	if (r == 0 && x > 0x7fffffff)
+	if (r != 0)
+		return r;
+	if (x > 0x7fffffff)
 		return bad(rd, "%s: %s is too large", key, v);
 	*out = (int)x;
-	return r;
+	return 0;
 }
 
 static int num_uns(struct rd *rd, const char *key, const char *v, unsigned *out)
 {
-	uint64_t x;
+	uint64_t x = 0;
 	int r = num(rd, key, v, 10, &x);
-	if (r == 0 && x > 0xffffffffu)
+	if (r != 0)
+		return r;
+	if (x > 0xffffffffu)
 		return bad(rd, "%s: %s is too large", key, v);
 	*out = (unsigned)x;
-	return r;
+	return 0;
 }
 
 static int str(struct rd *rd, const char *key, const char *v, char *out, size_t cap)
