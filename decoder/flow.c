@@ -672,6 +672,7 @@ static int peek(struct rtit_flow_dec *d)
 			 * register is kept.  A RET after the PSB is compressed
 			 * only against a CALL after it, which the walk sees. */
 			d->last_off = it.offset;
+			d->psb_fresh = 1;
 			continue;
 		case RTIT_R_CCP:
 			d->t_cyc += it.pkt.u.cyc.value;		/* 4.2.14 */
@@ -696,6 +697,14 @@ static int peek(struct rtit_flow_dec *d)
 			continue;
 		default:
 			break;
+		}
+		/* the partial TNT that a FUP.PGE forces out (4.2.8) may
+		 * stand between the PSB and it */
+		if (it.pkt.type == RTIT_R_TNT && d->psb_fresh == 1)
+			d->psb_fresh = 2;
+		else if (it.pkt.type != RTIT_R_PIP) {
+			d->pge_psb = d->psb_fresh != 0;
+			d->psb_fresh = 0;
 		}
 		r = flow_set_la(d, &it, false);
 		if (r == 1 && d->cfg.cycle_acc)
@@ -844,6 +853,7 @@ void flow_enable_at(struct rtit_flow_dec *d, uint64_t ip)
 	d->mtc_seen = false;
 	d->state = ST_ENABLED;
 	d->ip = ip;
+	d->enable_ip = ip;
 	d->prev_nlip = NO_IP;
 	d->tnt_n = 0;
 	d->walked = 0;
@@ -885,6 +895,7 @@ int flow_trace_stop(struct rtit_flow_dec *d)
 	flow_drop_uncertain(d, off);
 	flow_disable(d, RTIT_FLOW_N_TRACESTOP, off, d->ip);
 	d->after_stop = true;
+	d->stop_tnts = 0;
 	return 0;
 }
 
@@ -901,6 +912,9 @@ static int overflow(struct rtit_flow_dec *d)
 	d->retc_valid = false;		/* 4.2.5: overflow clear */
 	flow_note(d, RTIT_FLOW_N_OVERFLOW, off, ip, 0);
 	flow_enable_at(d, ip);
+	/* the overflow may clear with PacketEn 0 (4.2.5): a FUP.PGE with
+	 * nothing but PIPs since is where tracing starts (D168) */
+	d->psb_fresh = 1;
 	if (d->cfg.errata & RTIT_FLOW_E5) {
 		if ((r = peek(d)) < 0)
 			return r;
@@ -1222,8 +1236,20 @@ static inline int walk_packet(struct rtit_flow_dec *d)
 	const struct la *p = &d->la;
 	switch (p->pkt.type) {
 	case RTIT_R_FUP_PGE:
-		/* tracing restarted without a FUP.PGD (a WRMSR
-		 * clearing Trace_En sends none, 4.2.8, D69; D166) */
+		/* tracing restarted without a FUP.PGD: only TriggerEn
+		 * clears with none (4.2.8, D69), and it rises again only
+		 * on an MSR write, which sends a PSB (4.2.1): the PSB must
+		 * lie between the last packet of the flow and this FUP.PGE, with at
+		 * most the partial TNT it forces out between them; or a
+		 * FUP.BuffOvf, after which tracing may be off
+		 * (D168; D166 was a narrower rule, withdrawn).  Not under E8, whose
+		 * packets after a PSB may come before older ones */
+		if (!d->pge_psb && !(d->cfg.errata & (1u << 8)))
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, p->offset,
+					 "a FUP.PGE 0x%" PRIx64 " while tracing, with no PSB since the"
+					 " last packet: tracing restarts without a FUP.PGD only when"
+					 " TriggerEn rises again, which sends a PSB (RTIT 4.2.1, 4.2.8)",
+					 p->ip);
 		flow_drop_uncertain(d, p->offset);
 		flow_enable_la(d, RTIT_FLOW_N_ENABLE);
 		return W_AGAIN;
@@ -1537,6 +1563,7 @@ int flow_idle_stop(struct rtit_flow_dec *d)
 {
 	consume(d);
 	d->after_stop = true;
+	d->stop_tnts = 0;
 	return 0;
 }
 
@@ -1545,8 +1572,21 @@ int flow_idle_tnt(struct rtit_flow_dec *d)
 	uint64_t off = d->la.offset;
 
 	consume(d);
-	if (d->state == ST_UNSYNCED || d->after_stop)
+	if (d->state == ST_UNSYNCED)
 		return 0;	/* bits of an unknown flow */
+	if (d->after_stop) {
+		/* RTIT: the TraceStop action does not drain the TNT buffer
+		 * (4.2.2, 4.2.11): what it held comes out as one partial
+		 * TNT before the next FUP.PGE (4.2.8), or a full TNT held
+		 * in an overflow before its FUP.BuffOvf (4.2.5); never two
+		 * (D169) */
+		if (!d->pt && ++d->stop_tnts > 1)
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+					 "a second TNT after a TraceSTOP: the TNT buffer is not"
+					 " drained at the stop, only the bits it held come out,"
+					 " in one TNT (RTIT 4.2.2, 4.2.8, 4.2.11)");
+		return 0;	/* bits of an unknown flow */
+	}
 	return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off, "a TNT while tracing is disabled");
 }
 

@@ -129,6 +129,13 @@ struct rtit_flow_dec {
 
 	int state;
 	bool after_stop;
+	uint8_t stop_tnts;	/* RTIT: TNTs since the TraceSTOP (D169) */
+	/* RTIT: a PSB came since the last packet in view but PIPs and one
+	 * TNT (psb_fresh: 1, 2 after that TNT), and was there for the
+	 * FUP.PGE in view (pge_psb): a restart without a FUP.PGD needs
+	 * one (D168) */
+	uint8_t psb_fresh;
+	bool pge_psb;
 	bool pg_known;		/* RTIT: tmpl's CR0.PG is known (cfg, a PIP) */
 	/* since a FUP.BuffOvf, no packet has shown that tracing is on (the
 	 * overflow clears with FilterEn 0 too, 4.2.5): a packet that does
@@ -162,6 +169,7 @@ struct rtit_flow_dec {
 	bool mode_seen;		/* PT: a MODE.Exec since the start or an OVF */
 	bool nonroot;		/* the last PIP's NR: VMX non-root */
 	bool in_vmm;		/* after a VM exit, until the VM entry */
+	uint64_t enable_ip;	/* where tracing last (re)started (D170) */
 	uint8_t cfe_type;	/* the last CFE's type, until an INT n ... */
 	uint8_t cfe_vec;	/* ... and its vector (Table 33-59) */
 	bool vmx_known;		/* a PIP said root or non-root (NR) */
@@ -194,6 +202,11 @@ struct rtit_flow_dec {
 				 * to an XBEGIN, XEND or abort (Table 33-27) */
 	uint8_t tsx_bits;	/* its TXAbort|InTX */
 	bool intx;		/* InTX as the last MODE.TSX said */
+	/* InTX is known: a MODE.TSX said it, or a PSB+ with a FUP and no
+	 * MODE.TSX said 0 (SDM 33.3.7, D43); not after an OVF (D171) */
+	bool intx_known;
+	bool psb_tsx;		/* a MODE.TSX in the PSB+ being read */
+	bool psb_ctx;		/* a PIP in it: ContextEn was 1 */
 	/* PEBS records in packet blocks (33.4.1.1, Table 33-47, D55):
 	 * in a block since its first BBP, the current block's type, the
 	 * digest of the items so far (rtit/pebs.h), the Basic block's IP,
@@ -354,17 +367,16 @@ void flow_pt_take_tip(struct rtit_flow_dec *d);
  */
 static inline struct rtit_sim_rec *rec_new(struct rtit_flow_dec *d, uint32_t k)
 {
-	if (d->nprov >= d->cap) {
-		if (!d->fenced)
-			d->ncommit = d->nbatch;
-		else	/* an error is certain: they would be dropped (D163) */
+	if (__builtin_expect(d->fenced, 0)) {
+		/* an error is certain (D163): the provisional records
+		 * would be dropped; nothing commits, events neither, so
+		 * the batch can also fill with nprov < cap */
+		if (d->nprov >= d->cap || d->nbatch == d->cap) {
 			d->nbatch = d->ncommit;
-		d->nprov = 0;
-	}
-	if (d->nbatch == d->cap && d->fenced && d->ncommit < d->cap) {
-		/* an error is certain (D163): nothing commits, events
-		 * neither, so the batch can fill with nprov < cap */
-		d->nbatch = d->ncommit;
+			d->nprov = 0;
+		}
+	} else if (d->nprov >= d->cap) {
+		d->ncommit = d->nbatch;
 		d->nprov = 0;
 	}
 	if (d->nbatch == d->cap)

@@ -93,6 +93,7 @@ void flow_pt_reset(struct rtit_flow_dec *d)
 	forget_if(d);
 	d->tsx_pending = false;
 	d->intx = false;
+	d->intx_known = false;
 	d->pebs_in = false;
 	d->pebs_fup = false;
 	d->evd_pend = 0;
@@ -438,36 +439,58 @@ static int pebs_block(struct rtit_flow_dec *d, const struct rtit_packet *p, uint
 	return 0;
 }
 
-/* A TIP.PGD with an IP, IA32_RTIT_CTL fixed: the IP is where tracing
- * ends "unless ContextEn = 0 or TraceEn = 0" then (33.4.2.5), so FilterEn
- * cleared it: an IP outside every ADDRn range with ADDRn_CFG = 1.  With
- * no range configured FilterEn "is set to 1 at all times" (33.2.6.5), and
- * no TraceStop range or ToPA output may have stopped the trace either
- * (D137). */
-static int pgd_ip_allowed(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
+/* What IA32_RTIT_CTL's ADDRn_CFG fields and ToPA output say about ending
+ * tracing at @n IPs (SDM 33.2.4, 33.2.6.5): FILT_ANY when ToPA output or a
+ * TraceStop range may end it anywhere (D137), FILT_NONE when no filter
+ * range is configured (FilterEn "is set to 1 at all times"), else
+ * FILT_RANGES with rng[i] the first ADDRn filter range holding ips[i], or
+ * -1 (FilterEn is 0 there). */
+enum { FILT_ANY, FILT_NONE, FILT_RANGES };
+
+static int filter_ranges(const struct rtit_flow_dec *d, const uint64_t *ips, int *rng, unsigned n)
 {
 	uint64_t ctl = d->cfg.pt_ctl;
 	bool filter = false;
 
 	if (ctl & RTIT_PT_CTL_TOPA)
-		return 0;
-	for (unsigned n = 0; n < 4; n++) {
-		uint64_t cfgn = (ctl & RTIT_PT_CTL_ADDR_CFG_MASK(n)) >> RTIT_PT_CTL_ADDR_CFG_SHIFT(n);
+		return FILT_ANY;
+	for (unsigned i = 0; i < n; i++)
+		rng[i] = -1;
+	for (unsigned a = 0; a < 4; a++) {
+		uint64_t cfgn = (ctl & RTIT_PT_CTL_ADDR_CFG_MASK(a)) >> RTIT_PT_CTL_ADDR_CFG_SHIFT(a);
 		if (cfgn == 2)
-			return 0;	/* TraceStop */
+			return FILT_ANY;	/* a TraceStop range */
 		if (cfgn != 1)
 			continue;
 		filter = true;
-		if (it->ip >= d->cfg.pt_addr_a[n] && it->ip <= d->cfg.pt_addr_b[n])
-			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
-					 "TIP.PGD at 0x%" PRIx64 ", inside the ADDR%u filter range: FilterEn"
-					 " is 1 there (SDM 33.2.4, 33.4.2.5)", it->ip, n);
+		for (unsigned i = 0; i < n; i++)
+			if (rng[i] < 0 && ips[i] >= d->cfg.pt_addr_a[a] && ips[i] <= d->cfg.pt_addr_b[a])
+				rng[i] = (int)a;
 	}
-	if (filter)
+	return filter ? FILT_RANGES : FILT_NONE;
+}
+
+/* A TIP.PGD with an IP, IA32_RTIT_CTL fixed: the IP is where tracing
+ * ends "unless ContextEn = 0 or TraceEn = 0" then (33.4.2.5), so FilterEn
+ * cleared it: an IP outside every ADDRn range with ADDRn_CFG = 1. */
+static int pgd_ip_allowed(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
+{
+	int rng;
+
+	switch (filter_ranges(d, &it->ip, &rng, 1)) {
+	case FILT_NONE:
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+				 "TIP.PGD with the IP 0x%" PRIx64 ", but no IP filter range is configured:"
+				 " FilterEn is 1 at all times (SDM 33.2.6.5, 33.4.2.5)", it->ip);
+	case FILT_RANGES:
+		if (rng >= 0)
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+					 "TIP.PGD at 0x%" PRIx64 ", inside the ADDR%d filter range: FilterEn"
+					 " is 1 there (SDM 33.2.4, 33.4.2.5)", it->ip, rng);
 		return 0;
-	return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
-			 "TIP.PGD with the IP 0x%" PRIx64 ", but no IP filter range is configured:"
-			 " FilterEn is 1 at all times (SDM 33.2.6.5, 33.4.2.5)", it->ip);
+	default:
+		return 0;
+	}
 }
 
 /* A TIP.PGD with no IP at a conditional branch: in this model only a
@@ -480,33 +503,28 @@ static int pgd_ip_allowed(struct rtit_flow_dec *d, const struct rtit_pktdec_item
  * keeps it 1: the TIP.PGD cannot be this branch's (D167). */
 static int cond_pgd_allowed(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t off)
 {
-	uint64_t ctl = d->cfg.pt_ctl, ways[2] = { e->target, d->ip + e->len };
-	bool filter = false, inside[2] = { false, false };
+	uint64_t ways[2] = { e->target, d->ip + e->len };
+	int rng[2];
 
-	if (!d->cfg.pt_ctl_fixed || (ctl & RTIT_PT_CTL_TOPA))
+	if (!d->cfg.pt_ctl_fixed)
 		return 0;
-	for (unsigned n = 0; n < 4; n++) {
-		uint64_t cfgn = (ctl & RTIT_PT_CTL_ADDR_CFG_MASK(n)) >> RTIT_PT_CTL_ADDR_CFG_SHIFT(n);
-		if (cfgn == 2)
-			return 0;	/* a TraceStop range */
-		if (cfgn != 1)
-			continue;
-		filter = true;
-		for (int w = 0; w < 2; w++)
-			inside[w] |= ways[w] >= d->cfg.pt_addr_a[n] && ways[w] <= d->cfg.pt_addr_b[n];
-	}
-	if (!filter)
+	switch (filter_ranges(d, ways, rng, 2)) {
+	case FILT_NONE:
 		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
 				 "TIP.PGD with no IP at the conditional branch at 0x%" PRIx64 ", but"
 				 " no IP filter or TraceStop range is configured: nothing ends tracing"
 				 " at a Jcc (SDM 33.2.6.5, 33.4.2.5)", d->ip);
-	if (inside[0] && inside[1])
-		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
-				 "TIP.PGD with no IP at the conditional branch at 0x%" PRIx64 ", whose"
-				 " two ways (0x%" PRIx64 ", 0x%" PRIx64 ") stay inside the filter"
-				 " ranges: FilterEn stays 1 (SDM 33.2.4, 33.4.2.5)", d->ip, ways[0],
-				 ways[1]);
-	return 0;
+	case FILT_RANGES:
+		if (rng[0] >= 0 && rng[1] >= 0)
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+					 "TIP.PGD with no IP at the conditional branch at 0x%" PRIx64 ", whose"
+					 " two ways (0x%" PRIx64 ", 0x%" PRIx64 ") stay inside the filter"
+					 " ranges: FilterEn stays 1 (SDM 33.2.4, 33.4.2.5)", d->ip, ways[0],
+					 ways[1]);
+		return 0;
+	default:
+		return 0;
+	}
 }
 
 /* Whether IA32_RTIT_CTL, the same at every enable (cfg.pt_ctl_fixed),
@@ -941,6 +959,7 @@ static int peek_state(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it
 					 " goes out before it)", d->tnt_n, d->ip);
 		d->evd_pend = 0;
 		d->in_psb = true;
+		d->psb_tsx = d->psb_ctx = false;
 		d->bound_fup = false;
 		d->pebs_in = false;
 		d->pebs_fup = false;
@@ -948,9 +967,21 @@ static int peek_state(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it
 		return PK_SKIP;
 	case RTIT_PT_PSBEND:
 		d->in_psb = false;
+		/* with PacketEn (its FUP) or a PIP, ContextEn is 1, and
+		 * BranchEn is for a trace the walk follows: the PSB+
+		 * holds a MODE.TSX (33.3.7), which the encoder sends
+		 * whenever InTX = 1 (D43); none says InTX = 0 */
+		if (d->state == ST_ENABLED || d->psb_ctx) {
+			if (!d->psb_tsx)
+				d->intx = false;
+			d->intx_known = true;
+		}
 		return PK_SKIP;
 	case RTIT_PT_MODE_TSX:
 		d->intx = p->u.mode.bits & rtit_pt_mode_tsx_intx;
+		d->intx_known = true;
+		if (d->in_psb)
+			d->psb_tsx = true;
 		/* while tracing, a FUP follows and the walk binds the
 		 * two (Table 33-27); else InTX is all it says */
 		if (!d->in_psb && d->state == ST_ENABLED) {
@@ -1039,6 +1070,8 @@ static int pt_peek(struct rtit_flow_dec *d)
 		case RTIT_PT_PIP:
 			if (d->state == ST_ENABLED && !d->in_psb)
 				break;
+			if (d->in_psb)
+				d->psb_ctx = true;	/* ContextEn = 1 (33.3.7) */
 			apply_pip(d, p);
 			continue;
 		case RTIT_PT_FUP:
@@ -1120,6 +1153,7 @@ static int overflow(struct rtit_flow_dec *d)
 	d->bound_fup = false;
 	d->in_vmm = false;
 	d->tsx_pending = false;
+	d->intx_known = false;		/* a MODE.TSX may be lost (D43) */
 	d->encl = FLOW_ENCL_UNKNOWN;	/* an enclave entry may be lost */
 	rtit_pt_calls_clear(&d->rs);
 	/* Until a FUP says where tracing resumed, PacketEn is not known
@@ -1781,6 +1815,18 @@ static inline int pt_walk_packet(struct rtit_flow_dec *d, const struct ic_ent *e
 		     d->cfe_type != rtit_pt_cfe_vmentry) ||
 		    (!d->in_vmm && vmentry_ahead(d)))
 			break;
+		/* from VMX root operation with no VM exit walked: only a
+		 * VMLAUNCH/VMRESUME enters a VM (SDM Vol. 2B VMLAUNCH/
+		 * VMRESUME), and this is none; the simulator's VM entry
+		 * event follows its VM exit with no instruction between
+		 * (docs/sim.md), which an overflow or the trace's start
+		 * may hide only when no instruction was walked since
+		 * tracing (re)started (D170) */
+		if (!d->in_vmm && d->cfe_type != rtit_pt_cfe_vmentry && d->ip != d->enable_ip)
+			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, p->offset,
+					 "PIP(NR=1) at 0x%" PRIx64 " in VMX root operation with no VM"
+					 " exit since, at an instruction that is not a VMLAUNCH or"
+					 " VMRESUME: nothing enters a VM here (SDM Table 33-53)", d->ip);
 		if ((r = vm_entry_here(d)) <= 0 || r == 2)
 			return r;
 		return W_AGAIN;
@@ -2210,9 +2256,19 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			if ((e->flags & IC_VMENTRY) && !d->tnt_n && pt_vmentry_due(d))
 				r = pt_walk_vmentry(d, e);
 			break;
+		case RTIT_IC_XBEGIN: case RTIT_IC_XEND:
+			/* nested: no packet (case 18), so in a transaction;
+			 * the outermost sends MODE.TSX and FUP (cases
+			 * 19-20), and an XEND outside one faults (D171) */
+			if (!d->tsx_pending && d->intx_known && !d->intx)
+				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->have_la ? d->la.offset : d->last_off,
+						 "an %s at 0x%" PRIx64 " with no MODE.TSX, outside a"
+						 " transaction (InTX = 0): the outermost XBEGIN or XEND"
+						 " sends MODE.TSX and FUP (SDM Table 33-55 cases 18-20)",
+						 e->cls == RTIT_IC_XBEGIN ? "XBEGIN" : "XEND", d->ip);
+			break;
 		case RTIT_IC_WRMSR: case RTIT_IC_RDMSR: case RTIT_IC_HLT:
 		case RTIT_IC_PTWRITE: case RTIT_IC_MWAIT:
-		case RTIT_IC_XBEGIN: case RTIT_IC_XEND:	/* nested: no packet (case 18) */
 			break;
 		case RTIT_IC_DIRECT_JMP: case RTIT_IC_DIRECT_CALL:
 			next = e->target;

@@ -1102,3 +1102,93 @@
 		"I 0000000000001000 cond     len=2 -> 0000000000001002 cyc=5\n"
 		"# end\n",
 },
+/* ---- session 16: restarts, stops, VM entries and transactions (D168-D171) ---- */
+{
+	.name = "D168: RTIT FUP.PGE while tracing with no PSB before it",
+	.cite = "RTIT 4.2.1 (TriggerEn rises only on an MSR write, which sends a PSB), 4.2.8",
+	.dialect = RTIT_DIALECT_RTIT,
+	/* a second FUP.PGE @16 while tracing from 0x1000: no FUP.PGD or
+	 * TraceSTOP ended tracing, so only TriggerEn's fall did, and its
+	 * rise sends a PSB first: none is here */
+	STREAM(R_PSB, R_PGE(0x1000), R_PGE(0x2000)),
+	.img = { REG(0x1000, 0x90, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# error @16 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D168: RTIT PSB, the partial TNT, FUP.PGE: a restart (control)",
+	.cite = "RTIT 4.2.1, 4.2.8 (the partial TNT on the next FUP.PGE), 4.2.2",
+	.dialect = RTIT_DIALECT_RTIT,
+	/* JZ at 0x1000; Trace_En cleared by an MSR write the walk does not
+	 * see (no FUP.PGD), set again: PSB @16, the JZ's bit in a partial
+	 * TNT (1 bit N: 02) @25, FUP.PGE(0x2000) @26 */
+	STREAM(R_PSB, R_PGE(0x1000), R_PSB, 0x02, R_PGE(0x2000), R_TIP(0x3000)),
+	.img = { REG(0x1000, 0x74, 0x00, 0x90), REG(0x2000, 0xff, 0xe0), REG(0x3000, 0xf4) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 cond     len=2 -> 0000000000001002\n"
+		"# enable 2000\n"
+		"I 0000000000002000 jmp-ind  len=2 T -> 0000000000003000\n"
+		"# end\n",
+},
+{
+	.name = "D169: RTIT two TNTs after a TraceSTOP",
+	.cite = "RTIT 4.2.11, 4.2.2 (the TNT buffer is not drained on a TraceStop), 4.2.8",
+	.dialect = RTIT_DIALECT_RTIT,
+	/* JZ at 0x1000 (TNT 1 bit T @16: 03), TraceSTOP @17; what the TNT
+	 * buffer held comes out once, at the next FUP.PGE: the TNT @19 is
+	 * a second one */
+	STREAM(R_PSB, R_PGE(0x1000), 0x03, 0xc1, 0x03, 0x03),
+	.img = { REG(0x1000, 0x74, 0x00, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 cond     len=2 T -> 0000000000001002\n"
+		"# stop\n"
+		"# error @19 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D170: PT PIP(NR=1) in VMX root operation at a NOP",
+	.cite = "SDM Table 33-53 (VM entry: PIP(NR=1), TIP), Vol. 2B VMLAUNCH/VMRESUME",
+	.dialect = RTIT_DIALECT_PT,
+	/* the PSB+'s PIP says root (NR=0); the JZ at 0x1000 takes the TNT
+	 * @33, and at the NOP at 0x1002 a PIP(NR=1) @34: no VM exit was
+	 * walked and a NOP enters no VM */
+	STREAM(PT_PSB, 0x02, 0x43, 0, 0, 0, 0, 0, 0, PT_PSBEND, PT_PGE6(0x1000), 0x06,
+	       0x02, 0x43, 0x01, 0, 0, 0, 0, 0, PT_TIP6(0x3000)),
+	.img = { REG(0x1000, 0x74, 0x00, 0x90, 0xf4), REG(0x3000, 0xf4) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 cond     len=2 T -> 0000000000001002\n"
+		"# error @34 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D171: PT XBEGIN with no MODE.TSX after a PSB+ that says InTX = 0",
+	.cite = "SDM 33.3.7 (PSB+: MODE.TSX if ContextEn and BranchEn; PIP if ContextEn), "
+		"Table 33-55 cases 18-19, D43",
+	.dialect = RTIT_DIALECT_PT,
+	/* the PSB+ has a PIP (ContextEn = 1) and no MODE.TSX: InTX = 0;
+	 * XBEGIN (C7 F8 rel32 0) at 0x1000 with a TIP @33 in view: the
+	 * outermost XBEGIN sends MODE.TSX and FUP */
+	STREAM(PT_PSB, 0x02, 0x43, 0, 0, 0, 0, 0, 0, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x2000)),
+	.img = { REG(0x1000, 0xc7, 0xf8, 0, 0, 0, 0, 0xff, 0xe0), REG(0x2000, 0xf4) },
+	.want = "# enable 1000\n"
+		"# error @33 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D171: PT XBEGIN with no MODE.TSX inside a transaction (control)",
+	.cite = "SDM 33.3.7, Table 33-55 case 18 (nested XBEGIN: no packet)",
+	.dialect = RTIT_DIALECT_PT,
+	/* the PSB+'s MODE.TSX(InTX=1) (99 21): the XBEGIN is nested */
+	STREAM(PT_PSB, 0x02, 0x43, 0, 0, 0, 0, 0, 0, 0x99, 0x21, PT_PSBEND, PT_PGE6(0x1000),
+	       PT_TIP6(0x2000)),
+	.img = { REG(0x1000, 0xc7, 0xf8, 0, 0, 0, 0, 0xff, 0xe0), REG(0x2000, 0xf4) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 xbegin   len=6 -> 0000000000001006\n"
+		"I 0000000000001006 jmp-ind  len=2 T -> 0000000000002000\n"
+		"# end\n",
+},

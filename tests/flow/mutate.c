@@ -3,7 +3,7 @@
  * sure"): every golden vector's trace with single-byte mutations, decoded
  * against the vector's program image and compared with its ground truth.
  *
- *   mutate [-k N] [-v] [--show N] [--show-libipt N] [--show-later N] [--max-silent N]
+ *   mutate [-k N] [-v] [--list-reproduced] [--show N] [--show-libipt N] [--show-later N] [--max-silent N]
  *          [--max-ipt-later N] [--max-ipt-none N] GOLDEN_DIR
  *
  * For each GOLDEN_DIR/NAME.scn: the session runs it in memory (the trace
@@ -683,7 +683,7 @@ int main(int argc, char **argv)
 {
 	const char *dir = NULL, *ke = getenv("RTITSIM_MUTATE_K");
 	unsigned k = ke ? (unsigned)atoi(ke) : 18;
-	bool verbose = false;
+	bool verbose = false, list_repro = false;
 	unsigned show_ipt = 0;	/* --show-libipt N: mutants only libipt rejects */
 	unsigned show_later = 0;	/* --show-later N: libipt rejects them earlier */
 	uint64_t max_silent = 0;
@@ -726,6 +726,8 @@ int main(int argc, char **argv)
 			max_ipt_none = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "-v"))
 			verbose = true;
+		else if (!strcmp(argv[i], "--list-reproduced"))
+			list_repro = true;
 		else if (!strcmp(argv[i], "--show") && i + 1 < argc)
 			max_show = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--show-libipt") && i + 1 < argc)
@@ -736,7 +738,7 @@ int main(int argc, char **argv)
 			dir = argv[i];
 	}
 	if (!dir || k < 1 || k > 255) {
-		fputs("usage: mutate [-k 1..255] [-v] [--show N] [--show-libipt N] [--show-later N] [--max-silent N]"
+		fputs("usage: mutate [-k 1..255] [-v] [--list-reproduced] [--show N] [--show-libipt N] [--show-later N] [--max-silent N]"
 		      " [--max-ipt-later N] [--max-ipt-none N] GOLDEN_DIR\n", stderr);
 		return 2;
 	}
@@ -844,8 +846,12 @@ int main(int argc, char **argv)
 						       j.err_msg);
 				}
 #endif
-				if (!j.diverged && !j.error_seen)
+				if (!j.diverged && !j.error_seen) {
 					repro++;
+					if (list_repro)
+						printf("reproduced: %s offset 0x%zx %02x -> %02x\n",
+						       v.name, pos, v.trace[pos], nb);
+				}
 				else if (!j.silent) {
 					errfirst++;
 					if (j.at_div && j.at_div_recs > 1) {
