@@ -16,6 +16,10 @@
  * writer takes up to half the ring at once (one hash update, one fwrite),
  * and is woken only when half the ring is waiting, so a run makes few
  * wake-ups and few system calls.
+ *
+ * Version 2 of the binary file (D180): where a run of chunks is hashed it
+ * is also coded (flow_compact.c) into one block, written in one call; the
+ * simulator's thread still only packs.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -28,6 +32,7 @@
 #include <xxhash.h>
 
 #include "rtit/record.h"
+#include "flow_compact.h"
 #include "record_text.h"
 
 enum {
@@ -37,6 +42,7 @@ enum {
 	TXT_CAP = 1 << 20	/* the text buffer, written when this full */
 };
 
+_Static_assert(TAKE * CHUNK == ISA_FC_BLOCK_RECS, "a take is one version 2 block");
 _Static_assert(offsetof(struct rtit_sim_rec, cpl) == 56 &&
 	       offsetof(struct rtit_sim_rec, vector) == 58 &&
 	       offsetof(struct rtit_sim_rec, pad0) == 59 &&
@@ -49,6 +55,10 @@ struct fw_state {
 	uint8_t *cur;		/* where the next record goes */
 	char *txt;		/* TXT_CAP + a line */
 	size_t tlen;
+	/* version 2 (D180): the predictor, a block's bytes (its header
+	 * first); encoded where the chunks are hashed */
+	struct isa_fc_state *fc;
+	uint8_t *blk;
 	/* the thread: chunks published (head, the producer's) and done
 	 * (tail, the writer's), counted; n: records in each published chunk */
 	bool threaded;
@@ -80,8 +90,24 @@ static void flush_txt(struct rtit_flow_writer *w, struct fw_state *st)
 static void process(struct rtit_flow_writer *w, struct fw_state *st, const uint8_t *c, size_t n)
 {
 	XXH3_64bits_update(w->xxh, c, 64 * n);
-	if (w->bin && !w->err && fwrite(c, 64, n, w->bin) != n)
+	if (st->fc && !w->err) {
+		/* one block per ISA_FC_BLOCK_RECS records at most */
+		for (size_t i = 0; i < n; i += ISA_FC_BLOCK_RECS) {
+			size_t k = n - i < ISA_FC_BLOCK_RECS ? n - i : ISA_FC_BLOCK_RECS;
+			size_t b = isa_fc_encode(st->fc, c + 64 * i, k, st->blk + ISA_FC_BLOCK_HDR);
+			for (int j = 0; j < 4; j++) {
+				st->blk[j] = (uint8_t)(k >> (8 * j));
+				st->blk[4 + j] = (uint8_t)(b >> (8 * j));
+			}
+			b += ISA_FC_BLOCK_HDR;
+			if (fwrite(st->blk, 1, b, w->bin) != b) {
+				fail(w);
+				break;
+			}
+		}
+	} else if (w->bin && !w->err && fwrite(c, 64, n, w->bin) != n) {
 		fail(w);
+	}
 	if (!w->txt)
 		return;
 	for (size_t i = 0; i < n; i++) {
@@ -196,12 +222,15 @@ static void free_state(struct fw_state *st)
 {
 	free(st->ring);
 	free(st->txt);
+	free(st->fc);
+	free(st->blk);
 	free(st);
 }
 
-static int writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt, bool threaded)
+static int writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt, int version,
+		       bool threaded)
 {
-	if (!w)
+	if (!w || (version != RTIT_FLOW_V1 && version != RTIT_FLOW_V2))
 		return -RTIT_ERR_INVALID;
 	memset(w, 0, sizeof(*w));
 	w->bin = bin;
@@ -214,6 +243,10 @@ static int writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt, bool th
 		ok = ok && (st->ring = malloc(st->nslots * 64 * (size_t)CHUNK)) != NULL;
 		if (ok && txt)
 			ok = (st->txt = malloc(TXT_CAP + ISA_FLOW_LINE_MAX)) != NULL;
+		if (ok && bin && version == RTIT_FLOW_V2)
+			ok = (st->fc = malloc(sizeof(*st->fc))) != NULL &&
+			     (st->blk = malloc(ISA_FC_BLOCK_HDR +
+					       (size_t)ISA_FC_REC_MAX * ISA_FC_BLOCK_RECS)) != NULL;
 	}
 	if (!ok) {
 		if (st)
@@ -222,12 +255,14 @@ static int writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt, bool th
 		return -RTIT_ERR_NOMEM;
 	}
 	st->cur = st->ring;
+	if (st->fc)
+		isa_fc_reset(st->fc);
 	XXH3_64bits_reset(s);
 	w->xxh = s;
 	w->priv = st;
 	if (bin) {
 		uint8_t h[16];
-		isa_flow_header(h);
+		isa_flow_header(h, version);
 		if (fwrite(h, 1, sizeof(h), bin) != sizeof(h))
 			fail(w);
 	}
@@ -247,12 +282,18 @@ static int writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt, bool th
 
 int rtit_flow_writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt)
 {
-	return writer_init(w, bin, txt, false);
+	return writer_init(w, bin, txt, RTIT_FLOW_V1, false);
 }
 
 int rtit_flow_writer_init_async(struct rtit_flow_writer *w, FILE *bin, FILE *txt)
 {
-	return writer_init(w, bin, txt, true);
+	return writer_init(w, bin, txt, RTIT_FLOW_V1, true);
+}
+
+int rtit_flow_writer_init_version(struct rtit_flow_writer *w, FILE *bin, FILE *txt,
+				  int version, bool async)
+{
+	return writer_init(w, bin, txt, version, async);
 }
 
 /* @k records packed at @o. */
