@@ -17,9 +17,10 @@
  * and is woken only when half the ring is waiting, so a run makes few
  * wake-ups and few system calls.
  *
- * Version 2 of the binary file (D180): where a run of chunks is hashed it
- * is also coded (flow_compact.c) into one block, written in one call; the
- * simulator's thread still only packs.
+ * Version 2 of the binary file (D180): where the chunks are hashed they
+ * are also coded (flow_compact.c) into blocks of ISA_FC_BLOCK_RECS records
+ * (the last one shorter), each written in one call: the same bytes with
+ * and without the thread; the simulator's thread still only packs.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -42,7 +43,6 @@ enum {
 	TXT_CAP = 1 << 20	/* the text buffer, written when this full */
 };
 
-_Static_assert(TAKE * CHUNK == ISA_FC_BLOCK_RECS, "a take is one version 2 block");
 _Static_assert(offsetof(struct rtit_sim_rec, cpl) == 56 &&
 	       offsetof(struct rtit_sim_rec, vector) == 58 &&
 	       offsetof(struct rtit_sim_rec, pad0) == 59 &&
@@ -59,6 +59,7 @@ struct fw_state {
 	 * first); encoded where the chunks are hashed */
 	struct isa_fc_state *fc;
 	uint8_t *blk;
+	size_t blk_n, blk_len;	/* records and bytes in it */
 	/* the thread: chunks published (head, the producer's) and done
 	 * (tail, the writer's), counted; n: records in each published chunk */
 	bool threaded;
@@ -86,30 +87,48 @@ static void flush_txt(struct rtit_flow_writer *w, struct fw_state *st)
 	st->tlen = 0;
 }
 
-/* @n packed records at @c: hashed, written, formatted. */
-static void process(struct rtit_flow_writer *w, struct fw_state *st, const uint8_t *c, size_t n)
+/* Version 2: the block, its header first, written and emptied. */
+static void write_block(struct rtit_flow_writer *w, struct fw_state *st)
 {
+	for (int j = 0; j < 4; j++) {
+		st->blk[j] = (uint8_t)(st->blk_n >> (8 * j));
+		st->blk[4 + j] = (uint8_t)(st->blk_len >> (8 * j));
+	}
+	size_t b = ISA_FC_BLOCK_HDR + st->blk_len;
+	if (!w->err && fwrite(st->blk, 1, b, w->bin) != b)
+		fail(w);
+	st->blk_n = st->blk_len = 0;
+}
+
+/* @n packed records at @c: hashed, written, formatted. */
+static void process(struct rtit_flow_writer *w, struct fw_state *st, const uint8_t *c0, size_t n0)
+{
+	const uint8_t *c = c0;
+	size_t n = n0;
 	XXH3_64bits_update(w->xxh, c, 64 * n);
-	if (st->fc && !w->err) {
-		/* one block per ISA_FC_BLOCK_RECS records at most */
-		for (size_t i = 0; i < n; i += ISA_FC_BLOCK_RECS) {
-			size_t k = n - i < ISA_FC_BLOCK_RECS ? n - i : ISA_FC_BLOCK_RECS;
-			size_t b = isa_fc_encode(st->fc, c + 64 * i, k, st->blk + ISA_FC_BLOCK_HDR);
-			for (int j = 0; j < 4; j++) {
-				st->blk[j] = (uint8_t)(k >> (8 * j));
-				st->blk[4 + j] = (uint8_t)(b >> (8 * j));
-			}
-			b += ISA_FC_BLOCK_HDR;
-			if (fwrite(st->blk, 1, b, w->bin) != b) {
-				fail(w);
-				break;
-			}
+	if (st->fc) {
+		/* into the block, written when it holds ISA_FC_BLOCK_RECS
+		 * records (and at the end): the blocks do not depend on how
+		 * the records came */
+		while (n && !w->err) {
+			size_t k = ISA_FC_BLOCK_RECS - st->blk_n;
+			if (k > n)
+				k = n;
+			st->blk_len += isa_fc_encode(st->fc, c, k,
+						     st->blk + ISA_FC_BLOCK_HDR + st->blk_len);
+			st->blk_n += k;
+			if (st->blk_n == ISA_FC_BLOCK_RECS)
+				write_block(w, st);
+			c += 64 * k;
+			n -= k;
 		}
 	} else if (w->bin && !w->err && fwrite(c, 64, n, w->bin) != n) {
 		fail(w);
 	}
 	if (!w->txt)
 		return;
+	c = c0;
+	n = n0;
 	for (size_t i = 0; i < n; i++) {
 		struct rtit_sim_rec r;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -355,6 +374,8 @@ int rtit_flow_writer_fini(struct rtit_flow_writer *w, uint64_t *digest)
 		stop_thread(st);
 	if (w->txt)
 		flush_txt(w, st);
+	if (st->fc && st->blk_n)
+		write_block(w, st);
 	uint64_t d = XXH3_64bits_digest(w->xxh);
 	XXH3_freeState(w->xxh);
 	w->xxh = NULL;
