@@ -14,9 +14,10 @@ static void flow_usage(FILE *out)
 {
 	fputs("usage: rtitsim flow FILE.flow|-\n"
 	      "\n"
-	      "Prints a binary flow file (rtitsim run's PREFIX.flow) as text, one line a\n"
-	      "record, exactly as PREFIX.flow.txt has it (docs/formats.md); the file's\n"
-	      "record count and XXH3 digest are checked at its end.\n"
+	      "Prints a binary flow file (rtitsim run's PREFIX.flow, version 1 or 2) as\n"
+	      "text, one line a record, exactly as PREFIX.flow.txt has it\n"
+	      "(docs/formats.md); the file's record count and XXH3 digest are checked at\n"
+	      "its end.\n"
 	      "\n"
 	      "Exit status: 0 done, 1 usage, 2 I/O (cannot read FILE, or write the\n"
 	      "output), 4 not a flow file, or one cut short or altered (the lines before\n"
@@ -41,7 +42,7 @@ int rtit_cmd_flow(int argc, char **argv)
 	long n = rtit_flow_reader_open(&rd, f);
 	if (n < 0) {
 		fprintf(stderr, "rtitsim flow: %s: %s\n", path, n == -RTIT_ERR_IO ? strerror(errno) :
-			"not a flow file (no RTITFLOW header of version 1)");
+			rd.why ? rd.why : rtit_errstr((int)n));
 		status = n == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;
 	}
 	while (status == RTIT_EXIT_OK && (n = rtit_flow_reader_next(&rd, recs, 1024)) > 0) {
@@ -60,9 +61,9 @@ int rtit_cmd_flow(int argc, char **argv)
 			fprintf(stderr, "rtitsim flow: %s: read failed after record %llu: %s\n", path,
 				(unsigned long long)rd.count, strerror(errno));
 		else
-			fprintf(stderr, "rtitsim flow: %s: cut short or altered after record %llu (no"
-				" trailer, or its count or digest differs)\n", path,
-				(unsigned long long)rd.count);
+			fprintf(stderr, "rtitsim flow: %s: cut short or altered after record %llu: %s\n",
+				path, (unsigned long long)rd.count,
+				rd.why ? rd.why : "no trailer, or its count or digest differs");
 		status = n == -RTIT_ERR_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;
 	}
 	rtit_flow_reader_close(&rd);

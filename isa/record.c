@@ -613,15 +613,25 @@ void rtit_flow_reader_close(struct rtit_flow_reader *rd)
 
 int rtit_flow_read(FILE *f, struct rtit_sim_rec **recs, size_t *n)
 {
+	return rtit_flow_read_why(f, recs, n, NULL);
+}
+
+int rtit_flow_read_why(FILE *f, struct rtit_sim_rec **recs, size_t *n, const char **why)
+{
 	struct rtit_flow_reader rd;
 	struct rtit_sim_rec *v = NULL;
 	size_t cnt = 0, cap = 0;
 	long got;
 	*recs = NULL;
 	*n = 0;
+	if (why)
+		*why = NULL;
 	int r = rtit_flow_reader_open(&rd, f);
-	if (r < 0)
+	if (r < 0) {
+		if (why && r == -RTIT_ERR_INVALID)
+			*why = rd.why;
 		return r;
+	}
 	do {
 		if (cap - cnt < 1024) {
 			cap = cap ? cap * 2 : 1024;
@@ -638,6 +648,8 @@ int rtit_flow_read(FILE *f, struct rtit_sim_rec **recs, size_t *n)
 	} while (got > 0);
 	rtit_flow_reader_close(&rd);
 	if (got < 0) {
+		if (why && got == -RTIT_ERR_INVALID)
+			*why = rd.why;
 		free(v);
 		return (int)got;
 	}

@@ -409,6 +409,10 @@ int rtit_sim_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size);
  * or cut block, count, digest). */
 int rtit_flow_read(FILE *f, struct rtit_sim_rec **recs, size_t *n);
 
+/* The same; on -RTIT_ERR_INVALID *why (when @why is not NULL) says what is
+ * wrong (struct rtit_flow_reader's why), else NULL. */
+int rtit_flow_read_why(FILE *f, struct rtit_sim_rec **recs, size_t *n, const char **why);
+
 /* A binary flow file (either version) read in pieces, in constant memory
  * (version 2: one block of at most 1.2 MB at a time). */
 struct rtit_flow_reader {

@@ -72,11 +72,35 @@ check "--flow bin writes no text" test -s fl.flow -a ! -e fl.flow.txt
 "$R" flow fl.flow > fl.txt; rc=$?
 check "flow exits 0" test $rc -eq 0
 check "flow prints what --flow both writes" cmp -s fl.txt prog.flow.txt
-head -c 200 prog.flow > cut.flow
+# --flow-version (D180): 2 (the default) and 1 hold the same records with
+# the same trailer (count, digest); version 1 is 64 bytes a record.
+"$R" run --bare -o fv1 --flow bin --flow-version 1 -q prog >/dev/null 2>&1
+check "--flow-version 1 exits 0" test $? -eq 0
+check "... the version in the header" test "$(od -An -tu4 -j8 -N4 fv1.flow | tr -d ' ')" = 1
+check "... and by default 2" test "$(od -An -tu4 -j8 -N4 fl.flow | tr -d ' ')" = 2
+check "... 64 bytes a record" test "$(stat -c %s fv1.flow)" -eq \
+	$((40 + 64 * $(sed -n 's/^flow_records //p' fl.sideband)))
+check "... version 2 is smaller" test "$(stat -c %s fl.flow)" -lt "$(stat -c %s fv1.flow)"
+check "... the same trailer" cmp -s <(tail -c 24 fv1.flow) <(tail -c 24 fl.flow)
+"$R" flow fv1.flow > fv1.txt
+check "... the same text" cmp -s fv1.txt prog.flow.txt
+"$R" run --bare --flow-version 3 -q prog > /dev/null 2> e.txt; rc=$?
+check "--flow-version 3 is a usage error" test $rc -eq 1
+head -c 200 fv1.flow > cut.flow
 "$R" flow cut.flow > cut.txt 2> e.txt; rc=$?
 check "flow of a cut file exits 4" test $rc -eq 4
 check "... after the records it read" test "$(wc -l < cut.txt)" -eq 2
 check "... naming where it stopped" grep -q 'cut short or altered after record 2' e.txt
+# a version 2 file cut before its block's last byte: no record of the cut
+# block, and why
+head -c $(($(stat -c %s fl.flow) - 25)) fl.flow > cut2.flow
+"$R" flow cut2.flow > cut.txt 2> e.txt; rc=$?
+check "flow of a cut version 2 file exits 4" test $rc -eq 4
+check "... with no record of the cut block" test "$(wc -l < cut.txt)" -eq 0
+check "... saying so" grep -q 'after record 0: the file ends inside a block' e.txt
+"$R" decode prog.trace --check cut2.flow -q > /dev/null 2> e.txt; rc=$?
+check "decode --check of a cut version 2 file exits 4" test $rc -eq 4
+check "... saying why" grep -q 'cannot read the flow: the file ends inside a block' e.txt
 "$R" flow prog.flow.txt > /dev/null 2> e.txt; rc=$?
 check "flow of a text file exits 4" test $rc -eq 4
 "$R" run --bare --flow none --verify -q prog > /dev/null 2> e.txt; rc=$?
