@@ -481,8 +481,10 @@ static void check_trailer(struct rtit_flow_reader *rd, const uint8_t *b, size_t 
 		rd_fail(rd, -RTIT_ERR_INVALID, "the trailer's record count differs from the records");
 	else if (XXH64_hashFromCanonical(&c) != XXH3_64bits_digest(rd->xxh))
 		rd_fail(rd, -RTIT_ERR_INVALID, "the trailer's digest differs from the records'");
-	else
+	else {
 		rd->done = true;
+		rd->digest = XXH64_hashFromCanonical(&c);
+	}
 }
 
 static long next_v1(struct rtit_flow_reader *rd, struct rtit_sim_rec *recs, size_t max)

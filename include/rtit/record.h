@@ -425,6 +425,7 @@ struct rtit_flow_reader {
 	const char *why;	/* with err or a failed open: what is wrong, one
 				 * phrase (a static string), NULL for I/O */
 	void *priv;		/* version 2: the block and the predictor */
+	uint64_t digest;	/* once done: the trailer's digest (the records') */
 };
 
 /* Reads the header.  Returns 0, -RTIT_ERR_IO (cannot read),
