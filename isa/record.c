@@ -580,7 +580,13 @@ static long next_v2(struct rtit_flow_reader *rd, struct rtit_sim_rec *recs, size
 			rd_fail(rd, -RTIT_ERR_INVALID, "a block's bytes go on after its records");
 			break;
 		}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/* the canonical form is the struct's (the decoder zeroed its
+		 * padding) */
+		memcpy(fr->h + 64 * fr->nh, &recs[n++], 64);
+#else
 		rtit_sim_rec_pack(&recs[n++], fr->h + 64 * fr->nh);
+#endif
 		if (++fr->nh == HASH_RECS)
 			hash_pending(rd, fr);
 	}
