@@ -81,7 +81,7 @@ static void run_usage(FILE *out)
 	      "                     --verify and decode --check read PREFIX.flow, the golden\n"
 	      "                     corpus compares PREFIX.flow.txt; `rtitsim flow\n"
 	      "                     PREFIX.flow` prints the text of a binary one; the text\n"
-	      "                     is ~100 bytes an instruction, the binary a few)\n"
+	      "                     is ~100 bytes an instruction, the binary 1-2)\n"
 	      "  --flow-version 1|2 PREFIX.flow's format (docs/formats.md): 2, the default,\n"
 	      "                     codes each record in a few bytes; 1 holds each in its\n"
 	      "                     64 canonical bytes (a bundle's default); both have\n"

@@ -358,8 +358,9 @@ const char *rtit_sim_event_name(int ev);
  * form (bin, version 1 unless rtit_flow_writer_init_version said 2) and/or
  * one text line per record (txt).  Records are packed
  * into chunks of 512; chunks are hashed, written to bin in one call per
- * run of chunks and formatted into a 1 MiB text buffer, written when full
- * (D138, D160). */
+ * run of chunks (version 2: coded into blocks of 16384 records, one call
+ * a block, D180) and formatted into a 1 MiB text buffer, written when
+ * full (D138, D160). */
 struct rtit_flow_writer {
 	FILE *bin;
 	FILE *txt;
