@@ -609,11 +609,13 @@ static int load_reference(const char *stem, struct rtit_cli_decoded *dec,
 		return st == RTIT_EXIT_IO ? RTIT_EXIT_IO : RTIT_EXIT_INPUT;
 	}
 	FILE *f = fopen(flow, "rb");
-	int r = f ? rtit_flow_read(f, truth, ntruth) : -RTIT_ERR_IO;
+	const char *why = NULL;
+	int r = f ? rtit_flow_read_why(f, truth, ntruth, &why) : -RTIT_ERR_IO;
 	if (f)
 		fclose(f);
 	if (r < 0) {
-		fprintf(stderr, "rtitsim check: %s: cannot read the flow: %s\n", flow, rtit_errstr(r));
+		fprintf(stderr, "rtitsim check: %s: cannot read the flow: %s\n", flow,
+			why ? why : rtit_errstr(r));
 		return RTIT_EXIT_IO;
 	}
 	return RTIT_EXIT_OK;

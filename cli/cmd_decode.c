@@ -813,9 +813,10 @@ int rtit_cmd_decode(int argc, char **argv)
 	size_t ntruth = 0;
 	if (check) {
 		FILE *f = fopen(check, "rb");
-		if (!f || (ret = rtit_flow_read(f, &truth, &ntruth)) < 0) {
+		const char *why = NULL;
+		if (!f || (ret = rtit_flow_read_why(f, &truth, &ntruth, &why)) < 0) {
 			fprintf(stderr, "rtitsim decode: %s: cannot read the flow: %s\n", check,
-				f ? rtit_errstr(ret) : strerror(errno));
+				!f ? strerror(errno) : why ? why : rtit_errstr(ret));
 			if (f)
 				fclose(f);
 			free(trace);

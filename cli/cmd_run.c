@@ -81,7 +81,11 @@ static void run_usage(FILE *out)
 	      "                     --verify and decode --check read PREFIX.flow, the golden\n"
 	      "                     corpus compares PREFIX.flow.txt; `rtitsim flow\n"
 	      "                     PREFIX.flow` prints the text of a binary one; the text\n"
-	      "                     is ~100 bytes an instruction, the binary 64)\n"
+	      "                     is ~100 bytes an instruction, the binary 1-2)\n"
+	      "  --flow-version 1|2 PREFIX.flow's format (docs/formats.md): 2, the default,\n"
+	      "                     codes each record in a few bytes; 1 holds each in its\n"
+	      "                     64 canonical bytes (a bundle's default); both have\n"
+	      "                     the same digest and every reader takes both\n"
 	      "  --bundle DIR       write a self-contained vector into DIR (created if\n"
 	      "                     missing): NAME.trace, .sideband, .flow, .flow.txt, the\n"
 	      "                     program image (NAME.elf / NAME.bin), NAME.dump.txt,\n"
@@ -568,7 +572,7 @@ int rtit_cmd_run(int argc, char **argv)
 	struct rtit_cli_prog pg = { 0 };
 	bool dump = false, quiet = false, verify = false;
 	int progress = -1;
-	int deliver = RTIT_SIM_PER_BATCH, flow = RTIT_RUN_FLOW_BOTH;
+	int deliver = RTIT_SIM_PER_BATCH, flow = RTIT_RUN_FLOW_BOTH, flow_version = 0;
 	const char *extra_params[32], *extra_msrs[32];
 	int nparams = 0, nmsrs = 0;
 	int status;
@@ -606,6 +610,12 @@ int rtit_cmd_run(int argc, char **argv)
 			static const char *const names[] = { "both", "bin", "txt", "none" };
 			if ((flow = choice(a, argv[++i], names, 4)) < 0)
 				return RTIT_EXIT_USAGE;
+		} else if (!strcmp(a, "--flow-version") && i + 1 < argc) {
+			static const char *const names[] = { "1", "2" };
+			int k = choice(a, argv[++i], names, 2);
+			if (k < 0)
+				return RTIT_EXIT_USAGE;
+			flow_version = k + 1;
 		} else if (!strcmp(a, "--verify")) {
 			verify = true;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
@@ -671,6 +681,7 @@ int rtit_cmd_run(int argc, char **argv)
 		.verify = verify || !input,
 		.image = input ? input : "demo",
 		.flow = flow,
+		.flow_version = flow_version,
 		.program = input && !is_scenario(input),
 		.perf_data = perf_data,
 		.bundle = bundle,
@@ -945,6 +956,8 @@ int rtit_run(const struct rtit_run_opts *o, struct rtit_run_result *res)
 	struct rtit_session_cfg scfg = {
 		.sc = &r.sc, .deliver = deliver,
 		.trace = r.trace, .flow_bin = r.flow_bin, .flow_txt = r.flow_txt,
+		.flow_version = o->flow_version ? o->flow_version :
+				o->bundle ? RTIT_FLOW_V1 : RTIT_FLOW_V2,
 		.on_packet = on_note, .opaque = &r,
 		.run = run_guarded, .image = o->image, .progress = on_progress,
 	};

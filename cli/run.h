@@ -23,6 +23,9 @@ struct rtit_run_opts {
 	const char *image;
 	/* Which ground-truth files to write: RTIT_RUN_FLOW_* (0: both). */
 	int flow;
+	/* PREFIX.flow's version (rtit/record.h): 0 the default (D180: 2, the
+	 * compact one; 1 in a bundle, the golden corpus's form), 1 or 2. */
+	int flow_version;
 	/* A program run: the guest owns stdout, rtitsim's own lines go to
 	 * stderr with an "rtitsim: " prefix, and the process's summary too. */
 	bool program;

@@ -16,6 +16,11 @@
  * writer takes up to half the ring at once (one hash update, one fwrite),
  * and is woken only when half the ring is waiting, so a run makes few
  * wake-ups and few system calls.
+ *
+ * Version 2 of the binary file (D180): where the chunks are hashed they
+ * are also coded (flow_compact.c) into blocks of ISA_FC_BLOCK_RECS records
+ * (the last one shorter), each written in one call: the same bytes with
+ * and without the thread; the simulator's thread still only packs.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -28,6 +33,7 @@
 #include <xxhash.h>
 
 #include "rtit/record.h"
+#include "flow_compact.h"
 #include "record_text.h"
 
 enum {
@@ -49,6 +55,11 @@ struct fw_state {
 	uint8_t *cur;		/* where the next record goes */
 	char *txt;		/* TXT_CAP + a line */
 	size_t tlen;
+	/* version 2 (D180): the predictor, a block's bytes (its header
+	 * first); encoded where the chunks are hashed */
+	struct isa_fc_state *fc;
+	uint8_t *blk;
+	size_t blk_n, blk_len;	/* records and bytes in it */
 	/* the thread: chunks published (head, the producer's) and done
 	 * (tail, the writer's), counted; n: records in each published chunk */
 	bool threaded;
@@ -76,14 +87,48 @@ static void flush_txt(struct rtit_flow_writer *w, struct fw_state *st)
 	st->tlen = 0;
 }
 
-/* @n packed records at @c: hashed, written, formatted. */
-static void process(struct rtit_flow_writer *w, struct fw_state *st, const uint8_t *c, size_t n)
+/* Version 2: the block, its header first, written and emptied. */
+static void write_block(struct rtit_flow_writer *w, struct fw_state *st)
 {
-	XXH3_64bits_update(w->xxh, c, 64 * n);
-	if (w->bin && !w->err && fwrite(c, 64, n, w->bin) != n)
+	for (int j = 0; j < 4; j++) {
+		st->blk[j] = (uint8_t)(st->blk_n >> (8 * j));
+		st->blk[4 + j] = (uint8_t)(st->blk_len >> (8 * j));
+	}
+	size_t b = ISA_FC_BLOCK_HDR + st->blk_len;
+	if (!w->err && fwrite(st->blk, 1, b, w->bin) != b)
 		fail(w);
+	st->blk_n = st->blk_len = 0;
+}
+
+/* @n packed records at @c: hashed, written, formatted. */
+static void process(struct rtit_flow_writer *w, struct fw_state *st, const uint8_t *c0, size_t n0)
+{
+	const uint8_t *c = c0;
+	size_t n = n0;
+	XXH3_64bits_update(w->xxh, c, 64 * n);
+	if (st->fc) {
+		/* into the block, written when it holds ISA_FC_BLOCK_RECS
+		 * records (and at the end): the blocks do not depend on how
+		 * the records came */
+		while (n && !w->err) {
+			size_t k = ISA_FC_BLOCK_RECS - st->blk_n;
+			if (k > n)
+				k = n;
+			st->blk_len += isa_fc_encode(st->fc, c, k,
+						     st->blk + ISA_FC_BLOCK_HDR + st->blk_len);
+			st->blk_n += k;
+			if (st->blk_n == ISA_FC_BLOCK_RECS)
+				write_block(w, st);
+			c += 64 * k;
+			n -= k;
+		}
+	} else if (w->bin && !w->err && fwrite(c, 64, n, w->bin) != n) {
+		fail(w);
+	}
 	if (!w->txt)
 		return;
+	c = c0;
+	n = n0;
 	for (size_t i = 0; i < n; i++) {
 		struct rtit_sim_rec r;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -196,12 +241,15 @@ static void free_state(struct fw_state *st)
 {
 	free(st->ring);
 	free(st->txt);
+	free(st->fc);
+	free(st->blk);
 	free(st);
 }
 
-static int writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt, bool threaded)
+static int writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt, int version,
+		       bool threaded)
 {
-	if (!w)
+	if (!w || (version != RTIT_FLOW_V1 && version != RTIT_FLOW_V2))
 		return -RTIT_ERR_INVALID;
 	memset(w, 0, sizeof(*w));
 	w->bin = bin;
@@ -214,6 +262,10 @@ static int writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt, bool th
 		ok = ok && (st->ring = malloc(st->nslots * 64 * (size_t)CHUNK)) != NULL;
 		if (ok && txt)
 			ok = (st->txt = malloc(TXT_CAP + ISA_FLOW_LINE_MAX)) != NULL;
+		if (ok && bin && version == RTIT_FLOW_V2)
+			ok = (st->fc = malloc(sizeof(*st->fc))) != NULL &&
+			     (st->blk = malloc(ISA_FC_BLOCK_HDR +
+					       (size_t)ISA_FC_REC_MAX * ISA_FC_BLOCK_RECS)) != NULL;
 	}
 	if (!ok) {
 		if (st)
@@ -222,12 +274,14 @@ static int writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt, bool th
 		return -RTIT_ERR_NOMEM;
 	}
 	st->cur = st->ring;
+	if (st->fc)
+		isa_fc_reset(st->fc);
 	XXH3_64bits_reset(s);
 	w->xxh = s;
 	w->priv = st;
 	if (bin) {
 		uint8_t h[16];
-		isa_flow_header(h);
+		isa_flow_header(h, version);
 		if (fwrite(h, 1, sizeof(h), bin) != sizeof(h))
 			fail(w);
 	}
@@ -247,12 +301,18 @@ static int writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt, bool th
 
 int rtit_flow_writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt)
 {
-	return writer_init(w, bin, txt, false);
+	return writer_init(w, bin, txt, RTIT_FLOW_V1, false);
 }
 
 int rtit_flow_writer_init_async(struct rtit_flow_writer *w, FILE *bin, FILE *txt)
 {
-	return writer_init(w, bin, txt, true);
+	return writer_init(w, bin, txt, RTIT_FLOW_V1, true);
+}
+
+int rtit_flow_writer_init_version(struct rtit_flow_writer *w, FILE *bin, FILE *txt,
+				  int version, bool async)
+{
+	return writer_init(w, bin, txt, version, async);
 }
 
 /* @k records packed at @o. */
@@ -314,6 +374,8 @@ int rtit_flow_writer_fini(struct rtit_flow_writer *w, uint64_t *digest)
 		stop_thread(st);
 	if (w->txt)
 		flush_txt(w, st);
+	if (st->fc && st->blk_n)
+		write_block(w, st);
 	uint64_t d = XXH3_64bits_digest(w->xxh);
 	XXH3_freeState(w->xxh);
 	w->xxh = NULL;

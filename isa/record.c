@@ -6,8 +6,10 @@
  *
  * Binary layout (little-endian):
  *   header  "RTITFLOW" u32 version u32 record_size(64)
- *   records 64 bytes each: ip next_ip cr3 cycles tsc value (u64)
- *           msr (u32) kind cls len flags cpl mode vector 0 (u8) 0 (u32)
+ *   records version 1: 64 bytes each: ip next_ip cr3 cycles tsc value
+ *           (u64) msr (u32) kind cls len flags cpl mode vector 0 (u8)
+ *           0 (u32); version 2: blocks (u32 records, u32 bytes, the
+ *           records coded by flow_compact.c)
  *   trailer "RTITEND\0" u64 count, 8 bytes digest (big-endian)
  */
 #include <inttypes.h>
@@ -18,6 +20,7 @@
 #include <xxhash.h>
 
 #include "rtit/record.h"
+#include "flow_compact.h"
 #include "record_text.h"
 
 const char *rtit_insn_class_name(int cls)
@@ -382,10 +385,10 @@ char *isa_flow_line(const struct rtit_sim_rec *r, char *p)
 	return p + n + 1;
 }
 
-void isa_flow_header(uint8_t h[16])
+void isa_flow_header(uint8_t h[16], int version)
 {
 	memcpy(h, RTIT_FLOW_MAGIC, 8);
-	put32(h + 8, RTIT_FLOW_VERSION);
+	put32(h + 8, (uint32_t)version);
 	put32(h + 12, 64);
 }
 
@@ -405,51 +408,200 @@ static __attribute__((noinline)) void hash_update(XXH3_state_t *s, const uint8_t
 	XXH3_64bits_update(s, b, n);
 }
 
+enum { HASH_RECS = 64 };	/* version 2: records hashed at once */
+
+/* A version 2 file being read: the block, where its next record starts,
+ * the records of it not yet returned, the predictor, the canonical forms
+ * of the records returned but not yet hashed. */
+struct fc_reader {
+	uint8_t *blk;
+	size_t len, pos, left;
+	struct isa_fc_state fc;
+	size_t nh;
+	uint8_t h[64 * HASH_RECS];
+};
+
+/* A failure: kept, with what it is. */
+static void rd_fail(struct rtit_flow_reader *rd, int err, const char *why)
+{
+	rd->err = err;
+	rd->why = err == -RTIT_ERR_IO ? NULL : why;
+}
+
 int rtit_flow_reader_open(struct rtit_flow_reader *rd, FILE *f)
 {
 	uint8_t h[16];
 	memset(rd, 0, sizeof(*rd));
-	if (fread(h, 1, 16, f) != 16)
-		return ferror(f) ? -RTIT_ERR_IO : -RTIT_ERR_INVALID;
-	if (memcmp(h, RTIT_FLOW_MAGIC, 8) || get32(h + 8) != RTIT_FLOW_VERSION ||
-	    get32(h + 12) != 64)
+	size_t got = fread(h, 1, 16, f);
+	if (got != 16) {
+		if (ferror(f))
+			return -RTIT_ERR_IO;
+		rd->why = "shorter than a flow file's header";
 		return -RTIT_ERR_INVALID;
+	}
+	if (memcmp(h, RTIT_FLOW_MAGIC, 8)) {
+		rd->why = "not a flow file (no RTITFLOW header)";
+		return -RTIT_ERR_INVALID;
+	}
+	uint32_t v = get32(h + 8);
+	if ((v != RTIT_FLOW_V1 && v != RTIT_FLOW_V2) || get32(h + 12) != 64) {
+		rd->why = "a flow file of an unknown version (this reader knows 1 and 2)";
+		return -RTIT_ERR_INVALID;
+	}
 	XXH3_state_t *s = XXH3_createState();
-	if (!s)
+	struct fc_reader *fr = NULL;
+	if (s && v == RTIT_FLOW_V2) {
+		fr = calloc(1, sizeof(*fr));
+		if (fr && !(fr->blk = malloc((size_t)ISA_FC_REC_MAX * ISA_FC_BLOCK_RECS))) {
+			free(fr);
+			fr = NULL;
+		}
+	}
+	if (!s || (v == RTIT_FLOW_V2 && !fr)) {
+		XXH3_freeState(s);
 		return -RTIT_ERR_NOMEM;
+	}
+	if (fr)
+		isa_fc_reset(&fr->fc);
 	XXH3_64bits_reset(s);
 	rd->f = f;
 	rd->xxh = s;
+	rd->version = (int)v;
+	rd->priv = fr;
 	return 0;
 }
 
-long rtit_flow_reader_next(struct rtit_flow_reader *rd, struct rtit_sim_rec *recs, size_t max)
+/* The trailer's 24 bytes at @b against what was read (@n records besides
+ * rd->count). */
+static void check_trailer(struct rtit_flow_reader *rd, const uint8_t *b, size_t n)
+{
+	XXH64_canonical_t c;
+	memcpy(c.digest, b + 16, 8);
+	if (get64(b + 8) != rd->count + n)
+		rd_fail(rd, -RTIT_ERR_INVALID, "the trailer's record count differs from the records");
+	else if (XXH64_hashFromCanonical(&c) != XXH3_64bits_digest(rd->xxh))
+		rd_fail(rd, -RTIT_ERR_INVALID, "the trailer's digest differs from the records'");
+	else {
+		rd->done = true;
+		rd->digest = XXH64_hashFromCanonical(&c);
+	}
+}
+
+static long next_v1(struct rtit_flow_reader *rd, struct rtit_sim_rec *recs, size_t max)
 {
 	uint8_t b[64];
 	size_t n = 0;
-	if (rd->err)
-		return rd->err;
-	if (rd->done || !rd->xxh)
-		return 0;
 	while (n < max) {
 		size_t got = fread(b, 1, 64, rd->f);
 		if (got == 24 && !memcmp(b, "RTITEND\0", 8)) {
-			XXH64_canonical_t c;
-			memcpy(c.digest, b + 16, 8);
-			if (get64(b + 8) != rd->count + n ||
-			    XXH64_hashFromCanonical(&c) != XXH3_64bits_digest(rd->xxh))
-				rd->err = -RTIT_ERR_INVALID;
-			else
-				rd->done = true;
+			check_trailer(rd, b, n);
 			break;
 		}
 		if (got != 64) {
-			rd->err = ferror(rd->f) ? -RTIT_ERR_IO : -RTIT_ERR_INVALID;
+			rd_fail(rd, ferror(rd->f) ? -RTIT_ERR_IO : -RTIT_ERR_INVALID,
+				got ? "the file ends inside a record" : "the file ends without its trailer");
 			break;
 		}
 		hash_update(rd->xxh, b, 64);
 		isa_rec_unpack(b, &recs[n++]);
 	}
+	return (long)n;
+}
+
+/* Version 2: the next block (its records in fr->blk) or the trailer. */
+static void next_block(struct rtit_flow_reader *rd, struct fc_reader *fr, size_t n)
+{
+	uint8_t b[24];
+	size_t got = fread(b, 1, 8, rd->f);
+	if (got != 8) {
+		rd_fail(rd, ferror(rd->f) ? -RTIT_ERR_IO : -RTIT_ERR_INVALID,
+			got ? "the file ends inside a block's header" : "the file ends without its trailer");
+		return;
+	}
+	if (!memcmp(b, "RTITEND\0", 8)) {
+		got = fread(b + 8, 1, 16, rd->f);
+		if (got != 16) {
+			rd_fail(rd, ferror(rd->f) ? -RTIT_ERR_IO : -RTIT_ERR_INVALID,
+				"the file ends inside its trailer");
+			return;
+		}
+		if (fgetc(rd->f) != EOF) {
+			rd_fail(rd, -RTIT_ERR_INVALID, "bytes after the trailer");
+			return;
+		}
+		if (ferror(rd->f)) {
+			rd_fail(rd, -RTIT_ERR_IO, NULL);
+			return;
+		}
+		check_trailer(rd, b, n);
+		return;
+	}
+	uint32_t k = get32(b), len = get32(b + 4);
+	if (k == 0 || k > ISA_FC_BLOCK_RECS || len < k || len > (uint64_t)ISA_FC_REC_MAX * k) {
+		rd_fail(rd, -RTIT_ERR_INVALID, "a malformed block header");
+		return;
+	}
+	got = fread(fr->blk, 1, len, rd->f);
+	if (got != len) {
+		rd_fail(rd, ferror(rd->f) ? -RTIT_ERR_IO : -RTIT_ERR_INVALID,
+			"the file ends inside a block");
+		return;
+	}
+	fr->len = len;
+	fr->pos = 0;
+	fr->left = k;
+}
+
+static void hash_pending(struct rtit_flow_reader *rd, struct fc_reader *fr)
+{
+	if (fr->nh)
+		hash_update(rd->xxh, fr->h, 64 * fr->nh);
+	fr->nh = 0;
+}
+
+static long next_v2(struct rtit_flow_reader *rd, struct rtit_sim_rec *recs, size_t max)
+{
+	struct fc_reader *fr = rd->priv;
+	size_t n = 0;
+	while (n < max) {
+		if (!fr->left) {
+			hash_pending(rd, fr);
+			next_block(rd, fr, n);
+			if (rd->err || rd->done)
+				break;
+		}
+		size_t k = isa_fc_decode(&fr->fc, fr->blk + fr->pos, fr->len - fr->pos, &recs[n]);
+		if (!k) {
+			rd_fail(rd, -RTIT_ERR_INVALID, "a malformed record in a block");
+			break;
+		}
+		fr->pos += k;
+		if (!--fr->left && fr->pos != fr->len) {
+			rd_fail(rd, -RTIT_ERR_INVALID, "a block's bytes go on after its records");
+			break;
+		}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/* the canonical form is the struct's (the decoder zeroed its
+		 * padding) */
+		memcpy(fr->h + 64 * fr->nh, &recs[n++], 64);
+#else
+		rtit_sim_rec_pack(&recs[n++], fr->h + 64 * fr->nh);
+#endif
+		if (++fr->nh == HASH_RECS)
+			hash_pending(rd, fr);
+	}
+	hash_pending(rd, fr);
+	return (long)n;
+}
+
+long rtit_flow_reader_next(struct rtit_flow_reader *rd, struct rtit_sim_rec *recs, size_t max)
+{
+	if (rd->err)
+		return rd->err;
+	if (rd->done || !rd->xxh)
+		return 0;
+	size_t n = (size_t)(rd->version == RTIT_FLOW_V2 ? next_v2(rd, recs, max)
+							: next_v1(rd, recs, max));
 	rd->count += n;
 	return n || !rd->err ? (long)n : rd->err;
 }
@@ -459,9 +611,20 @@ void rtit_flow_reader_close(struct rtit_flow_reader *rd)
 	if (rd->xxh)
 		XXH3_freeState(rd->xxh);
 	rd->xxh = NULL;
+	struct fc_reader *fr = rd->priv;
+	if (fr) {
+		free(fr->blk);
+		free(fr);
+	}
+	rd->priv = NULL;
 }
 
 int rtit_flow_read(FILE *f, struct rtit_sim_rec **recs, size_t *n)
+{
+	return rtit_flow_read_why(f, recs, n, NULL);
+}
+
+int rtit_flow_read_why(FILE *f, struct rtit_sim_rec **recs, size_t *n, const char **why)
 {
 	struct rtit_flow_reader rd;
 	struct rtit_sim_rec *v = NULL;
@@ -469,9 +632,14 @@ int rtit_flow_read(FILE *f, struct rtit_sim_rec **recs, size_t *n)
 	long got;
 	*recs = NULL;
 	*n = 0;
+	if (why)
+		*why = NULL;
 	int r = rtit_flow_reader_open(&rd, f);
-	if (r < 0)
+	if (r < 0) {
+		if (why && r == -RTIT_ERR_INVALID)
+			*why = rd.why;
 		return r;
+	}
 	do {
 		if (cap - cnt < 1024) {
 			cap = cap ? cap * 2 : 1024;
@@ -488,6 +656,8 @@ int rtit_flow_read(FILE *f, struct rtit_sim_rec **recs, size_t *n)
 	} while (got > 0);
 	rtit_flow_reader_close(&rd);
 	if (got < 0) {
+		if (why && got == -RTIT_ERR_INVALID)
+			*why = rd.why;
 		free(v);
 		return (int)got;
 	}

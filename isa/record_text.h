@@ -18,9 +18,9 @@
  * bytes); returns the end of what it wrote. */
 char *isa_flow_line(const struct rtit_sim_rec *r, char *p);
 
-/* The binary file's header (16 bytes) and trailer (24 bytes: count, the
- * digest in canonical big-endian form). */
-void isa_flow_header(uint8_t h[16]);
+/* The binary file's header (16 bytes, of version @version) and trailer
+ * (24 bytes: count, the digest in canonical big-endian form). */
+void isa_flow_header(uint8_t h[16], int version);
 void isa_flow_trailer(uint8_t t[24], uint64_t count, uint64_t digest);
 
 /* A canonical 64-byte record back into @r. */

@@ -405,7 +405,9 @@ int rtit_session_run(const struct rtit_session_cfg *cfg, struct rtit_session_res
 		goto out;
 	s.xxh = XXH3_createState();
 	if (!s.xxh || XXH3_64bits_reset(s.xxh) != XXH_OK ||
-	    rtit_flow_writer_init_async(&s.flow, cfg->flow_bin, cfg->flow_txt) < 0) {
+	    rtit_flow_writer_init_version(&s.flow, cfg->flow_bin, cfg->flow_txt,
+					  cfg->flow_version ? cfg->flow_version : RTIT_FLOW_V1,
+					  true) < 0) {
 		snprintf(res->io_msg, sizeof(res->io_msg), "%s: out of memory", cfg->sc->path);
 		res->status = RTIT_SESSION_IO;
 		goto out;

@@ -15,6 +15,9 @@
 # by wall clock and by CPU time (on a loaded machine the wall clock is
 # mostly waiting for a core; on an idle one the writer thread runs beside
 # the simulator and the wall clock is the one the goal means).
+# BENCH_RUN_FLOW_VERSION=1|2 passes --flow-version (default: the binary's
+# own default, 2 since D180: a few bytes a record; 1: 64).  With null the
+# sizes of the ground-truth files are not known and not counted.
 set -u
 R=$(realpath "$1"); SRC=$(realpath "$2"); ROUNDS=${3:-7}; SINK=${4:-dir}
 base=${TMPDIR:-/tmp}
@@ -32,17 +35,14 @@ one() {
 		for ext in flow flow.txt; do ln -s /dev/null "$T/o.$ext.part"; done
 	fi
 	local t TIMEFORMAT='%3R %3U %3S'
-	t=$( { time "$R" run --bare -q --flow "$flow" --out "$T/o" "$T/workload" \
+	t=$( { time "$R" run --bare -q --flow "$flow" ${BENCH_RUN_FLOW_VERSION:+--flow-version "$BENCH_RUN_FLOW_VERSION"} --out "$T/o" "$T/workload" \
 		>/dev/null 2>&1 || echo FAILED; } 2>&1 )
 	case $t in *FAILED*) echo "rtitsim run --flow $flow failed" >&2; exit 1 ;; esac
-	local ins recs bytes=0 f
+	local ins bytes=0 f
 	ins=$(sed -n 's/^instructions //p' "$T/o.sideband")
-	recs=$(sed -n 's/^flow_records //p' "$T/o.sideband")
 	for f in "$T"/o.trace "$T"/o.flow "$T"/o.flow.txt; do
 		[ -f "$f" ] && [ ! -L "$f" ] && bytes=$((bytes + $(stat -c %s "$f")))
 	done
-	# /dev/null: the binary file's size is known (16 + 64 per record + 24)
-	[ -L "$T/o.flow" ] && bytes=$((bytes + 40 + 64 * recs))
 	rm -f "$T"/o.flow "$T"/o.flow.txt
 	awk -v t="$t" -v i="$ins" -v b="$bytes" 'BEGIN { split(t, a); printf "%s %.3f %s %s\n", a[1], a[2] + a[3], i, b }'
 }
@@ -65,7 +65,7 @@ best() {
 }
 
 echo "machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); load before:$LOAD_BEFORE, after:$LOAD_AFTER"
-echo "workload: $ROUNDS rounds; files: $([ "$SINK" = null ] && echo '/dev/null (the text not counted)' || echo "$T")"
+echo "workload: $ROUNDS rounds; flow version: ${BENCH_RUN_FLOW_VERSION:-default}; files: $([ "$SINK" = null ] && echo '/dev/null (the ground truth not counted)' || echo "$T")"
 declare -A W C
 for f in $FLOWS; do
 	line=$(best $f)

@@ -345,14 +345,22 @@ const char *rtit_sim_event_name(int ev);
 /* ---- Ground-truth flow: binary file, text, XXH3 digest ---- */
 
 #define RTIT_FLOW_MAGIC "RTITFLOW"
-#define RTIT_FLOW_VERSION 1
+/* The binary file's versions (docs/formats.md, D180): 1 holds each record
+ * in its canonical 64 bytes; 2 (compact) holds blocks of records coded
+ * against what the records before predict, a few bytes each.  Both end
+ * with the same trailer: the count and the digest of the canonical
+ * records, so flow_xxh3 does not depend on the version. */
+#define RTIT_FLOW_V1 1
+#define RTIT_FLOW_V2 2
 
 /* A flow writer: a consumer that hashes every record (XXH3-64 over the
  * canonical 64-byte little-endian form) and optionally writes the binary
- * form (bin) and/or one text line per record (txt).  Records are packed
+ * form (bin, version 1 unless rtit_flow_writer_init_version said 2) and/or
+ * one text line per record (txt).  Records are packed
  * into chunks of 512; chunks are hashed, written to bin in one call per
- * run of chunks and formatted into a 1 MiB text buffer, written when full
- * (D138, D160). */
+ * run of chunks (version 2: coded into blocks of 16384 records, one call
+ * a block, D180) and formatted into a 1 MiB text buffer, written when
+ * full (D138, D160). */
 struct rtit_flow_writer {
 	FILE *bin;
 	FILE *txt;
@@ -374,6 +382,13 @@ int rtit_flow_writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt);
  * until rtit_flow_writer_fini returns. */
 int rtit_flow_writer_init_async(struct rtit_flow_writer *w, FILE *bin, FILE *txt);
 
+/* Either of the above (@async) writing binary version @version
+ * (RTIT_FLOW_V1 or RTIT_FLOW_V2; -RTIT_ERR_INVALID for another).  With
+ * version 2 the records are coded where they are hashed: on the writer
+ * thread when there is one. */
+int rtit_flow_writer_init_version(struct rtit_flow_writer *w, FILE *bin, FILE *txt,
+				  int version, bool async);
+
 /* Consumer callback for struct rtit_sim_consumer.on_batch. */
 void rtit_flow_writer_on_batch(const struct rtit_sim_rec *recs, size_t n,
 			       void *opaque);
@@ -390,29 +405,43 @@ void rtit_sim_rec_pack(const struct rtit_sim_rec *r, uint8_t out[64]);
 /* Formats one record as one text line (no newline); returns its length. */
 int rtit_sim_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size);
 
-/* Reads a binary flow file into a malloc'd array; -RTIT_ERR_IO or
- * -RTIT_ERR_INVALID (bad magic, size, digest). */
+/* Reads a binary flow file (either version) into a malloc'd array;
+ * -RTIT_ERR_IO or -RTIT_ERR_INVALID (bad magic, version, size, a malformed
+ * or cut block, count, digest). */
 int rtit_flow_read(FILE *f, struct rtit_sim_rec **recs, size_t *n);
 
-/* A binary flow file read in pieces, in constant memory. */
+/* The same; on -RTIT_ERR_INVALID *why (when @why is not NULL) says what is
+ * wrong (struct rtit_flow_reader's why), else NULL. */
+int rtit_flow_read_why(FILE *f, struct rtit_sim_rec **recs, size_t *n, const char **why);
+
+/* A binary flow file (either version) read in pieces, in constant memory
+ * (version 2: one block of at most 1.2 MB at a time). */
 struct rtit_flow_reader {
 	FILE *f;
 	void *xxh;		/* XXH3_state_t */
 	uint64_t count;		/* records read so far */
 	bool done;		/* the trailer was read and matched */
 	int err;		/* a failure after the records last returned */
+	int version;		/* the file's: RTIT_FLOW_V1 or RTIT_FLOW_V2 */
+	const char *why;	/* with err or a failed open: what is wrong, one
+				 * phrase (a static string), NULL for I/O */
+	void *priv;		/* version 2: the block and the predictor */
+	uint64_t digest;	/* once done: the trailer's digest (the records') */
 };
 
 /* Reads the header.  Returns 0, -RTIT_ERR_IO (cannot read),
- * -RTIT_ERR_INVALID (not a flow file of this version), -RTIT_ERR_NOMEM. */
+ * -RTIT_ERR_INVALID (not a flow file of a known version; rd->why says
+ * what), -RTIT_ERR_NOMEM. */
 int rtit_flow_reader_open(struct rtit_flow_reader *rd, FILE *f);
 
 /*
  * Reads up to @max records into @recs.  Returns how many (0: the end,
  * after the trailer's count and digest matched what was read), or
- * -RTIT_ERR_INVALID: the file ends without its trailer, or the trailer's
- * count or digest differs (a truncated or altered file; rd->count says
- * how many records came before), -RTIT_ERR_IO.  The records read before
+ * -RTIT_ERR_INVALID: the file ends without its trailer, a version 2
+ * block is cut short or malformed (none of its records is returned), or
+ * the trailer's count or digest differs (a truncated or altered file;
+ * rd->count says how many records came before, rd->why what is wrong),
+ * -RTIT_ERR_IO.  The records read before
  * a failure are returned first; the failure comes with the next call.
  */
 long rtit_flow_reader_next(struct rtit_flow_reader *rd, struct rtit_sim_rec *recs, size_t max);

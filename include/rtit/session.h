@@ -29,6 +29,9 @@ struct rtit_session_cfg {
 	int deliver;			/* enum rtit_sim_deliver */
 	/* The outputs; NULL: not written (the digests are still computed). */
 	FILE *trace, *flow_bin, *flow_txt;
+	/* flow_bin's version (rtit/record.h): 0 or RTIT_FLOW_V1, RTIT_FLOW_V2
+	 * (compact, D180). */
+	int flow_version;
 	/* Optional: each packet with its cause (the readable account). */
 	void (*on_packet)(void *opaque, const struct rtit_enc_note *note);
 	void *opaque;

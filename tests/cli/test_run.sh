@@ -72,11 +72,60 @@ check "--flow bin writes no text" test -s fl.flow -a ! -e fl.flow.txt
 "$R" flow fl.flow > fl.txt; rc=$?
 check "flow exits 0" test $rc -eq 0
 check "flow prints what --flow both writes" cmp -s fl.txt prog.flow.txt
-head -c 200 prog.flow > cut.flow
+# --flow-version (D180): 2 (the default) and 1 hold the same records with
+# the same trailer (count, digest); version 1 is 64 bytes a record.
+"$R" run --bare -o fv1 --flow bin --flow-version 1 -q prog >/dev/null 2>&1
+check "--flow-version 1 exits 0" test $? -eq 0
+check "... the version in the header" test "$(od -An -tu4 -j8 -N4 fv1.flow | tr -d ' ')" = 1
+check "... and by default 2" test "$(od -An -tu4 -j8 -N4 fl.flow | tr -d ' ')" = 2
+check "... 64 bytes a record" test "$(stat -c %s fv1.flow)" -eq \
+	$((40 + 64 * $(sed -n 's/^flow_records //p' fl.sideband)))
+check "... version 2 is smaller" test "$(stat -c %s fl.flow)" -lt "$(stat -c %s fv1.flow)"
+check "... the same trailer" cmp -s <(tail -c 24 fv1.flow) <(tail -c 24 fl.flow)
+"$R" flow fv1.flow > fv1.txt
+check "... the same text" cmp -s fv1.txt prog.flow.txt
+# flow --convert: each version into the other, byte for byte what run writes
+"$R" flow --convert 2 fv1.flow cv2.flow; rc=$?
+check "flow --convert 2 exits 0" test $rc -eq 0
+check "... gives run's version 2 file" cmp -s cv2.flow fl.flow
+"$R" flow --convert 1 fl.flow cv1.flow
+check "flow --convert 1 gives run's version 1 file" cmp -s cv1.flow fv1.flow
+head -c 100 fv1.flow | "$R" flow --convert 2 - cut3.flow 2> e.txt; rc=$?
+check "flow --convert of a cut file exits 4" test $rc -eq 4
+check "... leaving no file" test ! -e cut3.flow -a ! -e cut3.flow.part
+if /usr/bin/python3 -c 'import xxhash' 2>/dev/null; then
+	# a version 1 file whose record has a nonzero zero byte (60) and a
+	# digest over it: valid as version 1, no version 2 form
+	/usr/bin/python3 - fv1.flow pad.flow <<'PY'
+import sys, xxhash
+b = bytearray(open(sys.argv[1], "rb").read())
+b[16 + 60] = 1
+b[-8:] = xxhash.xxh3_64(bytes(b[16:-24])).digest()
+open(sys.argv[2], "wb").write(b)
+PY
+	"$R" flow pad.flow > /dev/null
+	check "a version 1 file with a nonzero zero byte reads" test $? -eq 0
+	"$R" flow --convert 2 pad.flow pad2.flow 2> e.txt; rc=$?
+	check "... but does not convert (exit 4)" test $rc -eq 4 -a ! -e pad2.flow
+	check "... saying why" grep -q "zero bytes are not all zero" e.txt
+fi
+"$R" run --bare --flow-version 3 -q prog > /dev/null 2> e.txt; rc=$?
+check "--flow-version 3 is a usage error" test $rc -eq 1
+head -c 200 fv1.flow > cut.flow
 "$R" flow cut.flow > cut.txt 2> e.txt; rc=$?
 check "flow of a cut file exits 4" test $rc -eq 4
 check "... after the records it read" test "$(wc -l < cut.txt)" -eq 2
 check "... naming where it stopped" grep -q 'cut short or altered after record 2' e.txt
+# a version 2 file cut before its block's last byte: no record of the cut
+# block, and why
+head -c $(($(stat -c %s fl.flow) - 25)) fl.flow > cut2.flow
+"$R" flow cut2.flow > cut.txt 2> e.txt; rc=$?
+check "flow of a cut version 2 file exits 4" test $rc -eq 4
+check "... with no record of the cut block" test "$(wc -l < cut.txt)" -eq 0
+check "... saying so" grep -q 'after record 0: the file ends inside a block' e.txt
+"$R" decode prog.trace --check cut2.flow -q > /dev/null 2> e.txt; rc=$?
+check "decode --check of a cut version 2 file exits 4" test $rc -eq 4
+check "... saying why" grep -q 'cannot read the flow: the file ends inside a block' e.txt
 "$R" flow prog.flow.txt > /dev/null 2> e.txt; rc=$?
 check "flow of a text file exits 4" test $rc -eq 4
 "$R" run --bare --flow none --verify -q prog > /dev/null 2> e.txt; rc=$?

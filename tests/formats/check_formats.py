@@ -9,8 +9,8 @@ against the document.  For each bundle:
   * the sideband: the header line, KEY VALUE lines, each known key's
     type, trace_bytes/trace_xxh3 against the trace, its map, handler
     and msr lines against the manifest;
-  * the binary flow: header, 64-byte records, trailer (count, digest over
-    the records), against the sideband's flow_records/flow_xxh3 and
+  * the binary flow: header, 64-byte records (version 2: its blocks
+    decoded), trailer (count, digest over the records), against the sideband's flow_records/flow_xxh3 and
     instructions/events;
   * the text flow: each line rebuilt from the binary record by the
     field table and the EXTRA rules, compared byte for byte;
@@ -24,6 +24,10 @@ against the document.  For each bundle:
     mmaps, every file relative to the bundle (STEM.files/NAME), each
     mapped file's size and XXH3-64, its GNU build-id the line's, and the
     image is the executable mappings' file bytes.
+
+With SEEDS (check_formats.py DIR SEEDS): also each SEEDS/NAME.v2.flow,
+a version 2 (compact) binary flow, decoded by the document's coding, has
+the records and trailer of DIR/NAME.flow (version 1).
 
 Exit 0 when every bundle agrees, 1 otherwise (each problem one line).
 """
@@ -252,11 +256,129 @@ def check_sideband(stem, text, m, trace):
 
 # ---------------------------------------------------------------- flow
 
-def read_flow(stem, b, sb):
-    if len(b) < 40 or b[:8] != b"RTITFLOW" or struct.unpack_from("<II", b, 8) != (1, 64):
+M64 = (1 << 64) - 1
+
+
+def varint(b, p):
+    """An unsigned LEB128 at b[p]: (value, next position)."""
+    v = sh = 0
+    while True:
+        x = b[p]
+        p += 1
+        if sh == 63 and x > 1:
+            raise ValueError("varint longer than 64 bits")
+        v |= (x & 0x7f) << sh
+        if not x & 0x80:
+            return v, p
+        sh += 7
+
+
+def zigzag(z):
+    return (z >> 1) ^ (-(z & 1) & M64)
+
+
+def flow_v2_records(stem, b):
+    """Version 2's blocks (b: after the header, up to the trailer) back
+    to the canonical 64-byte records, as docs/formats.md codes them."""
+    st = dict(next_ip=0, cycles=0, dcyc=0, tsc=0, flags=0, cr3=0, cpl=0, mode=0)
+    table = [(0, 0, 0)] * 4096
+    out = bytearray()
+    p = 0
+    while p < len(b):
+        nrec, nbytes = struct.unpack_from("<II", b, p)
+        if not (1 <= nrec <= 16384 and nrec <= nbytes <= 73 * nrec):
+            raise ValueError("flow v2: block header")
+        p += 8
+        end = p + nbytes
+        for _ in range(nrec):
+            tag = b[p]
+            p += 1
+            ip = st["next_ip"]
+            if tag & 1:
+                z, p = varint(b, p)
+                ip = (ip + zigzag(z)) & M64
+            nd = 0
+            if tag & 2:
+                nd, p = varint(b, p)
+                nd = zigzag(nd)
+            slot = ((ip * 0x9e3779b97f4a7c15) & M64) >> 52
+            kind, cls, ln = table[slot]
+            if tag & 4:
+                kind, cls, ln = b[p], b[p + 1], b[p + 2]
+                p += 3
+            table[slot] = (kind, cls, ln)
+            nxt = (ip + ln + nd) & M64
+            d = st["dcyc"]
+            if tag & 8:
+                z, p = varint(b, p)
+                d = (d + zigzag(z)) & M64
+            cycles = (st["cycles"] + d) & M64
+            tsc = (st["tsc"] + d) & M64
+            if tag & 16:
+                z, p = varint(b, p)
+                tsc = (tsc + zigzag(z)) & M64
+            flags = st["flags"]
+            if tag & 32:
+                flags = b[p]
+                p += 1
+            cr3, cpl, mode = st["cr3"], st["cpl"], st["mode"]
+            if tag & 64:
+                cr3, p = varint(b, p)
+                cpl, mode = b[p], b[p + 1]
+                p += 2
+            vector = msr = value = 0
+            if tag & 128:
+                vector = b[p]
+                msr, p = varint(b, p + 1)
+                value, p = varint(b, p)
+            if p > end:
+                raise ValueError("flow v2: a record runs past its block")
+            out += struct.pack("<QQQQQQIBBBBBBBBI", ip, nxt, cr3, cycles, tsc, value, msr,
+                               kind, cls, ln, flags, cpl, mode, vector, 0, 0)
+            st.update(next_ip=nxt, cycles=cycles, dcyc=d, tsc=tsc, flags=flags, cr3=cr3,
+                      cpl=cpl, mode=mode)
+        if p != end:
+            raise ValueError("flow v2: a block's bytes go on after its records")
+    return bytes(out)
+
+
+def flow_body(stem, b):
+    """The canonical records of a binary flow of either version, or None."""
+    if len(b) < 40 or b[:8] != b"RTITFLOW" or struct.unpack_from("<II", b, 8) not in ((1, 64), (2, 64)):
         bad(stem, "flow: header")
+        return None
+    if struct.unpack_from("<I", b, 8)[0] == 2:
+        return flow_v2_records(stem, b[16:-24])
+    return b[16:-24]
+
+
+def check_v2_copies(d, seeds):
+    """Each SEEDS/NAME.v2.flow (rtitsim run --flow-version 2) against the
+    bundle's NAME.flow (version 1): the same records, the same trailer."""
+    n = 0
+    for path in sorted(glob.glob(os.path.join(seeds, "*.v2.flow"))):
+        name = os.path.basename(path)[:-len(".v2.flow")]
+        ref = os.path.join(d, name + ".flow")
+        if not os.path.exists(ref):
+            continue
+        b2, b1 = open(path, "rb").read(), open(ref, "rb").read()
+        try:
+            body = flow_body(name, b2)
+        except (ValueError, IndexError, struct.error) as e:
+            bad(name, f"flow v2: unreadable: {e}")
+            continue
+        if body != b1[16:-24]:
+            bad(name, "flow v2: its records differ from version 1's")
+        if b2[-24:] != b1[-24:] or xxh3(body) != b2[-8:].hex():
+            bad(name, "flow v2: trailer")
+        n += 1
+    return n
+
+
+def read_flow(stem, b, sb):
+    body = flow_body(stem, b)
+    if body is None:
         return []
-    body = b[16:-24]
     tr = b[-24:]
     if len(body) % 64 or tr[:8] != b"RTITEND\0":
         bad(stem, "flow: records or trailer")
@@ -431,6 +553,7 @@ def check_image(stem, images, recs):
 
 def main():
     d = sys.argv[1]
+    v2 = check_v2_copies(d, sys.argv[2]) if len(sys.argv) > 2 else 0
     stems = sorted(os.path.basename(p)[:-len(".manifest.json")]
                    for p in glob.glob(os.path.join(d, "*.manifest.json")))
     outside = 0
@@ -448,8 +571,9 @@ def main():
     for p in problems:
         print(p)
     print(f"check_formats: {len(stems)} bundles, {len(problems)} problems; "
-          f"{outside} ground-truth instructions outside the images")
-    return 1 if problems or len(stems) == 0 else 0
+          f"{outside} ground-truth instructions outside the images"
+          + (f"; {v2} version 2 flows against version 1" if len(sys.argv) > 2 else ""))
+    return 1 if problems or len(stems) == 0 or (len(sys.argv) > 2 and v2 == 0) else 0
 
 
 if __name__ == "__main__":
