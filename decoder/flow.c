@@ -624,13 +624,17 @@ static int rtit_packet_allowed(struct rtit_flow_dec *d, const struct rtit_pktdec
 			 rtit_pkt_name(it->pkt.type), ctl, why);
 }
 
-/* A partial TNT just taken (fewer than 6 bits): it went out because a FUP,
- * TIP or PIP needed to be sent (RTIT 4.2.2, D66), so the next packet but
- * timing ones (MTC, STS, CCP) is no TNT.  Checked on the packets read
- * ahead, before the bits are used (D142); not under E3 or E8, which move
- * packets.  0 or the error. */
+/* A TNT just taken: a partial one (fewer than 6 bits) went out because a
+ * FUP, TIP or PIP needed to be sent (RTIT 4.2.2, D66), so the next packet
+ * but timing ones (MTC, STS, CCP) is no TNT.  Checked on the packets read
+ * ahead, before the bits are used (D142): for this TNT, the error now;
+ * for a partial TNT further ahead, kept as a fault ahead (flow_fence,
+ * D163, D172), so that the bits before it are not established either.
+ * Not under E3 or E8, which move packets.  0 or the error. */
 static int partial_tnt_check(struct rtit_flow_dec *d)
 {
+	bool partial = d->tnt_n < rtit_r_tnt_max_bits, first = true;
+
 	if (errata_move_packets(d))
 		return 0;
 	for (unsigned k = 0; k <= d->ahead_n; k++) {
@@ -642,12 +646,22 @@ static int partial_tnt_check(struct rtit_flow_dec *d)
 		case RTIT_R_MTC: case RTIT_R_STS: case RTIT_R_CCP:
 			continue;
 		case RTIT_R_TNT:
-			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
-					 "a TNT right after a partial TNT: one with fewer than 6"
-					 " bits goes out only before a FUP, TIP or PIP (RTIT 4.2.2)");
+			if (partial) {
+				int r = flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+						  "a TNT right after a partial TNT: one with fewer than 6"
+						  " bits goes out only before a FUP, TIP or PIP (RTIT 4.2.2)");
+				if (first)
+					return r;
+				flow_fence(d);
+				return 0;
+			}
+			partial = it->pkt.u.tnt.nbits < rtit_r_tnt_max_bits;
+			break;
 		default:
-			return 0;
+			partial = false;
+			break;
 		}
+		first = false;
 	}
 	return 0;
 }
@@ -1302,7 +1316,7 @@ static inline int walk_cond_ret(struct rtit_flow_dec *d, const struct ic_ent *e,
 			d->la.cyc = d->tmpl.cycles;	/* not yet */
 			d->la.exact = false;
 			consume(d);
-			if (d->tnt_n < rtit_r_tnt_max_bits && (r = partial_tnt_check(d)) < 0)
+			if ((r = partial_tnt_check(d)) < 0)
 				return r;
 		} else if (e->cls == RTIT_IC_COND) {
 			if (!r)

@@ -1137,9 +1137,9 @@
 	.cite = "RTIT 4.2.11, 4.2.2 (the TNT buffer is not drained on a TraceStop), 4.2.8",
 	.dialect = RTIT_DIALECT_RTIT,
 	/* JZ at 0x1000 (TNT 1 bit T @16: 03), TraceSTOP @17; what the TNT
-	 * buffer held comes out once, at the next FUP.PGE: the TNT @19 is
-	 * a second one */
-	STREAM(R_PSB, R_PGE(0x1000), 0x03, 0xc1, 0x03, 0x03),
+	 * buffer held comes out once, at the next FUP.PGE: of the two full
+	 * TNTs (7F) after it, the one @19 is a second one */
+	STREAM(R_PSB, R_PGE(0x1000), 0x03, 0xc1, 0x7f, 0x7f),
 	.img = { REG(0x1000, 0x74, 0x00, 0x90, 0x90) },
 	.want = "# enable 1000\n"
 		"I 0000000000001000 cond     len=2 T -> 0000000000001002\n"
@@ -1191,4 +1191,19 @@
 		"I 0000000000001000 xbegin   len=6 -> 0000000000001006\n"
 		"I 0000000000001006 jmp-ind  len=2 T -> 0000000000002000\n"
 		"# end\n",
+},
+{
+	.name = "D172: RTIT a full TNT, a partial TNT, a TNT: no bit is established",
+	.cite = "RTIT 4.2.2 (a partial TNT goes out only before a FUP, TIP or PIP), D163",
+	.dialect = RTIT_DIALECT_RTIT,
+	/* JZ rel8 -2 (74 FE) at 0x1000 loops on itself; a full TNT (7F)
+	 * @16, a partial one (03) @17 and a TNT @18 after it: the fault is
+	 * among the packets read ahead when the full TNT is taken, so its
+	 * six bits are not handed out either */
+	STREAM(R_PSB, R_PGE(0x1000), 0x7f, 0x03, 0x03),
+	.img = { REG(0x1000, 0x74, 0xfe, 0xf4) },
+	.want = "# enable 1000\n"
+		"# error @18 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
 },
