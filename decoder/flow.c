@@ -804,6 +804,9 @@ int flow_ic_fill(struct rtit_flow_dec *d, uint64_t key, struct ic_ent *e)
 		e->flags |= IC_XACQ;
 	if (in.attributes & ZYDIS_ATTRIB_HAS_XRELEASE)
 		e->flags |= IC_XREL;
+	if (d->pt && (si.cls == RTIT_IC_DIRECT_JMP || si.cls == RTIT_IC_DIRECT_CALL ||
+		      si.cls == RTIT_IC_COND) && flow_pt_leaves_filter(d, si.target))
+		e->flags |= IC_LEAVES;
 	e->vec = 0;
 	if (si.cls == RTIT_IC_INT)
 		e->vec = in.mnemonic == ZYDIS_MNEMONIC_INT3 ? 3 :

@@ -474,8 +474,8 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e, int *ret)
 			next = d->la.ip;
 			break;
 		case RTIT_IC_COND:
-			if (tip)
-				return steps;	/* no bit: the walk's error */
+			if (tip || (bit && (k->flags & IC_LEAVES)))
+				return steps;	/* the walk's error (D173) */
 			if (bit)
 				next = k->target;
 			else
@@ -486,6 +486,8 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e, int *ret)
 				return steps;	/* the walk's error */
 			break;
 		case RTIT_IC_DIRECT_CALL: case RTIT_IC_DIRECT_JMP:
+			if (k->flags & IC_LEAVES)
+				return steps;	/* its TIP.PGD, or the walk's error */
 			if (k->cls == RTIT_IC_DIRECT_CALL && (k->flags & IC_ZLC))
 				fl |= RTIT_SIM_F_ZERO_LEN_CALL;
 			next = k->target;

@@ -58,7 +58,9 @@ struct ic_blk {
  * 33.2.9.1: it begins or commits a transaction as XBEGIN/XEND do) */
 /* IC_VMENTRY: VMLAUNCH/VMRESUME (a far transfer into the guest when the
  * VM entry succeeds, Table 33-53) */
-enum { IC_ZLC = 1, IC_INTO = 2, IC_XACQ = 4, IC_XREL = 8, IC_VMENTRY = 16 };
+/* IC_LEAVES: PT, IA32_RTIT_CTL fixed with filter ranges: a direct JMP,
+ * CALL or Jcc whose target lies outside every one (D173) */
+enum { IC_ZLC = 1, IC_INTO = 2, IC_XACQ = 4, IC_XREL = 8, IC_VMENTRY = 16, IC_LEAVES = 32 };
 
 /* Where the PT walk is with respect to SGX enclaves (D52): before the
  * first enable (a trace starts outside: the simulator's TraceEn is set
@@ -314,6 +316,7 @@ static inline uint64_t flow_pt_ip_mask(const struct rtit_flow_dec *d)
 /* ---- flow.c: records, notes, errors ---- */
 void flow_flush_committed(struct rtit_flow_dec *d);
 void flow_fence(struct rtit_flow_dec *d);
+bool flow_pt_leaves_filter(const struct rtit_flow_dec *d, uint64_t target);
 void flow_note(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip, uint64_t count);
 void flow_drop_uncertain(struct rtit_flow_dec *d, uint64_t off);
 int flow_fail(struct rtit_flow_dec *d, int code, uint64_t off, const char *fmt, ...)

@@ -470,6 +470,17 @@ static int filter_ranges(const struct rtit_flow_dec *d, const uint64_t *ips, int
 	return filter ? FILT_RANGES : FILT_NONE;
 }
 
+/* A taken branch to @target clears FilterEn (33.2.4: "leaving the
+ * tracing region may only be detected once a taken branch or event with
+ * a target outside the range is retired"): IA32_RTIT_CTL fixed, filter
+ * ranges and none holds it (D173). */
+bool flow_pt_leaves_filter(const struct rtit_flow_dec *d, uint64_t target)
+{
+	int rng;
+
+	return d->cfg.pt_ctl_fixed && filter_ranges(d, &target, &rng, 1) == FILT_RANGES && rng < 0;
+}
+
 /* A TIP.PGD with an IP, IA32_RTIT_CTL fixed: the IP is where tracing
  * ends "unless ContextEn = 0 or TraceEn = 0" then (33.4.2.5), so FilterEn
  * cleared it: an IP outside every ADDRn range with ADDRn_CFG = 1. */
@@ -1937,6 +1948,12 @@ static inline int pt_walk_cond_ret(struct rtit_flow_dec *d, const struct ic_ent 
 	if (d->tnt_n) {
 		bool bit = (d->tnt_bits >> --d->tnt_n) & 1;
 		if (e->cls == RTIT_IC_COND) {
+			if (bit && (e->flags & IC_LEAVES))
+				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+						 "a taken TNT bit for the conditional branch at 0x%" PRIx64
+						 " to 0x%" PRIx64 ", outside every filter range: leaving"
+						 " the range, a TIP.PGD replaces the bit (SDM 33.2.4,"
+						 " 33.4.2.5)", d->ip, e->target);
 			if (bit) {
 				*next = e->target;
 				*fl = RTIT_SIM_F_TAKEN;
@@ -2284,6 +2301,14 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 				consume(d);
 				return leave(d, e, off, next, fl);
 			}
+			if (e->flags & IC_LEAVES)
+				return flow_fail(d, RTIT_ERR_BAD_CONTEXT,
+						 d->have_la ? d->la.offset : d->last_off,
+						 "the direct %s at 0x%" PRIx64 " to 0x%" PRIx64 ", outside"
+						 " every filter range, with no TIP.PGD of that IP: a taken"
+						 " branch out of the range clears FilterEn (SDM 33.2.4,"
+						 " 33.4.2.5)", e->cls == RTIT_IC_DIRECT_CALL ? "CALL" : "JMP",
+						 d->ip, next);
 			if (e->cls == RTIT_IC_DIRECT_CALL)
 				flow_on_call(d, nlip, e->flags & IC_ZLC);
 			break;

@@ -1207,3 +1207,50 @@
 		"# end\n",
 	.want_errors = 1,
 },
+{
+	.name = "D173: PT a direct JMP out of the filter range with no TIP.PGD",
+	.cite = "SDM 33.2.4 (leaving the range is detected at a taken branch whose target is outside), "
+		"33.4.2.5 (TIP.PGD: the target of a direct branch), Table 33-56 case 4",
+	.dialect = RTIT_DIALECT_PT,
+	.ctl_fixed = true,
+	.ctl = 0x100002001,	/* TraceEn, BranchEn, ADDR0_CFG = 1 (filter) */
+	.pt_addr = { { 0x1000, 0x1fff } },
+	/* JMP 0x2000 (E9 rel32) at 0x1000 leaves ADDR0: TIP.PGD(0x2000)
+	 * must come; here a TNT @25 (one taken bit, 06) and a TIP */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x06, PT_TIP6(0x3000)),
+	.img = { REG(0x1000, 0xe9, 0xfb, 0x0f, 0, 0), REG(0x2000, 0x74, 0x00, 0xff, 0xe0),
+		 REG(0x3000, 0xf4) },
+	.want = "# enable 1000\n"
+		"# error @25 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D173: PT a direct JMP out of the filter range with its TIP.PGD (control)",
+	.cite = "SDM 33.4.2.5, Table 33-56 case 4",
+	.dialect = RTIT_DIALECT_PT,
+	.ctl_fixed = true,
+	.ctl = 0x100002001,
+	.pt_addr = { { 0x1000, 0x1fff } },
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_PGD6(0x2000)),
+	.img = { REG(0x1000, 0xe9, 0xfb, 0x0f, 0, 0), REG(0x2000, 0x74, 0x00, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp      len=5 T -> 0000000000002000\n"
+		"# disable 2000\n"
+		"# end\n",
+},
+{
+	.name = "D173: PT a taken TNT bit for a Jcc out of the filter range",
+	.cite = "SDM 33.4.2.5 (a conditional branch clearing FilterEn: TIP.PGD replaces its TNT bit), 33.2.4",
+	.dialect = RTIT_DIALECT_PT,
+	.ctl_fixed = true,
+	.ctl = 0x100002001,
+	.pt_addr = { { 0x1000, 0x1fff } },
+	/* JZ rel32 to 0x2000 (0F 84) at 0x1000: a taken bit @25 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x06, PT_PGD6(0x2000)),
+	.img = { REG(0x1000, 0x0f, 0x84, 0xfa, 0x0f, 0, 0, 0xf4), REG(0x2000, 0xf4) },
+	.want = "# enable 1000\n"
+		"# error @25 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},

@@ -54,6 +54,7 @@ struct row {
 	bool ctl_fixed;
 	uint64_t ctl, r_events;
 	uint64_t r_lip[4];	/* RTIT_LIP0-3 (RTIT 3.3.6) */
+	uint64_t pt_addr[4][2];	/* PT: IA32_RTIT_ADDRn_A/B (SDM 33.2.5.3) */
 	bool lip_exact;
 	size_t n;
 	const uint8_t *s;
@@ -199,6 +200,10 @@ static bool run_row(const struct row *r, size_t chunk, bool bytewise)
 	if (r->ctl_fixed && r->dialect == RTIT_DIALECT_PT) {
 		cfg.pt_ctl_fixed = true;
 		cfg.pt_ctl = r->ctl;
+		for (int i = 0; i < 4; i++) {
+			cfg.pt_addr_a[i] = r->pt_addr[i][0];
+			cfg.pt_addr_b[i] = r->pt_addr[i][1];
+		}
 	} else if (r->ctl_fixed) {
 		cfg.r_ctl_fixed = true;
 		cfg.r_ctl = r->ctl;
