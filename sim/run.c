@@ -6,6 +6,7 @@
  * become requests the loop delivers between uc_emu_start calls.
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,21 +82,34 @@ static const struct rtit_sim_rec *block_recs(struct rtit_sim *sim,
 	return rec;
 }
 
+/* 16 bytes of a record, for copying one in four loads and four stores
+ * (GCC/Clang vector extension; plain SSE2 moves on x86-64). */
+typedef uint64_t sim_v2 __attribute__((vector_size(16)));
+_Static_assert(offsetof(struct rtit_sim_rec, cycles) == 24 &&
+	       offsetof(struct rtit_sim_rec, tsc) == 32,
+	       "the clock straddles the record's second and third 16 bytes");
+
 /* A whole block retired, to next_ip, with the core and TSC clocks in step
- * (the common case): its prebuilt records are copied into the batch and
- * only the clock, the last record's next IP and its taken bit written.
+ * (the common case): its prebuilt records are copied into the batch with
+ * the clock added on the way, then the last record's next IP and its
+ * taken bit written.  @live: the registers are those right after the
+ * block (the block hook), for a COND whose target is its fall-through.
  * The records and the batch boundaries are those of emit_insns' loop
- * (issue 20 goal 2; docs/performance.md D151). */
-static void emit_block(struct rtit_sim *sim, const struct sim_block *b, uint64_t next_ip)
+ * (issue 20 goal 2; docs/performance.md D151, D176). */
+static inline void emit_block(struct rtit_sim *sim, const struct sim_block *b,
+			      uint64_t next_ip, bool live)
 {
 	const struct rtit_sim_rec *pre = block_recs(sim, b);
-	const struct isa_insn *last = &sim->cache.insns[b->first + b->n - 1];
-	const uint64_t fall = last->ip + last->len, c0 = sim->cycles, t0 = sim->tsc;
+	const uint64_t c0 = sim->cycles, t0 = sim->tsc;
 	uint8_t lflags = pre[b->n - 1].flags;
-	if (last->cls == RTIT_IC_COND &&
-	    (next_ip != fall ||
-	     (last->target == fall && sim->live_regs && cond_taken(sim, last->cc))))
+	if ((b->tail & SIM_TAIL_COND) &&
+	    (next_ip != b->fall ||
+	     ((b->tail & SIM_TAIL_COND_FALL) && live &&
+	      cond_taken(sim, sim->cache.insns[b->first + b->n - 1].cc))))
 		lflags |= RTIT_SIM_F_TAKEN;
+	/* the clock as added to the second and third 16 bytes of a record
+	 * (cr3, cycles) and (tsc, value) */
+	const sim_v2 add1 = { 0, c0 }, add2 = { t0, 0 };
 	uint32_t i = 0;
 	while (i < b->n) {
 		if (sim->nbatch == sim->cfg.batch_cap)
@@ -103,10 +117,25 @@ static void emit_block(struct rtit_sim *sim, const struct sim_block *b, uint64_t
 		size_t room = sim->cfg.batch_cap - sim->nbatch;
 		uint32_t k = b->n - i > room ? (uint32_t)room : b->n - i;
 		struct rtit_sim_rec *r = &sim->batch[sim->nbatch];
-		memcpy(r, pre + i, k * sizeof(*r));
-		for (uint32_t j = 0; j < k; j++) {
-			r[j].cycles += c0;
-			r[j].tsc += t0;
+		const struct rtit_sim_rec *src = pre + i;
+		/* copied and stamped in one pass through registers: a memcpy
+		 * then an add to its fields stalled on every record (the
+		 * clock's load spans two of memcpy's stores, so the stores
+		 * are not forwarded to it; D176) */
+		const unsigned char *from = (const unsigned char *)src;
+		unsigned char *to = (unsigned char *)r;
+		for (uint32_t j = 0; j < k; j++, from += sizeof(*r), to += sizeof(*r)) {
+			sim_v2 q0, q1, q2, q3;
+			memcpy(&q0, from, 16);
+			memcpy(&q1, from + 16, 16);
+			memcpy(&q2, from + 32, 16);
+			memcpy(&q3, from + 48, 16);
+			q1 += add1;
+			q2 += add2;
+			memcpy(to, &q0, 16);
+			memcpy(to + 16, &q1, 16);
+			memcpy(to + 32, &q2, 16);
+			memcpy(to + 48, &q3, 16);
 		}
 		i += k;
 		if (i == b->n) {
@@ -114,8 +143,8 @@ static void emit_block(struct rtit_sim *sim, const struct sim_block *b, uint64_t
 			r[k - 1].flags = lflags;
 		}
 		sim->nbatch += k;
-		sim->cycles = r[k - 1].cycles;	/* before the consumer runs */
-		sim->tsc = r[k - 1].tsc;
+		sim->cycles = c0 + src[k - 1].cycles;	/* before the consumer runs */
+		sim->tsc = t0 + src[k - 1].tsc;
 	}
 }
 
@@ -135,7 +164,7 @@ static void emit_insns(struct rtit_sim *sim, const struct sim_block *b,
 		to--;
 	const bool same_clock = sim->cfg.clock.tsc_ratio == sim->core_ratio;
 	if (from == 0 && to == b->n && to && same_clock && !one) {
-		emit_block(sim, b, next_ip);
+		emit_block(sim, b, next_ip, sim->live_regs);
 		goto retired;
 	}
 	const uint64_t cr3 = sim->tmpl.cr3;
@@ -317,9 +346,20 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 	if (prev) {
 		const struct sim_block *p = blk(sim, prev);
 		sim->pending = 0;
-		sim->live_regs = true;
-		emit_insns(sim, p, 0, p->n, addr);
-		sim->live_regs = false;
+		if (p->n && sim->cfg.deliver == RTIT_SIM_PER_BATCH &&
+		    sim->cfg.clock.tsc_ratio == sim->core_ratio &&
+		    !((p->tail & SIM_TAIL_REP) && addr == p->last_ip)) {
+			/* the common case of emit_insns, without its
+			 * call and its reads of the instruction pool (D176) */
+			emit_block(sim, p, addr, true);
+			sim->retired += p->n;
+			sim->last_shadow = p->tail & SIM_TAIL_SHADOW;
+			sim->last_ip = p->last_ip;
+		} else {
+			sim->live_regs = true;
+			emit_insns(sim, p, 0, p->n, addr);
+			sim->live_regs = false;
+		}
 	}
 	if (sim->retired >= sim->cfg.budget) {
 		sim_stop_with(sim, RTIT_SIM_STOP_BUDGET, addr,
@@ -330,7 +370,8 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 	if (sim->irq_deferred >= 0 && (sim_reg_get(sim, R_FLAGS) & EFL_IF) &&
 	    sim->last_shadow && sim->irq_after <= sim->retired)
 		sim->irq_after = sim->retired + 1;	/* SDM 6.8.3: STI shadow */
-	if (sim_inj_due_count(sim, sim->retired) >= 0 || sim->retired == sim->pmu_due ||
+	if ((sim->ninj && sim_inj_due_count(sim, sim->retired) >= 0) ||
+	    sim->retired == sim->pmu_due ||
 	    (sim->irq_deferred >= 0 && sim->retired >= sim->irq_after &&
 	     (sim_reg_get(sim, R_FLAGS) & EFL_IF)) ||
 	    (sim->uintr.rr && sim_uintr_due(sim))) {
