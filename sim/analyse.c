@@ -126,6 +126,16 @@ static int analyse(struct rtit_sim *sim, uint64_t addr, uint32_t size,
 		if (!size && (si->flags & ISA_I_BRANCH))
 			break;
 	}
+	if (b->n) {
+		const struct isa_insn *l = &c->insns[b->first + b->n - 1];
+		b->last_ip = l->ip;
+		b->fall = l->ip + l->len;
+		b->tail = ((l->flags & ISA_I_REP) ? SIM_TAIL_REP : 0) |
+			  ((l->flags & ISA_I_SHADOW) ? SIM_TAIL_SHADOW : 0);
+		if (l->cls == RTIT_IC_COND)
+			b->tail |= SIM_TAIL_COND |
+				   (l->target == b->fall ? SIM_TAIL_COND_FALL : 0);
+	}
 	return 0;
 }
 

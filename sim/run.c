@@ -6,6 +6,7 @@
  * become requests the loop delivers between uc_emu_start calls.
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,21 +82,59 @@ static const struct rtit_sim_rec *block_recs(struct rtit_sim *sim,
 	return rec;
 }
 
+/* 16 bytes of a record, for copying one in four loads and four stores
+ * (GCC/Clang vector extension; plain SSE2 moves on x86-64). */
+typedef uint64_t sim_v2 __attribute__((vector_size(16)));
+_Static_assert(offsetof(struct rtit_sim_rec, cycles) == 24 &&
+	       offsetof(struct rtit_sim_rec, tsc) == 32,
+	       "the clock straddles the record's second and third 16 bytes");
+
+/* Copies @k prebuilt records to @r with the clock added: (cr3, cycles) +=
+ * @add1, (tsc, value) += @add2.  In one pass through registers: a memcpy
+ * then an add to its fields stalled on every record (the clock's load
+ * spans two of memcpy's stores, so they are not forwarded to it; D176). */
+static inline __attribute__((always_inline)) void
+copy_recs(struct rtit_sim_rec *r, const struct rtit_sim_rec *src, uint32_t k,
+	  sim_v2 add1, sim_v2 add2)
+{
+	const unsigned char *from = (const unsigned char *)src;
+	unsigned char *to = (unsigned char *)r;
+	for (uint32_t j = 0; j < k; j++, from += sizeof(*r), to += sizeof(*r)) {
+		sim_v2 q0, q1, q2, q3;
+		memcpy(&q0, from, 16);
+		memcpy(&q1, from + 16, 16);
+		memcpy(&q2, from + 32, 16);
+		memcpy(&q3, from + 48, 16);
+		q1 += add1;
+		q2 += add2;
+		memcpy(to, &q0, 16);
+		memcpy(to + 16, &q1, 16);
+		memcpy(to + 32, &q2, 16);
+		memcpy(to + 48, &q3, 16);
+	}
+}
+
 /* A whole block retired, to next_ip, with the core and TSC clocks in step
- * (the common case): its prebuilt records are copied into the batch and
- * only the clock, the last record's next IP and its taken bit written.
+ * (the common case): its prebuilt records are copied into the batch with
+ * the clock added on the way, then the last record's next IP and its
+ * taken bit written.  @live: the registers are those right after the
+ * block (the block hook), for a COND whose target is its fall-through.
  * The records and the batch boundaries are those of emit_insns' loop
- * (issue 20 goal 2; docs/performance.md D151). */
-static void emit_block(struct rtit_sim *sim, const struct sim_block *b, uint64_t next_ip)
+ * (issue 20 goal 2; docs/performance.md D151, D176). */
+static inline void emit_block(struct rtit_sim *sim, const struct sim_block *b,
+			      uint64_t next_ip, bool live)
 {
 	const struct rtit_sim_rec *pre = block_recs(sim, b);
-	const struct isa_insn *last = &sim->cache.insns[b->first + b->n - 1];
-	const uint64_t fall = last->ip + last->len, c0 = sim->cycles, t0 = sim->tsc;
+	const uint64_t c0 = sim->cycles, t0 = sim->tsc;
 	uint8_t lflags = pre[b->n - 1].flags;
-	if (last->cls == RTIT_IC_COND &&
-	    (next_ip != fall ||
-	     (last->target == fall && sim->live_regs && cond_taken(sim, last->cc))))
+	if ((b->tail & SIM_TAIL_COND) &&
+	    (next_ip != b->fall ||
+	     ((b->tail & SIM_TAIL_COND_FALL) && live &&
+	      cond_taken(sim, sim->cache.insns[b->first + b->n - 1].cc))))
 		lflags |= RTIT_SIM_F_TAKEN;
+	/* the clock as added to the second and third 16 bytes of a record
+	 * (cr3, cycles) and (tsc, value) */
+	const sim_v2 add1 = { 0, c0 }, add2 = { t0, 0 };
 	uint32_t i = 0;
 	while (i < b->n) {
 		if (sim->nbatch == sim->cfg.batch_cap)
@@ -103,19 +142,16 @@ static void emit_block(struct rtit_sim *sim, const struct sim_block *b, uint64_t
 		size_t room = sim->cfg.batch_cap - sim->nbatch;
 		uint32_t k = b->n - i > room ? (uint32_t)room : b->n - i;
 		struct rtit_sim_rec *r = &sim->batch[sim->nbatch];
-		memcpy(r, pre + i, k * sizeof(*r));
-		for (uint32_t j = 0; j < k; j++) {
-			r[j].cycles += c0;
-			r[j].tsc += t0;
-		}
+		const struct rtit_sim_rec *src = pre + i;
+		copy_recs(r, src, k, add1, add2);
 		i += k;
 		if (i == b->n) {
 			r[k - 1].next_ip = next_ip;
 			r[k - 1].flags = lflags;
 		}
 		sim->nbatch += k;
-		sim->cycles = r[k - 1].cycles;	/* before the consumer runs */
-		sim->tsc = r[k - 1].tsc;
+		sim->cycles = c0 + src[k - 1].cycles;	/* before the consumer runs */
+		sim->tsc = t0 + src[k - 1].tsc;
 	}
 }
 
@@ -135,7 +171,7 @@ static void emit_insns(struct rtit_sim *sim, const struct sim_block *b,
 		to--;
 	const bool same_clock = sim->cfg.clock.tsc_ratio == sim->core_ratio;
 	if (from == 0 && to == b->n && to && same_clock && !one) {
-		emit_block(sim, b, next_ip);
+		emit_block(sim, b, next_ip, sim->live_regs);
 		goto retired;
 	}
 	const uint64_t cr3 = sim->tmpl.cr3;
@@ -302,6 +338,154 @@ static uint64_t next_count_stop(const struct rtit_sim *sim)
 	return n;
 }
 
+/* The pending block (index + 1 @prev) retired to @addr in the block hook
+ * (the registers are those after it): what emit_insns does, outside the
+ * hook's fast path. */
+static __attribute__((noinline)) void retire_slow(struct rtit_sim *sim, uint32_t prev,
+						  uint64_t addr)
+{
+	const struct sim_block *p = blk(sim, prev);
+	sim->live_regs = true;
+	emit_insns(sim, p, 0, p->n, addr);
+	sim->live_regs = false;
+}
+
+/* The pending block (index + 1 @prev) retired to @addr in the block hook.
+ * The common case is inline: the records prebuilt, room for them in the
+ * batch, delivery per batch, the clocks in step, no REP iteration left
+ * (emit_block's work without the instruction pool; D176). */
+static inline __attribute__((always_inline)) void
+retire_pending(struct rtit_sim *sim, uint32_t prev, uint64_t addr)
+{
+	const struct sim_block *p = blk(sim, prev);
+	const uint32_t n = p->n;
+	if (__builtin_expect(!(n && p->rec_gen == sim->cache.gen &&
+			       n <= sim->cfg.batch_cap - sim->nbatch &&
+			       sim->cfg.deliver == RTIT_SIM_PER_BATCH &&
+			       sim->cfg.clock.tsc_ratio == sim->core_ratio &&
+			       !((p->tail & SIM_TAIL_REP) && addr == p->last_ip)), 0)) {
+		retire_slow(sim, prev, addr);
+		return;
+	}
+	const struct rtit_sim_rec *pre = &sim->cache.recs[p->first];
+	struct rtit_sim_rec *r = &sim->batch[sim->nbatch];
+	const uint64_t c0 = sim->cycles, t0 = sim->tsc;
+	uint8_t lflags = pre[n - 1].flags;
+	if ((p->tail & SIM_TAIL_COND) &&
+	    (addr != p->fall ||
+	     ((p->tail & SIM_TAIL_COND_FALL) &&
+	      cond_taken(sim, sim->cache.insns[p->first + n - 1].cc))))
+		lflags |= RTIT_SIM_F_TAKEN;
+	copy_recs(r, pre, n, (sim_v2){ 0, c0 }, (sim_v2){ t0, 0 });
+	r[n - 1].next_ip = addr;
+	r[n - 1].flags = lflags;
+	sim->nbatch += n;
+	sim->cycles = c0 + pre[n - 1].cycles;
+	sim->tsc = t0 + pre[n - 1].tsc;
+	sim->retired += n;
+	sim->last_shadow = p->tail & SIM_TAIL_SHADOW;
+	sim->last_ip = p->last_ip;
+}
+
+/* No count or event stop can be due: no injected events, no interrupt
+ * waiting for IF, no PEBS assist armed, no user interrupt requested.  The
+ * budget is then the only stop by count (next_count_stop). */
+static inline bool calm(const struct rtit_sim *sim)
+{
+	return !sim->ninj && sim->irq_deferred < 0 && sim->pmu_due == UINT64_MAX &&
+	       !sim->uintr.rr;
+}
+
+/* The block hook's checks before block @addr runs: the budget, an STI
+ * shadow, an event due.  true when the run stops or an event is
+ * requested (Unicorn stopped). */
+static __attribute__((noinline)) bool block_stops(struct rtit_sim *sim, uint64_t addr)
+{
+	if (sim->retired >= sim->cfg.budget) {
+		sim_stop_with(sim, RTIT_SIM_STOP_BUDGET, addr,
+			  "instruction budget of %" PRIu64 " exhausted at 0x%" PRIx64,
+			  sim->cfg.budget, addr);
+		return true;
+	}
+	if (sim->irq_deferred >= 0 && (sim_reg_get(sim, R_FLAGS) & EFL_IF) &&
+	    sim->last_shadow && sim->irq_after <= sim->retired)
+		sim->irq_after = sim->retired + 1;	/* SDM 6.8.3: STI shadow */
+	if ((sim->ninj && sim_inj_due_count(sim, sim->retired) >= 0) ||
+	    sim->retired == sim->pmu_due ||
+	    (sim->irq_deferred >= 0 && sim->retired >= sim->irq_after &&
+	     (sim_reg_get(sim, R_FLAGS) & EFL_IF)) ||
+	    (sim->uintr.rr && sim_uintr_due(sim))) {
+		sim_request(sim, SIM_REQ_EVENT, addr);
+		return true;
+	}
+	return false;
+}
+
+/* Block (@addr, @size) not among the successors of the previous one
+ * (index + 1 @prev, 0 none): found or analysed, remembered as a
+ * successor, code hooks added on its special instructions when new (*added
+ * set to 1 if any hook is new).  NULL when the run stopped (out of memory,
+ * no hook). */
+static __attribute__((noinline)) const struct sim_block *
+block_lookup(struct rtit_sim *sim, uint64_t addr, uint32_t size, uint32_t prev,
+	     int *added)
+{
+	bool fresh = false;
+	const struct sim_block *b = sim_block_get(sim, addr, size, &fresh);
+	if (!b) {
+		sim_stop_with(sim, RTIT_SIM_STOP_ERROR, addr, "out of memory");
+		return NULL;
+	}
+	if (prev) {
+		/* the blocks array may have moved */
+		struct sim_block *pb = &sim->cache.blocks[prev - 1];
+		int slot = pb->succ[0] ? 1 : 0;
+		if (pb->succ[0] && pb->succ[1]) {
+			pb->succ_addr[1] = pb->succ_addr[0];
+			pb->succ_size[1] = pb->succ_size[0];
+			pb->succ[1] = pb->succ[0];
+			slot = 0;
+		}
+		pb->succ_addr[slot] = addr;
+		pb->succ_size[slot] = size;
+		pb->succ[slot] = (uint32_t)(b - sim->cache.blocks) + 1;
+	}
+	if (fresh && b->nspecial) {
+		const struct isa_insn *in = &sim->cache.insns[b->first];
+		for (uint32_t i = 0; i < b->n; i++) {
+			if (!(in[i].flags & (ISA_I_SPECIAL | ISA_I_RISKY | ISA_I_PRIV |
+					     ISA_I_TXABORT)))
+				continue;
+			int r = hook_at(sim, in[i].ip);
+			if (r < 0) {
+				sim_stop_with(sim, RTIT_SIM_STOP_ERROR, addr,
+					  "cannot hook 0x%" PRIx64, in[i].ip);
+				return NULL;
+			}
+			*added |= r;
+		}
+	}
+	return b;
+}
+
+/* A count stop (next_count_stop: @stopn) falls inside block @b about to
+ * run at @addr: a code hook on that instruction.  1 if the hook is new, 0
+ * if it was there, < 0 with the run stopped. */
+static __attribute__((noinline)) int hook_count_stop(struct rtit_sim *sim,
+						    const struct sim_block *b,
+						    uint64_t addr, uint64_t stopn)
+{
+	const struct isa_insn *in = &sim->cache.insns[b->first];
+	int r = hook_at(sim, in[stopn - sim->retired].ip);
+	if (r < 0)
+		sim_stop_with(sim, RTIT_SIM_STOP_ERROR, addr, "cannot hook");
+	return r;
+}
+
+/* Unicorn's block hook, before each translation block runs: the previous
+ * block retires, then the stops due, then the block becomes the pending
+ * one.  The common path is short and inline; the rest is out of line
+ * (D176). */
 static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 {
 	struct rtit_sim *sim = opaque;
@@ -313,82 +497,33 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
 		uc_emu_stop(uc);
 		return;
 	}
-	uint32_t prev = sim->pending;
+	const uint32_t prev = sim->pending;
 	if (prev) {
-		const struct sim_block *p = blk(sim, prev);
 		sim->pending = 0;
-		sim->live_regs = true;
-		emit_insns(sim, p, 0, p->n, addr);
-		sim->live_regs = false;
+		retire_pending(sim, prev, addr);
 	}
-	if (sim->retired >= sim->cfg.budget) {
-		sim_stop_with(sim, RTIT_SIM_STOP_BUDGET, addr,
-			  "instruction budget of %" PRIu64 " exhausted at 0x%" PRIx64,
-			  sim->cfg.budget, addr);
+	const bool quiet = calm(sim);
+	if ((!quiet || sim->retired >= sim->cfg.budget) && block_stops(sim, addr))
 		return;
-	}
-	if (sim->irq_deferred >= 0 && (sim_reg_get(sim, R_FLAGS) & EFL_IF) &&
-	    sim->last_shadow && sim->irq_after <= sim->retired)
-		sim->irq_after = sim->retired + 1;	/* SDM 6.8.3: STI shadow */
-	if (sim_inj_due_count(sim, sim->retired) >= 0 || sim->retired == sim->pmu_due ||
-	    (sim->irq_deferred >= 0 && sim->retired >= sim->irq_after &&
-	     (sim_reg_get(sim, R_FLAGS) & EFL_IF)) ||
-	    (sim->uintr.rr && sim_uintr_due(sim))) {
-		sim_request(sim, SIM_REQ_EVENT, addr);
-		return;
-	}
-	bool fresh = false;
 	const struct sim_block *b = NULL;
-	struct sim_block *pb = prev ? &sim->cache.blocks[prev - 1] : NULL;
-	if (pb && pb->succ_addr[0] == addr && pb->succ_size[0] == size && pb->succ[0])
-		b = blk(sim, pb->succ[0]);
-	else if (pb && pb->succ_addr[1] == addr && pb->succ_size[1] == size && pb->succ[1])
-		b = blk(sim, pb->succ[1]);
-	if (!b || b->addr != addr || b->size != size) {
-		b = sim_block_get(sim, addr, size, &fresh);
-		if (!b) {
-			sim_stop_with(sim, RTIT_SIM_STOP_ERROR, addr, "out of memory");
-			return;
-		}
-		if (prev) {
-			/* the blocks array may have moved */
-			pb = &sim->cache.blocks[prev - 1];
-			int slot = pb->succ[0] ? 1 : 0;
-			if (pb->succ[0] && pb->succ[1]) {
-				pb->succ_addr[1] = pb->succ_addr[0];
-				pb->succ_size[1] = pb->succ_size[0];
-				pb->succ[1] = pb->succ[0];
-				slot = 0;
-			}
-			pb->succ_addr[slot] = addr;
-			pb->succ_size[slot] = size;
-			pb->succ[slot] = (uint32_t)(b - sim->cache.blocks) + 1;
-		}
+	if (prev) {
+		const struct sim_block *pb = blk(sim, prev);
+		if (pb->succ_addr[0] == addr && pb->succ_size[0] == size && pb->succ[0])
+			b = blk(sim, pb->succ[0]);
+		else if (pb->succ_addr[1] == addr && pb->succ_size[1] == size && pb->succ[1])
+			b = blk(sim, pb->succ[1]);
 	}
 	int added = 0;
-	if (fresh && b->nspecial) {
-		const struct isa_insn *in = &sim->cache.insns[b->first];
-		for (uint32_t i = 0; i < b->n; i++) {
-			if (!(in[i].flags & (ISA_I_SPECIAL | ISA_I_RISKY | ISA_I_PRIV |
-					     ISA_I_TXABORT)))
-				continue;
-			int r = hook_at(sim, in[i].ip);
-			if (r < 0) {
-				sim_stop_with(sim, RTIT_SIM_STOP_ERROR, addr,
-					  "cannot hook 0x%" PRIx64, in[i].ip);
-				return;
-			}
-			added |= r;
-		}
-	}
-	uint64_t stopn = next_count_stop(sim);
-	if (stopn < sim->retired + b->n) {
-		const struct isa_insn *in = &sim->cache.insns[b->first];
-		int r = hook_at(sim, in[stopn - sim->retired].ip);
-		if (r < 0) {
-			sim_stop_with(sim, RTIT_SIM_STOP_ERROR, addr, "cannot hook");
+	if (!b || b->addr != addr || b->size != size) {
+		b = block_lookup(sim, addr, size, prev, &added);
+		if (!b)
 			return;
-		}
+	}
+	const uint64_t stopn = quiet ? sim->cfg.budget : next_count_stop(sim);
+	if (stopn < sim->retired + b->n) {
+		int r = hook_count_stop(sim, b, addr, stopn);
+		if (r < 0)
+			return;
 		added |= r;
 	}
 	if (added) {

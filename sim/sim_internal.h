@@ -53,6 +53,18 @@ struct sim_block {
 	uint64_t succ_addr[2];
 	uint32_t succ_size[2];
 	uint32_t succ[2];
+	/* the last instruction, for retiring the block without reading the
+	 * pool (run.c on_block, D176): its IP, its fall-through, SIM_TAIL_* */
+	uint64_t last_ip, fall;
+	uint32_t tail;
+};
+
+/* struct sim_block.tail: what retiring the block must look at */
+enum {
+	SIM_TAIL_REP = 1u << 0,		/* a REP string op (may not retire) */
+	SIM_TAIL_COND = 1u << 1,	/* COND: the taken bit to decide */
+	SIM_TAIL_COND_FALL = 1u << 2,	/* COND whose target is the fall-through */
+	SIM_TAIL_SHADOW = 1u << 3	/* opens an interrupt shadow */
 };
 
 /* The block cache: open addressing on addr, grown at half load. */

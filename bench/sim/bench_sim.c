@@ -186,10 +186,33 @@ static uint8_t *read_file(const char *path, size_t *len)
 	return b;
 }
 
+static void count_block(uc_engine *uc, uint64_t addr, uint32_t size, void *opaque)
+{
+	(void)uc;
+	(void)addr;
+	(void)size;
+	++*(uint64_t *)opaque;
+}
+
+static void empty_mem(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
+		      int64_t value, void *opaque)
+{
+	(void)uc;
+	(void)type;
+	(void)addr;
+	(void)size;
+	(void)value;
+	(void)opaque;
+}
+
 /* Bare Unicorn: the ELF's PT_LOAD segments mapped page by page (as the
  * simulator's loader does), no hooks; the program's HLT ends
- * uc_emu_start.  RAX (the program's result) in *rax. */
-static int run_bare_elf(const uint8_t *f, size_t len, double *secs, uint64_t *rax)
+ * uc_emu_start.  RAX (the program's result) in *rax.  The floors of the
+ * simulator's design (D176): @hooks 1 adds a UC_HOOK_BLOCK that only
+ * counts the blocks (into *blocks), 2 as well precise_faults' empty-range
+ * UC_HOOK_MEM_READ|WRITE. */
+static int run_bare_elf(const uint8_t *f, size_t len, int hooks, double *secs,
+			uint64_t *rax, uint64_t *blocks)
 {
 	const Elf64_Ehdr *eh = (const void *)f;
 	uc_engine *uc;
@@ -211,6 +234,18 @@ static int run_bare_elf(const uint8_t *f, size_t len, double *secs, uint64_t *ra
 			uc_close(uc);
 			return -1;
 		}
+	}
+	uc_hook h;
+	if (hooks >= 1 && uc_hook_add(uc, &h, UC_HOOK_BLOCK, (void *)count_block,
+				      blocks, 1, 0) != UC_ERR_OK)
+		hooks = -1;
+	if (hooks >= 2 && uc_hook_add(uc, &h, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,
+				      (void *)empty_mem, NULL, UINT64_MAX - 1,
+				      UINT64_MAX - 1) != UC_ERR_OK)
+		hooks = -1;
+	if (hooks < 0) {
+		uc_close(uc);
+		return -1;
 	}
 	double t0 = now();
 	uc_err e = uc_emu_start(uc, eh->e_entry, 0, 0, 0);
@@ -323,22 +358,25 @@ static double bench_workload(const char *path, int reps, int only)
 		fprintf(stderr, "%s: cannot read\n", path);
 		exit(1);
 	}
-	enum { NCOL = 5 };
-	double best[NCOL] = { 1e9, 1e9, 1e9, 1e9, 1e9 }, t;
-	uint64_t insns = 0, n, rax[NCOL] = { 0 }, bytes[NCOL] = { 0 };
-	static const int dialect[NCOL] = { -2, -1, -3, RTIT_DIALECT_PT, RTIT_DIALECT_RTIT };
+	enum { NCOL = 7 };
+	double best[NCOL] = { 1e9, 1e9, 1e9, 1e9, 1e9, 1e9, 1e9 }, t;
+	uint64_t insns = 0, n, rax[NCOL] = { 0 }, bytes[NCOL] = { 0 }, blocks = 0;
+	static const int dialect[NCOL] = { -2, -1, -3, RTIT_DIALECT_PT, RTIT_DIALECT_RTIT, -2, -2 };
 	for (int i = 0; i < reps; i++) {
 		for (int k = 0; k < NCOL; k++) {
 			if (only >= 0 && k != only)
 				continue;
-			int r = k == 0 ? run_bare_elf(f, len, &t, &rax[k])
-				       : run_sim_elf(path, dialect[k], &t, &n, &rax[k], &bytes[k]);
+			uint64_t nb = 0;
+			int r = k == 0 || k >= 5 ? run_bare_elf(f, len, k ? k - 4 : 0, &t, &rax[k], &nb)
+					: run_sim_elf(path, dialect[k], &t, &n, &rax[k], &bytes[k]);
+			if (nb)
+				blocks = nb;
 			if (r < 0 || (only < 0 && rax[k] != rax[0])) {
 				fprintf(stderr, "workload run %d failed (RAX 0x%" PRIx64
 					" vs bare 0x%" PRIx64 ")\n", k, rax[k], rax[0]);
 				exit(1);
 			}
-			if (k)
+			if (k && k < 5)
 				insns = n;
 			if (t < best[k])
 				best[k] = t;
@@ -353,6 +391,8 @@ static double bench_workload(const char *path, int reps, int only)
 		"(c) same, precise_faults=false:      ",
 		"(d) simulator + Intel PT encoder:    ",
 		"(e) simulator + RTIT encoder:        ",
+		"(f) bare + block hook (counts):      ",
+		"(g) (f) + precise_faults' mem hook:  ",
 	};
 	for (int k = 0; k < NCOL; k++) {
 		if (only >= 0 && k != only)
@@ -360,15 +400,28 @@ static double bench_workload(const char *path, int reps, int only)
 		printf("  %s %8.1f MIPS (%.3f s CPU)", name[k], (double)insns / best[k] / 1e6, best[k]);
 		if (k && only < 0)
 			printf("  ratio /a %.2f", best[k] / best[0]);
-		if (k >= 3 && only < 0)
+		if (k >= 3 && k <= 4 && only < 0)
 			printf("  /b %.2f, %.3f bytes/insn", best[k] / best[1],
 			       (double)bytes[k] / (double)insns);
 		printf("\n");
 	}
+	if (blocks && (only < 0 || only >= 5)) {
+		/* where the simulator's time goes, per block (D176) */
+		printf("  %" PRIu64 " blocks (%.2f instructions a block)\n", blocks,
+		       (double)insns / (double)blocks);
+		if (only < 0) {
+			double ns = 1e9 / (double)blocks;
+			printf("  ns a block over bare: Unicorn's block hook dispatch %.1f,"
+			       " precise_faults' hook %.1f, the simulator's own work %.1f"
+			       " (precise_faults off: %.1f)\n",
+			       (best[5] - best[0]) * ns, (best[6] - best[5]) * ns,
+			       (best[1] - best[6]) * ns, (best[2] - best[5]) * ns);
+		}
+	}
 	return best[1] / best[0];
 }
 
-/* bench_sim [WORKLOAD [REPS [COLUMN]]]: COLUMN 0-4 runs only that column
+/* bench_sim [WORKLOAD [REPS [COLUMN]]]: COLUMN 0-6 runs only that column
  * of the workload (for a profiler). */
 int main(int argc, char **argv)
 {

@@ -75,6 +75,53 @@ Test(sim_delivery, same_records_every_way)
 	st_free(&ref);
 }
 
+/* Block tails the block hook's inline path (run.c retire_pending, D176)
+ * decides itself: a Jcc and a LOOP whose target is their fall-through
+ * (taken from the flags / the count), a REP string op iterating (one TB
+ * an iteration: retired once) or with a zero count. */
+static const char *tails =
+	P "  mov r8d, 40\n"
+	"  lea rsi, [rip + buf]\n"
+	"1: test r8d, 1\n"
+	"  jz 2f\n"
+	"2: mov ecx, r8d\n"
+	"  and ecx, 3\n"
+	"  lea rdi, [rsi + 512]\n"
+	"  rep movsb\n"
+	"  lea rsi, [rip + buf]\n"
+	"  mov ecx, r8d\n"
+	"  and ecx, 1\n"
+	"  loop 3f\n"
+	"3: dec r8d\n"
+	"  jnz 1b\n"
+	"  hlt\n"
+	".p2align 4\n"
+	"buf: .fill 128, 8, 0\n";
+
+Test(sim_delivery, block_tails_as_per_insn)
+{
+	struct st_run ref, r;
+	struct st_opts o = { .deliver = RTIT_SIM_PER_INSN };
+	cr_assert_eq(st_run_asm(&ref, tails, &o), 0, "%s", ref.err);
+	cr_assert_eq(ref.st.stop, RTIT_SIM_STOP_HALTED, "%s", ref.st.msg);
+	/* 2 instructions, 40 rounds of 12 (the REP MOVSB retired once a
+	 * round whatever its count), HLT */
+	size_t taken = 0;
+	for (size_t i = 0; i < ref.n; i++)
+		taken += ref.recs[i].cls == RTIT_IC_COND &&
+			 (ref.recs[i].flags & RTIT_SIM_F_TAKEN) &&
+			 ref.recs[i].next_ip == ref.recs[i].ip + ref.recs[i].len;
+	cr_expect_eq(ref.n, 2 + 40 * 12 + 1, "%zu records", ref.n);
+	cr_expect_gt(taken, 20, "taken to the fall-through: %zu", taken);
+	o.deliver = RTIT_SIM_PER_BATCH;
+	cr_assert_eq(st_run_asm(&r, tails, &o), 0, "%s", r.err);
+	cr_expect(r.n == ref.n && !memcmp(r.recs, ref.recs, r.n * sizeof(*r.recs)),
+		  "per batch: %zu records, %zu per instruction, or they differ",
+		  r.n, ref.n);
+	st_free(&r);
+	st_free(&ref);
+}
+
 Test(sim_delivery, two_runs_same_digest)
 {
 	struct st_run a, b;
