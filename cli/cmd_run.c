@@ -148,12 +148,14 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Progress on stderr, at most twice a second, on one line rewritten. */
+/* Progress on stderr, on one line rewritten: at the first report (every
+ * 2^20 records, session/run.c), then at most twice a second; so a run
+ * of more than 2^20 records shows it however fast it is. */
 static void on_progress(void *opaque, const struct rtit_session_progress *p)
 {
 	struct run *r = opaque;
 	double t = now_s();
-	if (!r->progress || t - r->last < 0.5)
+	if (!r->progress || (r->progress_shown && t - r->last < 0.5))
 		return;
 	r->last = t;
 	r->progress_shown = true;

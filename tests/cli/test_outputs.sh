@@ -37,7 +37,8 @@ for sig in INT TERM; do
 	check "SIG$sig: no output file left" test -z "$(ls long.trace long.sideband long.flow long.flow.txt long.*.part 2>/dev/null)"
 	check "SIG$sig: said" grep -q "interrupted (SIG$sig).*no output file was written" err.txt
 done
-# the progress: twice a second, so a run of a few seconds (4 * 10^7)
+# the progress: at the first report (2^20 records), then twice a second;
+# a run of 4 * 10^7 has it however fast the machine
 sed 's/5000000/20000000/' long.scn > longer.scn
 "$R" run longer.scn --progress --flow none 2>err.txt >/dev/null
 check "--progress: progress on stderr" grep -q 'M instructions and events' err.txt
