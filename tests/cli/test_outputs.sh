@@ -22,9 +22,10 @@ check() {	# WHAT COMMAND...
 
 # a run of about 10^7 instructions (a few seconds)
 printf 'name long\ncode asm load=0x401000\n mov $5000000, %%ecx\n1: dec %%ecx\n jnz 1b\n hlt\nend\nbudget 1000000000\nmsr RTIT_CTL = 0x200d\nmsr RTIT_EVENTS = 0x37\n' > long.scn
-# the signal's run: 10^8 instructions, long enough on any machine (since
-# D180 the binary flow no longer slows it) and cut short by the signal
-sed 's/5000000/50000000/' long.scn > long.sig.scn
+# the signal's run: 8 * 10^8 instructions, far longer than the 1.2 s before
+# the signal on any machine (10^8 could end before it on a fast idle one
+# once D176 and D180 made runs faster), and cut short by it
+sed 's/5000000/400000000/' long.scn > long.sig.scn
 for sig in INT TERM; do
 	rm -f long.*.part long.trace long.sideband long.flow long.flow.txt
 	"$R" run long.sig.scn --out long --progress 2>err.txt >/dev/null &
