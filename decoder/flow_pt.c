@@ -2139,6 +2139,19 @@ static int pt_walk_far(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t
 		flow_disable(d, RTIT_FLOW_N_DISABLE, d->last_off, d->ip);
 		return 0;
 	}
+	if (pgd && fup_here && next != NO_IP &&
+	    (e->cls == RTIT_IC_ENCLU ? enclu_event || enclu_is_event(d, next) :
+	     int_is_event(d, e, next, cfe_other))) {
+		/* FUP + TIP.PGD(IP): an event ahead of the INT n or ENCLU
+		 * whose handler is outside the filter (Table 33-56 case 4),
+		 * as walk_event takes one (D174) */
+		commit(d);
+		flow_emit_event(d, d->ip, next);
+		sgx_on_event(d, true);
+		rtit_pt_calls_clear(&d->rs);
+		flow_disable(d, RTIT_FLOW_N_DISABLE, d->last_off, next);
+		return 0;
+	}
 	if (pgd && e->cls == RTIT_IC_ENCLU)
 		sgx_on_enclu(d, next == NO_IP);
 	if (pgd)

@@ -1254,3 +1254,30 @@
 		"# end\n",
 	.want_errors = 1,
 },
+{
+	.name = "D174: PT an interrupt at an ENCLU into code not traced (FUP, TIP.PGD(handler))",
+	.cite = "SDM Table 33-55 cases 11 and 17 (an interrupt and an ENCLU both send FUP(CLIP) and a TIP), "
+		"Table 33-56 case 4 (TIP.PGD with the target), D52",
+	.dialect = RTIT_DIALECT_PT,
+	/* ENCLU (0F 01 D7) at 0x1000; FUP(0x1000) @25, TIP.PGD(0x5000)
+	 * @32: 0x5000 is the handler of vector 0x20, so the event came
+	 * before the ENCLU ran */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_FUP6(0x1000), PT_PGD6(0x5000)),
+	.img = { REG(0x1000, 0x0f, 0x01, 0xd7, 0xf4) },
+	.idt = { { 0x20, 0x5000 } },
+	.want = "# enable 1000\n"
+		"E 0000000000001000 interrupt vec=32 -> 0000000000005000\n"
+		"# disable 5000\n"
+		"# end\n",
+},
+{
+	.name = "D174: PT FUP, TIP.PGD at an ENCLU with no IDT (control)",
+	.cite = "SDM Table 33-55 case 17, D52",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_FUP6(0x1000), PT_PGD6(0x5000)),
+	.img = { REG(0x1000, 0x0f, 0x01, 0xd7, 0xf4) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 enclu    len=3 T -> 0000000000005000\n"
+		"# disable 5000\n"
+		"# end\n",
+},

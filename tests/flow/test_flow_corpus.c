@@ -55,6 +55,7 @@ struct row {
 	uint64_t ctl, r_events;
 	uint64_t r_lip[4];	/* RTIT_LIP0-3 (RTIT 3.3.6) */
 	uint64_t pt_addr[4][2];	/* PT: IA32_RTIT_ADDRn_A/B (SDM 33.2.5.3) */
+	uint64_t idt[2][2];	/* {vector, handler} the IDT holds (handler 0: none) */
 	bool lip_exact;
 	size_t n;
 	const uint8_t *s;
@@ -115,6 +116,25 @@ static int read_mem(void *opaque, uint64_t addr, uint8_t *buf, size_t n)
 			return 0;
 		}
 	return -1;
+}
+
+/* The row's IDT (cfg.vector_of, cfg.handler_of). */
+static int vector_of(void *opaque, uint64_t ip)
+{
+	const struct row *r = ((struct run *)opaque)->row;
+	for (int i = 0; i < 2; i++)
+		if (r->idt[i][1] && r->idt[i][1] == ip)
+			return (int)r->idt[i][0];
+	return -1;
+}
+
+static uint64_t handler_of(void *opaque, unsigned vector)
+{
+	const struct row *r = ((struct run *)opaque)->row;
+	for (int i = 0; i < 2; i++)
+		if (r->idt[i][1] && r->idt[i][0] == vector)
+			return r->idt[i][1];
+	return UINT64_MAX;
 }
 
 static ssize_t read_byte(void *opaque, uint8_t *buf, size_t cap)
@@ -221,6 +241,10 @@ static bool run_row(const struct row *r, size_t chunk, bool bytewise)
 	}
 	cfg.read_mem = read_mem;
 	cfg.mem_opaque = &x;
+	if (r->idt[0][1]) {
+		cfg.vector_of = vector_of;
+		cfg.handler_of = handler_of;
+	}
 	cfg.on_rec = on_rec;
 	cfg.on_note = on_note;
 	cfg.opaque = &x;
