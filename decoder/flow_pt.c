@@ -1843,8 +1843,14 @@ static inline int pt_walk_packet(struct rtit_flow_dec *d, const struct ic_ent *e
 		return W_AGAIN;
 	case RTIT_PT_TIP:
 		/* after a VM exit, the TIP of the VM entry (at a
-		 * VMLAUNCH/VMRESUME, the instruction's: pt_walk_vmentry) */
-		if (!d->in_vmm || (e->flags & IC_VMENTRY))
+		 * VMLAUNCH/VMRESUME, the instruction's: pt_walk_vmentry);
+		 * or, where tracing just (re)started, a MODE.Exec and a TIP
+		 * back to this IP before a near instruction, which sends no
+		 * MODE.Exec: the VM entry of a VM exit lost before it, the
+		 * simulator's two at the same IP (docs/sim.md; D175) */
+		if ((e->flags & IC_VMENTRY) ||
+		    (!d->in_vmm && !(d->mode_fup && d->ip == d->enable_ip && p->ip == d->ip &&
+				     e->cls <= RTIT_IC_RET)))
 			break;
 		if ((r = vm_entry_here(d)) <= 0 || r == 2)
 			return r;

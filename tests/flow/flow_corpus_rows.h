@@ -1281,3 +1281,20 @@
 		"# disable 5000\n"
 		"# end\n",
 },
+{
+	.name = "D175: PT OVF, FUP, MODE.Exec, TIP back to the FUP's IP: a VM entry",
+	.cite = "SDM 33.3.8 (OVF, then FUP where tracing resumes), Table 33-53 (VM entry: [PIP], "
+		"MODE.Exec, TIP(guest IP); PIP concealed), Table 33-26 (a near branch sends no MODE.Exec)",
+	.dialect = RTIT_DIALECT_PT,
+	/* NOP, RET at 0x1000; OVF @25, FUP(0x1000) @27, MODE.Exec @34,
+	 * TIP(0x1000) @36: the RET sends no MODE.Exec, so the TIP is the
+	 * VM entry of a VM exit lost in the overflow (the simulator's two
+	 * at the same IP, docs/sim.md) */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0xf3, PT_FUP6(0x1000), PT_MODE64,
+	       PT_TIP6(0x1000)),
+	.img = { REG(0x1000, 0x90, 0xc3) },
+	.want = "# enable 1000\n"
+		"# overflow 1000\n"
+		"E 0000000000001000 vmentry  -> 0000000000001000\n"
+		"# end\n",
+},
