@@ -8,26 +8,7 @@
 #include <string.h>
 
 #include "flow_compact.h"
-
-static inline uint64_t le64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
-}
-
-static inline uint32_t le32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-	v = __builtin_bswap32(v);
-#endif
-	return v;
-}
+#include "rtit/bits.h"
 
 static inline unsigned slot(uint64_t ip)
 {
@@ -64,7 +45,9 @@ size_t isa_fc_encode(struct isa_fc_state *s, const uint8_t *c, size_t n, uint8_t
 	uint8_t *o = out;
 	uint64_t next_ip = s->next_ip, cycles = s->cycles, dcyc = s->dcyc, tsc = s->tsc;
 	for (size_t i = 0; i < n; i++, c += 64) {
-		uint64_t ip = le64(c), nip = le64(c + 8), cyc = le64(c + 24), ts = le64(c + 32);
+		/* the canonical record's fields (rtit_sim_rec_pack) */
+		uint64_t ip = rtit_le_load_fast(c, 8, 8), nip = rtit_le_load_fast(c + 8, 8, 8);
+		uint64_t cyc = rtit_le_load_fast(c + 24, 8, 8), ts = rtit_le_load_fast(c + 32, 8, 8);
 		uint8_t len = c[54], flags = c[55];
 		uint32_t kcl = (uint32_t)c[52] | (uint32_t)c[53] << 8 | (uint32_t)len << 16;
 		uint8_t *t = o++;
@@ -101,7 +84,7 @@ size_t isa_fc_encode(struct isa_fc_state *s, const uint8_t *c, size_t n, uint8_t
 			*o++ = flags;
 			s->flags = flags;
 		}
-		uint64_t cr3 = le64(c + 16);
+		uint64_t cr3 = rtit_le_load_fast(c + 16, 8, 8);
 		if (cr3 != s->cr3 || c[56] != s->cpl || c[57] != s->mode) {
 			tag |= ISA_FC_CTX;
 			o = put_varint(o, cr3);
@@ -111,8 +94,8 @@ size_t isa_fc_encode(struct isa_fc_state *s, const uint8_t *c, size_t n, uint8_t
 			s->cpl = c[56];
 			s->mode = c[57];
 		}
-		uint64_t value = le64(c + 40);
-		uint32_t msr = le32(c + 48);
+		uint64_t value = rtit_le_load_fast(c + 40, 8, 8);
+		uint32_t msr = (uint32_t)rtit_le_load_fast(c + 48, 4, 16);
 		if (value | msr | c[58]) {
 			tag |= ISA_FC_EXTRA;
 			*o++ = c[58];
