@@ -362,9 +362,11 @@ static int read_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
  * out of order) tolerated: where packets stand is not the rule's (D17),
  * so the order and compression checks of D142 are off.  The sideband's
  * params e3/e8 set these bits of cfg.errata (flow_sideband.c). */
+enum { FLOW_R_E3 = 1u << 3, FLOW_R_E8 = 1u << 8 };
+
 static bool errata_move_packets(const struct rtit_flow_dec *d)
 {
-	return d->cfg.errata & ((1u << 3) | (1u << 8));
+	return d->cfg.errata & (FLOW_R_E3 | FLOW_R_E8);
 }
 
 /* RTIT: the CNT and Zext of @it's LIP are those RTIT Table 18 gives for
@@ -1261,7 +1263,7 @@ static inline int walk_packet(struct rtit_flow_dec *d)
 		 * FUP.BuffOvf, after which tracing may be off
 		 * (D168; D166 was a narrower rule, withdrawn).  Not under E8, whose
 		 * packets after a PSB may come before older ones */
-		if (!d->pge_psb && !(d->cfg.errata & (1u << 8)))
+		if (!d->pge_psb && !(d->cfg.errata & FLOW_R_E8))
 			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, p->offset,
 					 "a FUP.PGE 0x%" PRIx64 " while tracing, with no PSB since the"
 					 " last packet: tracing restarts without a FUP.PGD only when"
