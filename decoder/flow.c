@@ -319,6 +319,49 @@ int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 	return 1;
 }
 
+/*
+ * The @k-th packet after those in use (the stash first, then the ring),
+ * for a question the packets in the ring may not settle (erratum APL12's
+ * look-ahead, D102): the ring is read past FLOW_AHEAD, up to FLOW_RING
+ * packets.  NULL when the stream ends, a fault comes (kept as
+ * flow_next_packet keeps it) or the ring is full first.  Nothing is
+ * consumed or applied.
+ */
+const struct rtit_pktdec_item *flow_ahead_peek(struct rtit_flow_dec *d, unsigned k)
+{
+	enum { ring = FLOW_RING };
+
+	if (d->have_stash) {
+		if (!k)
+			return &d->stash;
+		k--;
+	}
+	while (k >= d->ahead_n) {
+		if (d->ahead_n == ring || d->eos || d->ahead_err)
+			return NULL;
+		struct rtit_pktdec_item *a = &d->ahead[(d->ahead_head + d->ahead_n) % ring];
+		int r = read_packet(d, a);
+		if (r == 1) {
+			d->ahead_watch += flow_ahead_watched(a);
+			d->ahead_sig += a->pkt.type != RTIT_PT_PAD;
+			d->ahead_n++;
+			continue;
+		}
+		if (!r)
+			return NULL;
+		/* as flow_next_packet: the error comes when the packets
+		 * before it are used up, bad bytes fenced (D163) */
+		d->ahead_err = r;
+		if (r != -RTIT_ERR_EOS && r != -RTIT_ERR_IO && d->ahead_n)
+			flow_fence(d);
+		return NULL;
+	}
+	const struct rtit_pktdec_item *it = &d->ahead[(d->ahead_head + k) % ring];
+	if (d->fenced && it->offset >= d->fence_off)
+		return NULL;
+	return it;
+}
+
 static int read_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 {
 	if (d->eos)

@@ -323,6 +323,9 @@ int flow_fail(struct rtit_flow_dec *d, int code, uint64_t off, const char *fmt, 
 	__attribute__((format(printf, 4, 5)));
 const char *flow_la_name(const struct rtit_flow_dec *d);
 int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it);
+/* The @k-th packet after those in use, read ahead (up to FLOW_RING), or
+ * NULL; nothing is consumed (flow.c). */
+const struct rtit_pktdec_item *flow_ahead_peek(struct rtit_flow_dec *d, unsigned k);
 int flow_pt_fup_noip(struct rtit_flow_dec *d, uint64_t off);
 int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool psb);
 int flow_ic_fill(struct rtit_flow_dec *d, uint64_t key, struct ic_ent *e);

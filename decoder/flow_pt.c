@@ -1136,12 +1136,33 @@ static inline bool is_type(const struct rtit_flow_dec *d, enum rtit_pkt_type t)
 /* Erratum APL12 (D106): the FUP after the OVF at @off (consumed) came
  * while FilterEn=0 when the next packet that says is a TIP.PGE or a
  * TraceStop (tracing was off), as libipt's workaround reads it: then the
- * gap ends with tracing off (true).  The packet stays in view; a PIP or
- * MODE.Exec before it is applied as while tracing is off. */
+ * gap ends with tracing off (true).  The packets are looked at where they
+ * were read ahead, not taken (D178): a MODE.Exec or PIP before some other
+ * packet belongs to tracing that is on (a CLI/STI/POPF's MODE.Exec and
+ * its FUP, Table 33-59), and is applied as such once the walk gets to
+ * it.  When the erratum's case holds, they are applied as while tracing
+ * is off, as before. */
 static bool apl12_fup(struct rtit_flow_dec *d, uint64_t off)
 {
-	if (!workaround(d, RTIT_PT_APL12) || pt_peek(d) <= 0 ||
-	    !(is_type(d, RTIT_PT_TIP_PGE) || is_type(d, RTIT_PT_TRACESTOP)))
+	if (!workaround(d, RTIT_PT_APL12))
+		return false;
+	for (unsigned k = 0;; k++) {
+		const struct rtit_pktdec_item *it = flow_ahead_peek(d, k);
+		if (!it)
+			return false;	/* not settled: tracing is on */
+		switch (it->pkt.type) {
+		case RTIT_PT_CYC: case RTIT_PT_MTC: case RTIT_PT_TSC: case RTIT_PT_TMA:
+		case RTIT_PT_CBR: case RTIT_PT_PAD: case RTIT_PT_MNT:
+		case RTIT_PT_PIP: case RTIT_PT_MODE_EXEC:
+			continue;
+		case RTIT_PT_TIP_PGE: case RTIT_PT_TRACESTOP:
+			break;
+		default:
+			return false;
+		}
+		break;
+	}
+	if (pt_peek(d) <= 0)
 		return false;
 	flow_note(d, RTIT_FLOW_N_OVERFLOW, off, NO_IP, 0);
 	d->after_stop = false;
@@ -1398,6 +1419,11 @@ static bool async_cfe_ok(const struct rtit_flow_dec *d, uint8_t cfe, uint64_t at
 	bool vmexit = d->vmx_change == RTIT_EV_VMEXIT || (to == at && !d->vmx_change);
 
 	if (cfe == rtit_pt_cfe_vmexit || cfe == rtit_pt_cfe_vmexit_intr)
+		return true;
+	/* "Conceal VMX in PT" on VM exits: no PIP, CFE or EVD (Table
+	 * 33-52, D179); the exit is the event whose TIP is where the guest
+	 * left (the simulator's VMM re-enters there) */
+	if (!cfe && vmexit && !d->vmx_change && d->cfg.pt_vmx_conceal_exit)
 		return true;
 	return !vmexit && (cfe == rtit_pt_cfe_intr || cfe == rtit_pt_cfe_smi);
 }

@@ -196,6 +196,11 @@ struct rtit_flow_cfg {
 	 * MTCEn, ...: the Dependencies rows of SDM 33.4.2) is an error
 	 * (docs/decisions.md D137) */
 	bool pt_ctl_fixed;
+	/* Intel PT: the VMM's "Conceal VMX in PT" VM-exit control was 1
+	 * (the sideband's param vmx_conceal_exit; SDM Table 33-52): a VM
+	 * exit sends no PIP, CFE or EVD, so with EventEn its FUP, TIP come
+	 * with no CFE.VMEXIT (docs/decisions.md D179) */
+	bool pt_vmx_conceal_exit;
 	/* RTIT: RTIT_CTL held at every enable (the sideband's rtit_ctl and
 	 * ctl_fixed): an STS without STS_En, an MTC without MTC_En or of
 	 * another MTC_Range, a PIP with CR3En, a FUP.PCC without Cycle_Acc

@@ -1298,3 +1298,61 @@
 		"E 0000000000001000 vmentry  -> 0000000000001000\n"
 		"# end\n",
 },
+{
+	.name = "D178: PT APL12's look-ahead leaves an STI's MODE.Exec after an OVF's FUP to tracing",
+	.cite = "Intel errata APL12 (OVF may be followed by an unexpected FUP); SDM 33.3.8; "
+		"Table 33-59 (CLI/STI/POPF: MODE.Exec, FUP(CLIP) with EventEn)",
+	.dialect = RTIT_DIALECT_PT,
+	.event_trace = true,
+	.pt_errata = RTIT_PT_ERRATUM(RTIT_PT_APL12),
+	/* NOP, STI, RET at 0x1000; OVF @25, FUP(0x1000) @27, MODE.Exec
+	 * IF=1 @34, FUP(0x1001) @36, TIP(0x1000) @43 (the RET).  The packet
+	 * after the OVF's FUP that settles APL12's question is a FUP, not a
+	 * TIP.PGE: tracing is on, and the MODE.Exec is the STI's */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0xf3, PT_FUP6(0x1000), 0x99, 0x05,
+	       PT_FUP6(0x1001), PT_TIP6(0x1000)),
+	.img = { REG(0x1000, 0x90, 0xfb, 0xc3) },
+	.want = "# enable 1000\n"
+		"# overflow 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"I 0000000000001001 other    len=1 -> 0000000000001002\n"
+		"I 0000000000001002 ret      len=1 T -> 0000000000001000\n"
+		"# end\n",
+},
+{
+	.name = "D179: PT EventEn, a VM exit with the exit concealed: FUP, TIP and no CFE",
+	.cite = "SDM Table 33-52 (Conceal VMX in PT: VM exits send no PIP, CFE or EVD), "
+		"Table 33-59 cases 13-15 (CFE.VMEXIT), 33.4.2.29",
+	.dialect = RTIT_DIALECT_PT,
+	.event_trace = true,
+	.ctl_fixed = true,
+	.ctl = 0x80002001,	/* TraceEn, BranchEn, EventEn */
+	.vmx_conceal_exit = true,
+	/* NOP, NOP at 0x1000; FUP(0x1001) @25, TIP(0x1001) @32: a VM exit
+	 * at 0x1001 whose VMM resumes the guest there, with no PIP */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_FUP6(0x1001), PT_TIP6(0x1001)),
+	.img = { REG(0x1000, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"E 0000000000001001 vmexit   -> 0000000000001001\n"
+		"# end\n",
+},
+{
+	.name = "D179: PT EventEn, a VM exit with the exit not concealed: FUP, TIP and no CFE.VMEXIT: an error",
+	.cite = "SDM Table 33-52 (Conceal VMX in PT: VM exits send no PIP, CFE or EVD), "
+		"Table 33-59 cases 13-15 (CFE.VMEXIT), 33.4.2.29",
+	.dialect = RTIT_DIALECT_PT,
+	.event_trace = true,
+	.ctl_fixed = true,
+	.ctl = 0x80002001,	/* TraceEn, BranchEn, EventEn */
+	.vmx_conceal_exit = false,
+	/* NOP, NOP at 0x1000; FUP(0x1001) @25, TIP(0x1001) @32: a VM exit
+	 * at 0x1001 whose VMM resumes the guest there, with no PIP: it needs its CFE.VMEXIT */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_FUP6(0x1001), PT_TIP6(0x1001)),
+	.img = { REG(0x1000, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"# error @25 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},

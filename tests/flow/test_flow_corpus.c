@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "rtit/flow.h"
+#include "rtit/pt_errata.h"
 
 struct region {
 	uint64_t addr;
@@ -57,6 +58,8 @@ struct row {
 	uint64_t pt_addr[4][2];	/* PT: IA32_RTIT_ADDRn_A/B (SDM 33.2.5.3) */
 	uint64_t idt[2][2];	/* {vector, handler} the IDT holds (handler 0: none) */
 	bool lip_exact;
+	unsigned pt_errata;	/* cfg.pt_errata: RTIT_PT_ERRATUM bits */
+	bool vmx_conceal_exit;	/* cfg.pt_vmx_conceal_exit */
 	size_t n;
 	const uint8_t *s;
 	struct region img[6];	/* up to 5, then n == 0 */
@@ -232,6 +235,8 @@ static bool run_row(const struct row *r, size_t chunk, bool bytewise)
 			cfg.r_lip[i] = r->r_lip[i];
 	}
 	cfg.r_lip_exact = r->lip_exact;
+	cfg.pt_errata = r->pt_errata;
+	cfg.pt_vmx_conceal_exit = r->vmx_conceal_exit;
 	if (bytewise) {
 		cfg.read = read_byte;
 		cfg.read_opaque = &x;
