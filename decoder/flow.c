@@ -262,6 +262,19 @@ static int fence_fire(struct rtit_flow_dec *d)
 	return -d->fence_code;
 }
 
+/* One more packet into the ring (room checked by the caller). */
+static inline int ahead_read(struct rtit_flow_dec *d)
+{
+	struct rtit_pktdec_item *a = &d->ahead[(d->ahead_head + d->ahead_n) % FLOW_RING];
+	int r = read_packet(d, a);
+	if (r == 1) {
+		d->ahead_watch += flow_ahead_watched(a);
+		d->ahead_sig += a->pkt.type != RTIT_PT_PAD;
+		d->ahead_n++;
+	}
+	return r;
+}
+
 /*
  * The next packet, read FLOW_AHEAD packets ahead: when one of those is
  * malformed, that error comes now and the packets before it are not used
@@ -284,13 +297,8 @@ int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 		return 1;
 	}
 	while (d->ahead_n < ring && d->ahead_sig <= FLOW_AHEAD && !d->eos && !d->ahead_err) {
-		struct rtit_pktdec_item *a = &d->ahead[(d->ahead_head + d->ahead_n) % ring];
-		int r = read_packet(d, a);
-		if (r == 1) {
-			d->ahead_watch += flow_ahead_watched(a);
-			d->ahead_sig += a->pkt.type != RTIT_PT_PAD;
-			d->ahead_n++;
-		} else if (r == -RTIT_ERR_EOS) {
+		int r = ahead_read(d);
+		if (r == -RTIT_ERR_EOS) {
 			d->ahead_err = r;
 		} else if (r < 0 && (r == -RTIT_ERR_IO || !d->ahead_n)) {
 			return r;
@@ -339,14 +347,9 @@ const struct rtit_pktdec_item *flow_ahead_peek(struct rtit_flow_dec *d, unsigned
 	while (k >= d->ahead_n) {
 		if (d->ahead_n == ring || d->eos || d->ahead_err)
 			return NULL;
-		struct rtit_pktdec_item *a = &d->ahead[(d->ahead_head + d->ahead_n) % ring];
-		int r = read_packet(d, a);
-		if (r == 1) {
-			d->ahead_watch += flow_ahead_watched(a);
-			d->ahead_sig += a->pkt.type != RTIT_PT_PAD;
-			d->ahead_n++;
+		int r = ahead_read(d);
+		if (r == 1)
 			continue;
-		}
 		if (!r)
 			return NULL;
 		/* as flow_next_packet: the error comes when the packets
