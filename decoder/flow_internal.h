@@ -228,6 +228,8 @@ struct rtit_flow_dec {
 	uint8_t encl;		/* SGX, as the walk follows it (D52): FLOW_ENCL_* */
 	bool cfe_fresh;		/* a CFE since the last TIP, TIP.PGE, TIP.PGD,
 				 * TNT or OVF: it belongs to the FUP ahead */
+	bool cfe_intr_due;	/* a CFE.INTR while tracing: the event's own
+				 * FUP comes before a TNT or TIP (D190) */
 	uint64_t walked;	/* instructions since the last packet */
 	uint64_t last_off;	/* offset of the last packet consumed */
 	/* the last packet the walk used (not a PSB passed on the way): where

@@ -1019,6 +1019,11 @@ static int peek_state(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it
 		d->cfe_type = p->u.cfe.type;
 		d->cfe_vec = p->u.cfe.vector;
 		d->cfe_fresh = true;
+		/* an interrupt, exception or AEX with PacketEn sends its
+		 * FUP (Table 33-55 cases 11-13, Table 33-56 case 4) after
+		 * the CFE (Table 33-59 cases 3-6, 19): D190 */
+		d->cfe_intr_due = p->u.cfe.type == rtit_pt_cfe_intr && d->state == ST_ENABLED &&
+				  !d->in_psb && !d->cfg.events_only;
 		return PK_SKIP;
 	case RTIT_PT_EVD:
 		if (!d->evd_pend)
@@ -1090,6 +1095,7 @@ static int pt_peek(struct rtit_flow_dec *d)
 				continue;
 			if (r != PK_VIEW)
 				return r;
+			d->cfe_intr_due = false;	/* the event's FUP */
 			break;
 		case RTIT_PT_OVF:
 			/* packets were lost: a PSBEND, an IP bit's FUP, a
@@ -1103,10 +1109,17 @@ static int pt_peek(struct rtit_flow_dec *d)
 			forget_if(d);
 			d->tsx_pending = false;
 			d->cfe_fresh = false;
+			d->cfe_intr_due = false;
 			break;
 		case RTIT_PT_TNT8: case RTIT_PT_TNT64: case RTIT_PT_TIP: case RTIT_PT_TIP_PGE:
 		case RTIT_PT_TIP_PGD: case RTIT_PT_TRACESTOP:
 			d->cfe_fresh = false;
+			if (d->cfe_intr_due && d->state == ST_ENABLED)
+				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it.offset,
+						 "a %s after a CFE.INTR with no FUP of the event's"
+						 " between (SDM Table 33-59 cases 3-6, 19; Table 33-55"
+						 " cases 11-13)", rtit_pkt_name(p->type));
+			d->cfe_intr_due = false;
 			break;
 		default:
 			continue;	/* power, VMCS, PAD, MNT */
@@ -1137,32 +1150,54 @@ static inline bool is_type(const struct rtit_flow_dec *d, enum rtit_pkt_type t)
  * while FilterEn=0 when the next packet that says is a TIP.PGE or a
  * TraceStop (tracing was off), as libipt's workaround reads it: then the
  * gap ends with tracing off (true).  The packets are looked at where they
- * were read ahead, not taken (D178): a MODE.Exec or PIP before some other
- * packet belongs to tracing that is on (a CLI/STI/POPF's MODE.Exec and
- * its FUP, Table 33-59), and is applied as such once the walk gets to
- * it.  When the erratum's case holds, they are applied as while tracing
- * is off, as before. */
+ * were read ahead, not taken (D178).  Passed over: what ContextEn alone
+ * sends while FilterEn=0 (CFE and EVD, the FUP a CFE's, EXSTOP's or
+ * BEP's IP bit binds, PEBS blocks, power packets, PIP, VMCS, MODE.Exec,
+ * MODE.TSX; SDM 33.2.5, the Dependencies rows of 33.4.2), timing, padding
+ * and a PSB+ with no FUP.  Any other packet (a FUP of its own, TNT, TIP,
+ * TIP.PGD, PTW, OVF) says tracing is on, and so does a ring full of
+ * packets passed over; a trace that ends first says nothing, and is
+ * read as off (no instruction claimed).  Only when the answer is yes are
+ * those packets applied as while tracing is off (pt_peek). */
 static bool apl12_fup(struct rtit_flow_dec *d, uint64_t off)
 {
+	bool bound = false;	/* an IP bit binds the next FUP */
+
 	if (!workaround(d, RTIT_PT_APL12))
 		return false;
 	for (unsigned k = 0;; k++) {
 		const struct rtit_pktdec_item *it = flow_ahead_peek(d, k);
+		if (!it && ((d->eos && !d->ahead_err) || d->ahead_err == -RTIT_ERR_EOS))
+			break;	/* the trace ends first: nothing is claimed */
 		if (!it)
 			return false;	/* not settled: tracing is on */
-		switch (it->pkt.type) {
-		case RTIT_PT_CYC: case RTIT_PT_MTC: case RTIT_PT_TSC: case RTIT_PT_TMA:
-		case RTIT_PT_CBR: case RTIT_PT_PAD: case RTIT_PT_MNT:
-		case RTIT_PT_PIP: case RTIT_PT_MODE_EXEC:
-			continue;
+		const struct rtit_packet *p = &it->pkt;
+		switch (p->type) {
 		case RTIT_PT_TIP_PGE: case RTIT_PT_TRACESTOP:
 			break;
+		case RTIT_PT_FUP:
+			if (!bound)
+				return false;
+			bound = false;
+			continue;
+		case RTIT_PT_CFE:
+			bound = p->u.cfe.ip;
+			continue;
+		case RTIT_PT_EXSTOP: case RTIT_PT_BEP:
+			bound = p->u.ip_bit;
+			continue;
+		case RTIT_PT_CYC: case RTIT_PT_MTC: case RTIT_PT_TSC: case RTIT_PT_TMA:
+		case RTIT_PT_CBR: case RTIT_PT_PAD: case RTIT_PT_MNT: case RTIT_PT_PSB:
+		case RTIT_PT_PSBEND: case RTIT_PT_PIP: case RTIT_PT_VMCS: case RTIT_PT_MODE_EXEC:
+		case RTIT_PT_MODE_TSX: case RTIT_PT_EVD: case RTIT_PT_BBP: case RTIT_PT_BIP:
+		case RTIT_PT_MWAIT: case RTIT_PT_PWRE: case RTIT_PT_PWRX:
+			continue;
 		default:
 			return false;
 		}
 		break;
 	}
-	if (pt_peek(d) <= 0)
+	if (pt_peek(d) < 0)
 		return false;
 	flow_note(d, RTIT_FLOW_N_OVERFLOW, off, NO_IP, 0);
 	d->after_stop = false;
@@ -1428,6 +1463,24 @@ static bool async_cfe_ok(const struct rtit_flow_dec *d, uint8_t cfe, uint64_t at
 	return !vmexit && (cfe == rtit_pt_cfe_intr || cfe == rtit_pt_cfe_smi);
 }
 
+/* A CFE.INTR names the vector the event delivers (SDM 33.4.2.29, Table
+ * 33-50; nested events and those that cause a VM exit send none): with
+ * the IDT known, the event's TIP goes to that vector's handler (D191).
+ * 0, or the error at the TIP (@off). */
+static int cfe_handler_check(struct rtit_flow_dec *d, uint8_t cfe, uint8_t vec, uint64_t to,
+			     uint64_t off)
+{
+	if (cfe != rtit_pt_cfe_intr || !d->cfg.handler_of)
+		return 0;
+	uint64_t h = d->cfg.handler_of(d->cfg.mem_opaque, vec);
+	if (h == NO_IP || h == to)
+		return 0;
+	return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+			 "the event of a CFE.INTR of vector %u goes to 0x%" PRIx64 ", but that"
+			 " vector's handler is at 0x%" PRIx64 " (SDM 33.4.2.29, Table 33-50)",
+			 vec, to, h);
+}
+
 /* A FUP at the walk's IP with no bits pending: an event here (or TraceEn
  * cleared here).  Returns as flow_pt_walk. */
 /* FUP(the IP of the VMLAUNCH/VMRESUME @e), TIP.PGD(): erratum SKD022's
@@ -1515,6 +1568,8 @@ static int event_here(struct rtit_flow_dec *d, const struct ic_ent *e)
 				 "an event at 0x%" PRIx64 " (FUP, TIP 0x%" PRIx64 ") after %s, with"
 				 " EventEn=1 (SDM 33.4.2.29, Table 33-59)", at, to,
 				 cfe ? "a CFE of another kind" : "no CFE");
+	if ((r = cfe_handler_check(d, cfe, d->cfe_vec, to, d->last_off)) < 0)
+		return r;
 	d->cfe_type = 0;	/* used: the next event needs its own */
 	async_event(d, at, to);
 	return 1;
@@ -2153,6 +2208,7 @@ static int pt_walk_far(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t
 	 * (Table 33-59 cases 4, 19) */
 	bool enclu_event = e->cls == RTIT_IC_ENCLU && d->cfe_fresh &&
 			   d->cfe_type == rtit_pt_cfe_intr;
+	uint8_t cfe = d->cfe_type, cfe_vec = d->cfe_vec;
 	d->cfe_type = 0;
 	fl = RTIT_SIM_F_TAKEN;
 	r = take_tip(d, "the far transfer", &next, &pgd);
@@ -2193,6 +2249,8 @@ static int pt_walk_far(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t
 			 int_is_event(d, e, next, cfe_other))) {
 		/* an interrupt or exception ahead of the INT n,
 		 * whose own FUP + TIP come later */
+		if ((r = cfe_handler_check(d, cfe, cfe_vec, next, d->last_off)) < 0)
+			return r;
 		commit(d);
 		async_event(d, d->ip, next);
 		return W_AGAIN;

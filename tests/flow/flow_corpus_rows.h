@@ -1356,3 +1356,83 @@
 		"# end\n",
 	.want_errors = 1,
 },
+{
+	.name = "D178: PT APL12 passes over what ContextEn alone sends (CFE, its FUP) to the TIP.PGE",
+	.cite = "Intel errata APL12; SDM 33.3.8; 33.4.2.29 (CFE: TriggerEn && ContextEn, not FilterEn), "
+		"Table 33-59 cases 1, 5",
+	.dialect = RTIT_DIALECT_PT,
+	.event_trace = true,
+	.pt_errata = RTIT_PT_ERRATUM(RTIT_PT_APL12),
+	/* NOP, NOP, JMP RAX at 0x1000; OVF @25, FUP(0x1000) @27 with
+	 * FilterEn=0, CFE.INTR(IP=1) @34 + FUP @38, CFE.IRET(IP=1) @45 +
+	 * FUP @49, TIP.PGE(0x1001) @56, TIP(0x1000) @63 (the JMP RAX) */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0xf3, PT_FUP6(0x1000),
+	       0x02, 0x13, 0x81, 0x20, PT_FUP6(0x1001), 0x02, 0x13, 0x82, 0x00, PT_FUP6(0x1001),
+	       PT_PGE6(0x1001), PT_TIP6(0x1000)),
+	.img = { REG(0x1000, 0x90, 0x90, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# overflow ffffffffffffffff\n"
+		"# enable 1001\n"
+		"I 0000000000001001 other    len=1 -> 0000000000001002\n"
+		"I 0000000000001002 jmp-ind  len=2 T -> 0000000000001000\n"
+		"# end\n",
+},
+{
+	.name = "D178: PT APL12, the trace ends before anything settles it: nothing claimed",
+	.cite = "Intel errata APL12; SDM 33.3.8",
+	.dialect = RTIT_DIALECT_PT,
+	.event_trace = true,
+	.pt_errata = RTIT_PT_ERRATUM(RTIT_PT_APL12),
+	/* as above, the trace ending after the CFE.IRET's FUP */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0xf3, PT_FUP6(0x1000),
+	       0x02, 0x13, 0x81, 0x20, PT_FUP6(0x1001), 0x02, 0x13, 0x82, 0x00, PT_FUP6(0x1001)),
+	.img = { REG(0x1000, 0x90, 0x90, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# overflow ffffffffffffffff\n"
+		"# end\n",
+},
+{
+	.name = "D190: PT a CFE.INTR while tracing, then a TIP with no FUP of the event's",
+	.cite = "SDM Table 33-59 case 4 (CFE.INTR(IP=0), FUP(NLIP), TIP), Table 33-55 cases 11-13",
+	.dialect = RTIT_DIALECT_PT,
+	.event_trace = true,
+	/* JMP RAX at 0x1000; CFE.INTR(IP=0, 0x20) @25, TIP(0x2000) @29:
+	 * the TIP cannot be the JMP's, the interrupt's FUP must come first */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0x13, 0x01, 0x20, PT_TIP6(0x2000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0x90) },
+	.want = "# enable 1000\n"
+		"# error @29 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D191: PT a CFE.INTR's event whose TIP is not its vector's handler",
+	.cite = "SDM 33.4.2.29, Table 33-50 (the vector of the event delivered), Table 33-59 case 4",
+	.dialect = RTIT_DIALECT_PT,
+	.event_trace = true,
+	.idt = { { 0x20, 0x3000 } },
+	/* NOP, NOP at 0x1000; CFE.INTR(IP=0, 0x20) @25, FUP(0x1001) @29,
+	 * TIP(0x2000) @36: vector 0x20's handler is at 0x3000 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0x13, 0x01, 0x20, PT_FUP6(0x1001),
+	       PT_TIP6(0x2000)),
+	.img = { REG(0x1000, 0x90, 0x90), REG(0x2000, 0x90), REG(0x3000, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"# error @36 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D191: PT the same event to its vector's handler",
+	.cite = "SDM 33.4.2.29, Table 33-59 case 4",
+	.dialect = RTIT_DIALECT_PT,
+	.event_trace = true,
+	.idt = { { 0x20, 0x3000 } },
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0x13, 0x01, 0x20, PT_FUP6(0x1001),
+	       PT_TIP6(0x3000)),
+	.img = { REG(0x1000, 0x90, 0x90), REG(0x2000, 0x90), REG(0x3000, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"E 0000000000001001 interrupt vec=32 -> 0000000000003000\n"
+		"# end\n",
+},
