@@ -855,6 +855,8 @@ int flow_ic_fill(struct rtit_flow_dec *d, uint64_t key, struct ic_ent *e)
 	if (d->pt && (si.cls == RTIT_IC_DIRECT_JMP || si.cls == RTIT_IC_DIRECT_CALL ||
 		      si.cls == RTIT_IC_COND) && flow_pt_leaves_filter(d, si.target))
 		e->flags |= IC_LEAVES;
+	if (d->cfg.has_end && !d->cfg.end_after && ip == d->cfg.end_ip)
+		e->flags |= IC_END;
 	e->vec = 0;
 	if (si.cls == RTIT_IC_INT)
 		e->vec = in.mnemonic == ZYDIS_MNEMONIC_INT3 ? 3 :
@@ -1105,6 +1107,21 @@ static int reach_end(struct rtit_flow_dec *d, uint64_t ip, uint64_t retc, bool r
 			return 0;
 		}
 	}
+}
+
+/*
+ * The run stopped when it reached end_ip, before executing the
+ * instruction there (the sideband's "reached end address": the simulator
+ * stops at the first arrival).  A walk that is to execute it, with packets
+ * still to use, follows a flow the run did not have: an error (D192), at
+ * the last packet used (the one that sent the walk there).
+ */
+int flow_end_reached(struct rtit_flow_dec *d)
+{
+	return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+			 "the walk is to execute the instruction at 0x%" PRIx64 ", where the run"
+			 " ended before executing it (the sideband's stop: reached end address)",
+			 d->ip);
 }
 
 /* The end of the stream while enabled: walk on to the known end (choosing
@@ -1542,6 +1559,8 @@ static int walk(struct rtit_flow_dec *d)
 
 		if ((r = ic_get(d, d->ip, &e)) < 0)
 			return r;
+		if (__builtin_expect(e->flags & IC_END, 0))
+			return flow_end_reached(d);
 		/* a TNT or TIP in view binds to no IP (D97) */
 		if (flow_run_ok(d, e, d->tnt_n || (d->have_la && (d->la.pkt.type == RTIT_R_TNT ||
 								  d->la.pkt.type == RTIT_R_TIP)))) {

@@ -467,6 +467,8 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e, int *ret)
 		next = bip + k->blen;
 		uint8_t fl = RTIT_SIM_F_TAKEN;
 		bool bit = tip || ((bits >> (nb - 1)) & 1), used = true;
+		if (k->flags & IC_END)
+			return steps;	/* the walk's error (D192) */
 		switch (k->cls) {
 		case RTIT_IC_INDIRECT_JMP: case RTIT_IC_INDIRECT_CALL:
 			if (!tip)

@@ -60,7 +60,11 @@ struct ic_blk {
  * VM entry succeeds, Table 33-53) */
 /* IC_LEAVES: PT, IA32_RTIT_CTL fixed with filter ranges: a direct JMP,
  * CALL or Jcc whose target lies outside every one (D173) */
-enum { IC_ZLC = 1, IC_INTO = 2, IC_XACQ = 4, IC_XREL = 8, IC_VMENTRY = 16, IC_LEAVES = 32 };
+/* IC_END: the instruction at the run's end address (the sideband's stop
+ * "reached end address", not a HLT's): the run stopped before it, so the
+ * walk never executes it (D192) */
+enum { IC_ZLC = 1, IC_INTO = 2, IC_XACQ = 4, IC_XREL = 8, IC_VMENTRY = 16, IC_LEAVES = 32,
+	IC_END = 64 };
 
 /* Where the PT walk is with respect to SGX enclaves (D52): before the
  * first enable (a trace starts outside: the simulator's TraceEn is set
@@ -325,6 +329,9 @@ int flow_fail(struct rtit_flow_dec *d, int code, uint64_t off, const char *fmt, 
 	__attribute__((format(printf, 4, 5)));
 const char *flow_la_name(const struct rtit_flow_dec *d);
 int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it);
+/* The walk is to execute the instruction at the run's end address (IC_END,
+ * D192): the error (flow.c). */
+int flow_end_reached(struct rtit_flow_dec *d);
 /* The @k-th packet after those in use, read ahead (up to FLOW_RING), or
  * NULL; nothing is consumed (flow.c). */
 const struct rtit_pktdec_item *flow_ahead_peek(struct rtit_flow_dec *d, unsigned k);

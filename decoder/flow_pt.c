@@ -2345,6 +2345,8 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 				continue;
 			return r;
 		}
+		if (__builtin_expect(e->flags & IC_END, 0))
+			return flow_end_reached(d);
 		r = 0;
 		if (!d->tnt_n && !d->fenced && (flow_pt_tnt_ready(d, false) || flow_pt_tip_ready(d)) &&
 		    flow_pt_tnt_walk(d, e, &r)) {	/* D156 */

@@ -1436,3 +1436,30 @@
 		"E 0000000000001001 interrupt vec=32 -> 0000000000003000\n"
 		"# end\n",
 },
+{
+	.name = "D192: PT the walk is to execute the run's end address with a TIP left",
+	.cite = "the sideband's stop (reached end address: the run stopped before executing it); "
+		"SDM 33.4.2.2 (the TIP is an indirect branch's)",
+	.dialect = RTIT_DIALECT_PT,
+	.end_ip = 0x1001,
+	/* NOP, JMP RAX at 0x1000; TIP(0x2000) @25: only the JMP at 0x1001
+	 * could use it, and the run ended there */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x2000)),
+	.img = { REG(0x1000, 0x90, 0xff, 0xe0), REG(0x2000, 0x90) },
+	.want = "# enable 1000\n"
+		"# error @18 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D192: PT the trace ends and the walk reaches the run's end address (control)",
+	.cite = "the sideband's stop (reached end address); SDM 33.4.2.1 (a partial TNT is not "
+		"written out when the run ends)",
+	.dialect = RTIT_DIALECT_PT,
+	.end_ip = 0x1001,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000)),
+	.img = { REG(0x1000, 0x90, 0xff, 0xe0), REG(0x2000, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"# end\n",
+},

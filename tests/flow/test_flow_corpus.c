@@ -60,6 +60,7 @@ struct row {
 	bool lip_exact;
 	unsigned pt_errata;	/* cfg.pt_errata: RTIT_PT_ERRATUM bits */
 	bool vmx_conceal_exit;	/* cfg.pt_vmx_conceal_exit */
+	uint64_t end_ip;	/* the run reached end address end_ip (0: not known) */
 	size_t n;
 	const uint8_t *s;
 	struct region img[6];	/* up to 5, then n == 0 */
@@ -237,6 +238,10 @@ static bool run_row(const struct row *r, size_t chunk, bool bytewise)
 	cfg.r_lip_exact = r->lip_exact;
 	cfg.pt_errata = r->pt_errata;
 	cfg.pt_vmx_conceal_exit = r->vmx_conceal_exit;
+	if (r->end_ip) {
+		cfg.has_end = true;
+		cfg.end_ip = r->end_ip;
+	}
 	if (bytewise) {
 		cfg.read = read_byte;
 		cfg.read_opaque = &x;
