@@ -1265,6 +1265,14 @@ static int walk_event_far(struct rtit_flow_dec *d)
 	commit(d);
 	if ((r = take_tip(d, "the event (FUP.FAR)", &to)) < 0)
 		return r;
+	if (r == 2 && d->cfg.has_end)
+		/* the run went on to its end address after the event,
+		 * whose TIP goes out with the FUP.FAR (RTIT Table 19): the
+		 * stream cannot end between them (D193) */
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+				 "the trace ends between the FUP.FAR at 0x%" PRIx64 " and its TIP,"
+				 " but the run went on to its end address 0x%" PRIx64
+				 " (RTIT Table 19)", at, d->cfg.end_ip);
 	flow_emit_event(d, at, r ? 0 : to);
 	if (r) {
 		d->batch[d->nbatch - 1].pad0 |= RTIT_FLOW_A_NEXT_UNKNOWN;

@@ -1463,3 +1463,29 @@
 		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
 		"# end\n",
 },
+{
+	.name = "D193: RTIT the trace ends between a FUP.FAR and its TIP, the run's end known",
+	.cite = "RTIT Table 19 (an interrupt or far transfer: FUP.FAR and TIP); the sideband's stop: the run went on",
+	.dialect = RTIT_DIALECT_RTIT,
+	.end_ip = 0x1002,
+	/* NOP, NOP at 0x1000; FUP.FAR(0x1001) @16, then the end */
+	STREAM(R_PSB, R_PGE(0x1000), R_FAR(0x1001)),
+	.img = { REG(0x1000, 0x90, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"# error @16 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D193: RTIT the trace ends between a FUP.FAR and its TIP, no end known (control)",
+	.cite = "RTIT Table 19 (an interrupt or far transfer: FUP.FAR and TIP)",
+	.dialect = RTIT_DIALECT_RTIT,
+	/* NOP, NOP at 0x1000; FUP.FAR(0x1001) @16, then the end */
+	STREAM(R_PSB, R_PGE(0x1000), R_FAR(0x1001)),
+	.img = { REG(0x1000, 0x90, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"E 0000000000001001 event    -> ?\n"
+		"# end\n",
+},
