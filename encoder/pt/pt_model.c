@@ -904,10 +904,13 @@ static void psb_plus(struct rtit_pt_model *m, bool with_ip, uint64_t ip, const c
 	if (with_ip && rtit_pt_packet_en(m)) {
 		emit_mode(m, true, "MODE.Exec in PSB+: PacketEn (33.3.7)");
 		emit_ip(m, RTIT_PT_FUP, ip, "FUP(current IP) in PSB+: PacketEn (33.3.7)");
-	} else if (erratum(m, RTIT_PT_BDM70) && ctx && rtit_pt_trigger_en(m) &&
+	} else if (erratum(m, RTIT_PT_BDM70) && ctx && rtit_pt_trigger_en(m) && !m->ovf &&
 		   ctl(m, RTIT_PT_CTL_BRANCH_EN) && !ctl(m, RTIT_PT_CTL_EVENT_EN)) {
 		/* PacketEn=0: whether a TIP.PGE comes next is known at the
-		 * next packet (bdm70_release, D104) */
+		 * next packet (bdm70_release, D104).  Not when the buffer
+		 * overflowed inside this PSB+: its PSBEND is lost, the OVF
+		 * ends it (SDM 33.3.7), and nothing the overflow dropped
+		 * may go out between the OVF's CYC and the OVF (D182) */
 		m->bdm70_hold = true;
 		m->bdm70_ip = ip;
 		return;

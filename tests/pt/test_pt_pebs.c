@@ -260,10 +260,12 @@ Test(pebs, psb_not_inside_a_block)
 	}
 }
 
-/* The internal buffer overflows inside a block: generation does not
- * resume in it (33.4.1.1): no BEP, the OVF that resolves it ends it, and
- * the FUP after the OVF says where tracing goes on (33.3.8). */
-Test(pebs, overflow_ends_the_block)
+/* A GPR record into a 64-byte buffer that overflows inside its block,
+ * with @errata and IA32_RTIT_CTL = @ctl; the tracing after it until the
+ * overflow has resolved and every byte is out.  *@b0: the trace offset of
+ * the block.  Returns the index of the BBP in h.types, after asserting
+ * one overflow and no BEP. */
+static size_t overflow_in_block(unsigned errata, uint64_t ctl, size_t *b0)
 {
 	struct rtit_sim_pebs p = basic;
 	size_t t0;
@@ -272,27 +274,78 @@ Test(pebs, overflow_ends_the_block)
 	h.p.buffer_bytes = 64;
 	h.p.drain_num = 1;
 	h.p.drain_den = 1;
+	h.p.errata = errata;
 	px_start(&h);
 	px_single_range(&h);
-	px_msr(&h, RTIT_PT_MSR_CTL, PT_CTL_ON);
+	px_msr(&h, RTIT_PT_MSR_CTL, ctl);
 	px_op(&h, 0x1000, 2);
 	for (int i = 0; i < 200; i++)	/* drain the enable packets */
 		px_op(&h, 0x1002, 2);
 	t0 = h.ntypes;
+	*b0 = h.n;
 	p.groups = RTIT_PEBS_G_GPR;
 	pebs(0x1004, &p);
 	cr_expect_eq(h.m.stats.overflows, 1);
 	for (int i = 0; i < 400; i++)
 		px_op(&h, 0x1004, 2);
-	size_t i = t0;
+	rtit_pt_model_drain(&h.m);	/* every byte out */
+	for (size_t j = t0; j < h.ntypes; j++)
+		cr_expect_neq(h.types[j], RTIT_PT_BEP);
+	return t0;
+}
+
+/* The packets named to an observer from @i (a BBP) past its BIPs (the one
+ * the buffer could not take among them, named as dropped). */
+static size_t past_bips(size_t i)
+{
 	cr_assert_eq(h.types[i++], RTIT_PT_BBP);
 	while (i < h.ntypes && h.types[i] == RTIT_PT_BIP)
 		i++;
-	cr_assert_lt(i, h.ntypes);
+	return i;
+}
+
+/* The internal buffer overflows inside a block: generation does not
+ * resume in it (33.4.1.1): no BEP, the OVF that resolves it ends it, and
+ * the FUP after the OVF says where tracing goes on (33.3.8). */
+Test(pebs, overflow_ends_the_block)
+{
+	size_t b0, i = past_bips(overflow_in_block(0, PT_CTL_ON, &b0));
+
+	cr_assert_lt(i + 1, h.ntypes);
 	cr_expect_eq(h.types[i], RTIT_PT_OVF, "the OVF ends the block");
 	cr_expect_eq(h.types[i + 1], RTIT_PT_FUP);
-	for (size_t j = t0; j < h.ntypes; j++)
-		cr_expect_neq(h.types[j], RTIT_PT_BEP);
+}
+
+/* D183: the same with CYCEn and erratum SKD007.  The OVF that ends the
+ * block has its CYC (33.3.8.2; a timing packet, which a block allows:
+ * 33.4.1.1), cut after its first byte by the erratum (D109): the last BIP
+ * the buffer took, the CYC's first byte (Exp set), OVF 02 F3, the FUP;
+ * no BEP, nothing of the record after the overflow, no other packet
+ * between the cut block and the OVF. */
+Test(pebs, overflow_in_block_skd007_cyc_byte_then_ovf)
+{
+	size_t b0, i = past_bips(overflow_in_block(RTIT_PT_ERRATUM(RTIT_PT_SKD007),
+						   PT_CTL_ON | RTIT_PT_CTL_CYC_EN, &b0));
+
+	cr_assert_lt(i + 2, h.ntypes);
+	cr_expect_eq(h.types[i], RTIT_PT_CYC, "the OVF's CYC");
+	cr_expect_eq(h.types[i + 1], RTIT_PT_OVF, "the OVF right after the cut CYC");
+	cr_expect_eq(h.types[i + 2], RTIT_PT_FUP);
+	/* the bytes: BBP 02 63 01, BIPs of 9 bytes (header bits 2:0 =
+	 * 100b, 33.4.2.27), then the CYC's one byte (bits 1:0 = 11b, Exp =
+	 * bit 2 set: more were due, 33.4.2.14), then 02 F3 */
+	size_t at = b0;
+	cr_assert_lt(at + 3, h.n);
+	cr_expect_eq(h.out[at], 0x02);
+	cr_expect_eq(h.out[at + 1], 0x63);
+	at += 3;
+	while (at < h.n && (h.out[at] & 7) == 4)
+		at += 9;
+	cr_assert_lt(at + 3, h.n);
+	cr_expect_gt(at, b0 + 3, "some BIPs went out before the overflow");
+	cr_expect_eq(h.out[at] & 7, 7, "a CYC byte with Exp set: 0x%02x", h.out[at]);
+	cr_expect_eq(h.out[at + 1], 0x02, "the OVF right after it");
+	cr_expect_eq(h.out[at + 2], 0xf3);
 }
 
 /* The decoder-side view of the same bytes: a packet decoder reading the
