@@ -207,6 +207,7 @@ static int dump_sideband(const struct dump_args *a, struct rtit_pktdec_cfg *cfg)
 	cfg->buffovf_loads_lip = fc.buffovf_loads_lip;
 	/* erratum SKZ84's TMA, a packet rule: the CPU's or pt_errata (D143) */
 	cfg->pt_skz84 = (fc.pt_errata & RTIT_PT_ERRATUM(RTIT_PT_SKZ84)) != 0;
+	cfg->pt_skd007 = (fc.pt_errata & RTIT_PT_ERRATUM(RTIT_PT_SKD007)) != 0;	/* D184 */
 	fprintf(stderr, "rtitsim dump: sideband %s: dialect %s, cycle_accurate %d,"
 		" buffovf_loads_lip %d%s%s\n", sp, cfg->dialect == RTIT_DIALECT_PT ? "pt" : "rtit",
 		cfg->cycle_acc, cfg->buffovf_loads_lip,

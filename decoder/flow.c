@@ -94,6 +94,7 @@ int rtit_flow_dec_new(struct rtit_flow_dec **dp, const struct rtit_flow_cfg *cfg
 	pc.mem_len = cfg->mem_len;
 	/* SKZ84's workaround is a packet rule, as libipt's (D143) */
 	pc.pt_skz84 = (cfg->pt_errata & RTIT_PT_ERRATUM(RTIT_PT_SKZ84)) != 0;
+	pc.pt_skd007 = (cfg->pt_errata & RTIT_PT_ERRATUM(RTIT_PT_SKD007)) != 0;
 	if (rtit_pktdec_init(&d->pd, &pc) < 0) {
 		rtit_flow_dec_free(d);
 		return -RTIT_ERR_INVALID;

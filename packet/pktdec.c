@@ -24,6 +24,7 @@ int rtit_pktdec_init(struct rtit_pktdec *d, const struct rtit_pktdec_cfg *cfg)
 	d->cfg = *cfg;
 	rtit_pkt_ctx_init(&d->ctx, cfg->dialect, cfg->cycle_acc);
 	d->ctx.skz84 = cfg->dialect == RTIT_DIALECT_PT && cfg->pt_skz84;
+	d->ctx.skd007 = cfg->dialect == RTIT_DIALECT_PT && cfg->pt_skd007;
 	rtit_last_ip_init(&d->lip, cfg->dialect);
 	rtit_pktdec_fast_build(d->fast, d->fast_size, cfg->dialect, cfg->cycle_acc);
 	d->simd = rtit_pktdec_simd_tables(cfg->dialect, cfg->cycle_acc);

@@ -227,6 +227,10 @@ struct rtit_pkt_ctx {
 	/* PT: erratum SKZ84's workaround (D143): a TMA with reserved bits
 	 * set is the erratum's, 8 bytes with the bogus byte, not an error */
 	bool skz84;
+	/* PT: erratum SKD007's workaround (D109, D184): inside a block, a
+	 * 2-byte CYC whose second byte is 02 (skd007_cyc) followed by F3
+	 * read as a CYC is a cut CYC and the OVF, which ends the block */
+	bool skd007, skd007_cyc;
 };
 
 /* Initialises @ctx for @dialect.  @cycle_acc matters for RTIT only. */
@@ -266,6 +270,14 @@ static inline void rtit_pkt_ctx_on_packet(struct rtit_pkt_ctx *ctx,
 		ctx->block_type = pkt->u.bbp.type;
 	} else if (pkt->type == RTIT_PT_BEP || pkt->type == RTIT_PT_OVF) {
 		ctx->in_block = false;
+	} else if (__builtin_expect(ctx->in_block && ctx->skd007, 0)) {
+		/* CYC bytes xx 02 (CycleCounter[11:5] = 1, no more), then
+		 * F3 as a 1-byte CYC: SKD007's cut CYC and the OVF */
+		if (ctx->skd007_cyc && pkt->type == RTIT_PT_CYC && pkt->u.cyc.nbytes == 1 &&
+		    pkt->u.cyc.value == (0xf3 >> 3))	/* F3: bits 7:3 */
+			ctx->in_block = false;
+		ctx->skd007_cyc = pkt->type == RTIT_PT_CYC && pkt->u.cyc.nbytes == 2 &&
+				  (pkt->u.cyc.value >> 5) == 1;
 	}
 }
 

@@ -29,6 +29,10 @@ struct rtit_pktdec_cfg {
 	 * TMA with reserved bits set is the erratum's 8-byte TMA (its
 	 * tma.skz84 set), not an error (SDM Table 33-32) */
 	bool pt_skz84;
+	/* PT: erratum SKD007's workaround (D109): inside a PEBS block, a
+	 * CYC cut by an OVF (the CYC's first byte, then 02 F3) ends the block
+	 * as the OVF does (D184) */
+	bool pt_skd007;
 	/* Either a reader ... */
 	rtit_read_fn read;
 	void *opaque;

@@ -1489,3 +1489,36 @@
 		"E 0000000000001001 event    -> ?\n"
 		"# end\n",
 },
+{
+	.name = "D184: PT a PEBS block cut by an overflow, its CYC cut by SKD007, the workaround on",
+	.cite = "SDM 33.4.1.1 (the OVF ends the block), 33.4.2.26-28, Table 33-15; erratum SKD007 (D109)",
+	.dialect = RTIT_DIALECT_PT,
+	.pt_errata = RTIT_PT_ERRATUM(RTIT_PT_SKD007),
+	/* BBP(basic) @25, one BIP @28, the OVF's CYC cut after its first
+	 * byte (07: Exp set) @37, OVF 02 F3 @38, FUP(0x1001) @40, TIP @47
+	 * (the JMP RAX at 0x1001): the
+	 * bytes 07 02 read as a CYC and F3 as another: with the workaround they are the OVF, which ends the block */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0x63, 0x01, 0x04, IP8(0x1000),
+	       0x07, 0x02, 0xf3, PT_FUP6(0x1001), PT_TIP6(0x1000)),
+	.img = { REG(0x1000, 0x90, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# overflow 1001\n"
+		"I 0000000000001001 jmp-ind  len=2 T -> 0000000000001000\n"
+		"# end\n",
+},
+{
+	.name = "D184: PT a PEBS block cut by an overflow, its CYC cut by SKD007, no workaround (control)",
+	.cite = "SDM 33.4.1.1 (the OVF ends the block), 33.4.2.26-28, Table 33-15; erratum SKD007 (D109)",
+	.dialect = RTIT_DIALECT_PT,
+	/* BBP(basic) @25, one BIP @28, the OVF's CYC cut after its first
+	 * byte (07: Exp set) @37, OVF 02 F3 @38, FUP(0x1001) @40, TIP @47
+	 * (the JMP RAX at 0x1001): the
+	 * bytes 07 02 read as a CYC and F3 as another: without the workaround the TIP is inside the block */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0x63, 0x01, 0x04, IP8(0x1000),
+	       0x07, 0x02, 0xf3, PT_FUP6(0x1001), PT_TIP6(0x1000)),
+	.img = { REG(0x1000, 0x90, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# error @47 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
