@@ -752,6 +752,14 @@ static int peek(struct rtit_flow_dec *d)
 		case RTIT_R_FUP_PCC:
 			continue;
 		case RTIT_R_PIP:
+			/* 64-bit code cannot clear CR0.PG (SDM Vol. 2B, MOV to
+			 * CR0: #GP in 64-bit mode), and code the walk decodes
+			 * as 64-bit is in 64-bit mode (RTIT has no mode
+			 * packet): PG=0 is not this flow's (D194) */
+			if (!it.pkt.u.pip.pg && d->tmpl.mode == 64)
+				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it.offset,
+						 "a PIP with CR0.PG=0 in a trace of 64-bit code (64-bit"
+						 " mode cannot clear CR0.PG: SDM Vol. 2B, MOV to CR0)");
 			/* while tracing, a PIP belongs to a MOV CR3 (or a MOV
 			 * CR0 changing PG) the walk will reach (4.2.10) */
 			if (d->state == ST_ENABLED)

@@ -1522,3 +1522,27 @@
 		"# end\n",
 	.want_errors = 1,
 },
+{
+	.name = "D194: RTIT a PIP with CR0.PG=0 at a MOV CR0 in 64-bit code",
+	.cite = "RTIT 4.2.10 (PIP: PG and CR3); SDM Vol. 2B MOV to CR0 (#GP in 64-bit mode on clearing PG)",
+	.dialect = RTIT_DIALECT_RTIT,
+	/* MOV CR0, EAX (0F 22 C0) at 0x1000; PIP(PG=0, CR3 0x1000) @16 */
+	STREAM(R_PSB, R_PGE(0x1000), 0xc2, 0x00, 0x10, 0x00, 0x00, 0x00),
+	.img = { REG(0x1000, 0x0f, 0x22, 0xc0, 0x90) },
+	.want = "# enable 1000\n"
+		"# error @16 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D194: RTIT a PIP with CR0.PG=0 at a MOV CR0 in 32-bit code (control)",
+	.cite = "RTIT 4.2.10 (PIP: PG and CR3); SDM Vol. 2B MOV to CR0 (#GP in 64-bit mode on clearing PG)",
+	.dialect = RTIT_DIALECT_RTIT,
+	.mode = 32,
+	/* MOV CR0, EAX (0F 22 C0) at 0x1000; PIP(PG=0, CR3 0x1000) @16 */
+	STREAM(R_PSB, R_PGE(0x1000), 0xc2, 0x00, 0x10, 0x00, 0x00, 0x00),
+	.img = { REG(0x1000, 0x0f, 0x22, 0xc0, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 mov-cr0  len=3 -> 0000000000001003\n"
+		"# end\n",
+},
