@@ -702,6 +702,16 @@ static int pt_packet_allowed(struct rtit_flow_dec *d, const struct rtit_pktdec_i
 		need = RTIT_PT_CTL_EVENT_EN;
 		what = "EventEn (SDM 33.4.2.29-30)";
 		break;
+	case RTIT_PT_TRACESTOP:
+		/* 33.2.5.3, 33.4.2.9: only a TraceStop range (ADDRn_CFG =
+		 * 2) sends it (D195) */
+		for (unsigned n = 0; n < 4; n++)
+			if (((ctl & RTIT_PT_CTL_ADDR_CFG_MASK(n)) >> RTIT_PT_CTL_ADDR_CFG_SHIFT(n)) == 2)
+				return 0;
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+				 "TraceStop, which IA32_RTIT_CTL rules out: no ADDRn_CFG is 2, a"
+				 " TraceStop range (SDM 33.2.5.3, 33.4.2.9) (IA32_RTIT_CTL 0x%" PRIx64 ")",
+				 ctl);
 	default:
 		return 0;
 	}

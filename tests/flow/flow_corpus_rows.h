@@ -1546,3 +1546,31 @@
 		"I 0000000000001000 mov-cr0  len=3 -> 0000000000001003\n"
 		"# end\n",
 },
+{
+	.name = "D195: PT a TraceStop with no TraceStop range configured",
+	.cite = "SDM 33.2.5.3 (ADDRn_CFG = 2: TraceStop), 33.4.2.9",
+	.dialect = RTIT_DIALECT_PT,
+	.ctl_fixed = true,
+	.ctl = 0x2001,
+	/* JMP to 0x1002 (EB 00) at 0x1000, NOP at 0x1002; TraceStop @25 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0x83),
+	.img = { REG(0x1000, 0xeb, 0x00, 0x90) },
+	.want = "# enable 1000\n"
+		"# error @25 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D195: PT a TraceStop with a TraceStop range at its IP (control)",
+	.cite = "SDM 33.2.5.3 (ADDRn_CFG = 2: TraceStop), 33.4.2.9",
+	.dialect = RTIT_DIALECT_PT,
+	.ctl_fixed = true,
+	.ctl = 0x2001 | (2ull << 32),
+	.pt_addr = { { 0x1002, 0x1002 } },
+	/* JMP to 0x1002 (EB 00) at 0x1000, NOP at 0x1002; TraceStop @25 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0x83),
+	.img = { REG(0x1000, 0xeb, 0x00, 0x90) },
+	.want = "# enable 1000\n"
+		"# stop\n"
+		"# end\n",
+},
