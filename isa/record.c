@@ -155,101 +155,110 @@ static const char dec2[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-/* @x < 10^8 in decimal ending at @e, two digits a step in 32 bits (a
- * division by a constant is a multiplication); returns where it starts. */
-static char *put_dec32_back(char *e, uint32_t x)
-{
-	while (x >= 100) {
-		e -= 2;
-		memcpy(e, dec2 + 2 * (x % 100), 2);
-		x /= 100;
-	}
-	if (x >= 10) {
-		e -= 2;
-		memcpy(e, dec2 + 2 * x, 2);
-	} else {
-		*--e = (char)('0' + x);
-	}
-	return e;
-}
-
-/* @v in decimal (D138). */
+/* @v in decimal (D138): its digits counted first (from its bit length and
+ * one comparison), then written from the last, two a step from a table, in
+ * place: no copy, no call (D186). */
 static char *put_dec(char *p, uint64_t v)
 {
+	static const uint64_t pow10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+		1000000000000ull, 10000000000000ull, 100000000000000ull,
+		1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+		1000000000000000000ull, 10000000000000000000ull
+	};
 	if (v < 10) {
 		*p = (char)('0' + v);
 		return p + 1;
 	}
-	char t[24], *e = t + sizeof(t);
-	while (v >= 100000000) {	/* whole groups of 8 digits */
-		uint32_t lo = (uint32_t)(v % 100000000);
-		v /= 100000000;
-		char *g = put_dec32_back(e, lo);
-		while (g > e - 8)
-			*--g = '0';
-		e = g;
+	/* floor(log10(2) * bits) + 1 digits, one fewer below 10^that */
+	unsigned t = ((64u - (unsigned)__builtin_clzll(v)) * 1233u) >> 12;
+	unsigned n = t + 1 - (v < pow10[t]);
+	char *e = p + n;
+	while (v >= 100000000) {	/* then 32-bit steps */
+		uint64_t q = v / 100;
+		e -= 2;
+		memcpy(e, dec2 + 2 * (v - 100 * q), 2);
+		v = q;
 	}
-	e = put_dec32_back(e, (uint32_t)v);
-	size_t n = (size_t)(t + sizeof(t) - e);
-	memcpy(p, e, n);
+	uint32_t x = (uint32_t)v;
+	while (x >= 100) {
+		uint32_t q = x / 100;
+		e -= 2;
+		memcpy(e, dec2 + 2 * (x - 100 * q), 2);
+		x = q;
+	}
+	if (x >= 10)
+		memcpy(e - 2, dec2 + 2 * x, 2);
+	else
+		e[-1] = (char)('0' + x);
 	return p + n;
 }
 
-static char *put_str(char *p, const char *s)
+/* @n <= 8 bytes of @s at @p, stored as one 8-byte word (@s has 8 readable
+ * bytes; the line's buffer has room past any line, ISA_FLOW_LINE_MAX);
+ * returns p + n. */
+static inline char *put8(char *p, const char s[8], size_t n)
 {
-	size_t n = strlen(s);
-	memcpy(p, s, n);
+	memcpy(p, s, 8);
 	return p + n;
 }
+
+/* The instruction classes' names padded to 8 ("%-8s"; none is longer). */
+static const char class_name8[RTIT_IC_COUNT + 1][8] = {
+	"other   ", "cond    ", "jmp     ", "call    ", "jmp-ind ", "call-ind", "ret     ",
+	"far-jmp ", "far-call", "far-ret ", "iret    ", "int     ", "syscall ",
+	"sysret  ", "sysenter", "sysexit ", "mov-cr3 ", "mov-cr0 ", "wrmsr   ",
+	"rdmsr   ", "hlt     ", "ptwrite ", "mwait   ", "xbegin  ", "xend    ", "enclu   ",
+	"uiret   ", "?       "
+};
 
 /* An instruction line with no class-specific fields: "I %016x %-8s len=%u
  * [T ][ZLC ]-> %016x cpl=%u cr3=0x%x pg=%u if=%u m=%u cyc=%u tsc=%u
- * [enclave]" (docs/formats.md), at most 190 bytes.  Returns its length. */
+ * [enclave]" (docs/formats.md), at most 190 bytes (and up to 8 bytes past
+ * its end written over: put8).  Returns its length. */
 static int format_insn_plain(const struct rtit_sim_rec *r, char *buf)
 {
 	char *p = buf;
-	const char *name = rtit_insn_class_name(r->cls);
-	*p++ = 'I';
-	*p++ = ' ';
+	p = put8(p, "I       ", 2);
 	p = put_hex_fixed16(p, r->ip);
 	*p++ = ' ';
-	size_t nl = strlen(name);
-	memcpy(p, name, nl);
-	p += nl;
-	for (; nl < 8; nl++)
-		*p++ = ' ';
-	p = put_str(p, " len=");
+	p = put8(p, class_name8[r->cls < RTIT_IC_COUNT ? r->cls : RTIT_IC_COUNT], 8);
+	p = put8(p, " len=   ", 5);
 	p = put_dec(p, r->len);
 	*p++ = ' ';
 	if (r->flags & RTIT_SIM_F_TAKEN)
-		p = put_str(p, "T ");
+		p = put8(p, "T       ", 2);
 	if (r->flags & RTIT_SIM_F_ZERO_LEN_CALL)
-		p = put_str(p, "ZLC ");
-	p = put_str(p, "-> ");
+		p = put8(p, "ZLC     ", 4);
+	p = put8(p, "->      ", 3);
 	p = put_hex_fixed16(p, r->next_ip);
-	p = put_str(p, " cpl=");
+	p = put8(p, " cpl=   ", 5);
 	p = put_dec(p, r->cpl);
-	p = put_str(p, " cr3=0x");
+	p = put8(p, " cr3=0x ", 7);
 	p = put_hex(p, r->cr3);
-	p = put_str(p, " pg=");
-	*p++ = (r->flags & RTIT_SIM_F_CR0_PG) ? '1' : '0';
-	p = put_str(p, " if=");
-	*p++ = (r->flags & RTIT_SIM_F_IF) ? '1' : '0';
-	p = put_str(p, " m=");
+	/* " pg=P if=I m=": 13 bytes, the two flags in place */
+	char pgif[16] = " pg=0 if=0 m=";
+	pgif[4] = (r->flags & RTIT_SIM_F_CR0_PG) ? '1' : '0';
+	pgif[9] = (r->flags & RTIT_SIM_F_IF) ? '1' : '0';
+	memcpy(p, pgif, 16);
+	p += 13;
 	p = put_dec(p, r->mode);
-	p = put_str(p, " cyc=");
+	p = put8(p, " cyc=   ", 5);
 	char *cyc = p;
 	p = put_dec(p, r->cycles);
-	p = put_str(p, " tsc=");
-	if (r->tsc == r->cycles) {	/* often so: the digits again */
-		size_t n = (size_t)(p - 5 - cyc);
-		memmove(p, cyc, n);
-		p += n;
+	size_t ncyc = (size_t)(p - cyc);
+	p = put8(p, " tsc=   ", 5);
+	if (r->tsc == r->cycles) {	/* often so: the digits again (<= 20) */
+		char d[24];
+		memcpy(d, cyc, 24);
+		memcpy(p, d, 24);
+		p += ncyc;
 	} else {
 		p = put_dec(p, r->tsc);
 	}
 	if (r->flags & RTIT_SIM_F_ENCLAVE)
-		p = put_str(p, " enclave");
+		p = put8(p, " enclave", 8);
 	*p = 0;
 	return (int)(p - buf);
 }
@@ -268,7 +277,7 @@ int rtit_sim_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 	char extra[96] = "";
 	int n;
 	if (r->kind == RTIT_SIM_INSN && !insn_has_extra(r->cls)) {
-		char line[192];
+		char line[ISA_FLOW_LINE_MAX];	/* the line and what put8 writes past it */
 		n = format_insn_plain(r, line);
 		if (size)
 			snprintf(buf, size, "%s", line);
