@@ -150,14 +150,38 @@ static char *put_hex(char *p, uint64_t v)
 	return p + n;
 }
 
-static const char dec2[201] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
+/* @x < 10^8 as its 8 decimal digits (leading zeros included), the first
+ * in the lowest byte, without a division: x / 10^4 and x % 10^4 in two
+ * 32-bit lanes, each split into two 16-bit lanes by a multiplication (y /
+ * 100 = y * 10486 >> 20 for y < 10^4), each of those into two bytes (y /
+ * 10 = y * 103 >> 10 for y < 100); no lane's product reaches the next
+ * (D186). */
+static inline __attribute__((always_inline)) uint64_t dec8_swar(uint32_t x)
+{
+	uint64_t m = (uint64_t)(x / 10000) | (uint64_t)(x % 10000) << 32;
+	uint64_t h = ((m * 10486) >> 20) & 0x0000007f0000007full;
+	m = h | (m - h * 100) << 16;
+	uint64_t t = ((m * 103) >> 10) & 0x000f000f000f000full;
+	m = t | (m - t * 10) << 8;
+	return m + 0x3030303030303030ull;
+}
 
-/* @v in decimal (D138): its digits counted first (from its bit length and
- * one comparison), then written from the last, two a step from a table, in
- * place: no copy, no call (D186). */
+/* The last @n (1..8) of @x's 8 digits at @p (8 bytes stored). */
+static inline void put_dec8(char *p, uint32_t x, unsigned n)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t d = dec8_swar(x) >> (8 * (8 - n));
+	memcpy(p, &d, 8);
+#else
+	uint64_t d = dec8_swar(x);
+	for (unsigned i = 0; i < 8; i++)
+		p[i] = i < n ? (char)(d >> (8 * (8 - n + i))) : 0;
+#endif
+}
+
+/* @v in decimal (D138): its digits counted (from its bit length and one
+ * comparison) and made 8 at a time, no division loop, no copy (D186);
+ * up to 8 bytes past the number are written over. */
 static char *put_dec(char *p, uint64_t v)
 {
 	static const uint64_t pow10[20] = {
@@ -167,31 +191,38 @@ static char *put_dec(char *p, uint64_t v)
 		1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
 		1000000000000000000ull, 10000000000000000000ull
 	};
+	static const char dec2[201] =
+		"0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
+		"5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 	if (v < 10) {
 		*p = (char)('0' + v);
 		return p + 1;
 	}
+	if (v < 100) {		/* the mode, often */
+		memcpy(p, dec2 + 2 * v, 2);
+		return p + 2;
+	}
 	/* floor(log10(2) * bits) + 1 digits, one fewer below 10^that */
 	unsigned t = ((64u - (unsigned)__builtin_clzll(v)) * 1233u) >> 12;
 	unsigned n = t + 1 - (v < pow10[t]);
-	char *e = p + n;
-	while (v >= 100000000) {	/* then 32-bit steps */
-		uint64_t q = v / 100;
-		e -= 2;
-		memcpy(e, dec2 + 2 * (v - 100 * q), 2);
-		v = q;
+	if (n <= 8) {
+		put_dec8(p, (uint32_t)v, n);
+		return p + n;
 	}
-	uint32_t x = (uint32_t)v;
-	while (x >= 100) {
-		uint32_t q = x / 100;
-		e -= 2;
-		memcpy(e, dec2 + 2 * (x - 100 * q), 2);
-		x = q;
+	uint64_t hi = v / 100000000;
+	uint32_t lo = (uint32_t)(v - hi * 100000000);
+	char *q = p;
+	if (n > 16) {		/* at most 4 digits above the 16 */
+		uint32_t top = (uint32_t)(hi / 100000000);
+		put_dec8(q, top, n - 16);
+		q += n - 16;
+		put_dec8(q, (uint32_t)(hi - (uint64_t)top * 100000000), 8);
+		q += 8;
+	} else {
+		put_dec8(q, (uint32_t)hi, n - 8);
+		q += n - 8;
 	}
-	if (x >= 10)
-		memcpy(e - 2, dec2 + 2 * x, 2);
-	else
-		e[-1] = (char)('0' + x);
+	put_dec8(q, lo, 8);
 	return p + n;
 }
 
@@ -237,26 +268,20 @@ static int format_insn_plain(const struct rtit_sim_rec *r, char *buf)
 	p = put_dec(p, r->cpl);
 	p = put8(p, " cr3=0x ", 7);
 	p = put_hex(p, r->cr3);
-	/* " pg=P if=I m=": 13 bytes, the two flags in place */
-	char pgif[16] = " pg=0 if=0 m=";
-	pgif[4] = (r->flags & RTIT_SIM_F_CR0_PG) ? '1' : '0';
-	pgif[9] = (r->flags & RTIT_SIM_F_IF) ? '1' : '0';
-	memcpy(p, pgif, 16);
+	/* " pg=P if=I m=": 13 bytes, then the two flags over their places
+	 * (stores after stores: a load of bytes just stored in pieces would
+	 * wait for them, D186) */
+	memcpy(p, " pg=0 if=0 m=   ", 16);
+	p[4] = (r->flags & RTIT_SIM_F_CR0_PG) ? '1' : '0';
+	p[9] = (r->flags & RTIT_SIM_F_IF) ? '1' : '0';
 	p += 13;
 	p = put_dec(p, r->mode);
 	p = put8(p, " cyc=   ", 5);
-	char *cyc = p;
 	p = put_dec(p, r->cycles);
-	size_t ncyc = (size_t)(p - cyc);
 	p = put8(p, " tsc=   ", 5);
-	if (r->tsc == r->cycles) {	/* often so: the digits again (<= 20) */
-		char d[24];
-		memcpy(d, cyc, 24);
-		memcpy(p, d, 24);
-		p += ncyc;
-	} else {
-		p = put_dec(p, r->tsc);
-	}
+	/* tsc is often cycles, but copying those digits would load what was
+	 * just stored two bytes at a time: formatted again, it is faster */
+	p = put_dec(p, r->tsc);
 	if (r->flags & RTIT_SIM_F_ENCLAVE)
 		p = put8(p, " enclave", 8);
 	*p = 0;
