@@ -18,9 +18,9 @@
  * wake-ups and few system calls.
  *
  * The text's output thread (D187): with the writer thread, the text is
- * formatted into one of NTXT buffers while a third thread writes the ones
- * already full, in order, so the formatting and the kernel's copy of the
- * text into the file (the larger part: page-cache pages allocated and
+ * formatted into one of NTXT buffers of 512 KiB while a third thread
+ * writes the ones already full, in order, so the formatting and the
+ * kernel's part of the writes (page-cache pages allocated, charged and
  * filled) run on both cores.  The file's bytes are the same; a failed
  * write is kept with its errno and ends the text's writing.
  *
@@ -48,7 +48,8 @@ enum {
 	NSLOT = 64,		/* chunks in the ring with a thread: 2 MiB */
 	TAKE = NSLOT / 2,	/* chunks the writer takes at most at once */
 	TXT_CAP = 1 << 20,	/* the text buffer, written when this full */
-	NTXT = 4		/* text buffers with the output thread: 4 MiB */
+	NTXT = 4,		/* text buffers with the output thread ... */
+	TXT_PART = 1 << 19	/* ... each written when this full: 2 MiB */
 };
 
 _Static_assert(offsetof(struct rtit_sim_rec, cpl) == 56 &&
@@ -61,8 +62,8 @@ struct fw_state {
 	unsigned nslots;
 	size_t fill;		/* records in the chunk being filled */
 	uint8_t *cur;		/* where the next record goes */
-	char *txt;		/* TXT_CAP + a line */
-	size_t tlen;
+	char *txt;		/* tcap + a line */
+	size_t tlen, tcap;
 	/* version 2 (D180): the predictor, a block's bytes (its header
 	 * first); encoded where the chunks are hashed */
 	struct isa_fc_state *fc;
@@ -221,7 +222,7 @@ static void process(struct rtit_flow_writer *w, struct fw_state *st, const uint8
 		isa_rec_unpack(c + 64 * i, &r);
 #endif
 		st->tlen = (size_t)(isa_flow_line(&r, st->txt + st->tlen) - st->txt);
-		if (st->tlen >= TXT_CAP)
+		if (st->tlen >= st->tcap)
 			flush_txt(w, st);
 	}
 }
@@ -351,10 +352,12 @@ static int writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt, int ver
 		ok = ok && (st->ring = malloc(st->nslots * 64 * (size_t)CHUNK)) != NULL;
 		if (ok && txt && st->nslots > 1) {	/* for the output thread */
 			for (int i = 0; ok && i < NTXT; i++)
-				ok = (st->tb[i] = malloc(TXT_CAP + ISA_FLOW_LINE_MAX)) != NULL;
+				ok = (st->tb[i] = malloc(TXT_PART + ISA_FLOW_LINE_MAX)) != NULL;
 			st->txt = st->tb[0];
+			st->tcap = TXT_PART;
 		} else if (ok && txt) {
 			ok = (st->txt = malloc(TXT_CAP + ISA_FLOW_LINE_MAX)) != NULL;
+			st->tcap = TXT_CAP;
 		}
 		if (ok && bin && version == RTIT_FLOW_V2)
 			ok = (st->fc = malloc(sizeof(*st->fc))) != NULL &&
