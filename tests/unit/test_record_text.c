@@ -279,9 +279,9 @@ static int write_all(bool async, size_t N, char **bin, size_t *nbin, char **txt,
  * digest as the writer without one, over many chunks (512 records), the
  * ring's end (64 chunks, 32768 records; the thread takes at most 32 at
  * once) passed several times, and for a last chunk that is not full
- * (D138, D160); the text through the output thread's four 1 MiB buffers
- * (D187), in order, passed round many times (~8,000 random records fill
- * one), the last one partly full. */
+ * (D138, D160); the text through the output thread's four 512 KiB
+ * buffers (D187), in order, passed round many times (250,000 records make
+ * 34 MB), the last one partly full. */
 Test(record_text, writer_thread_same_bytes)
 {
 	static const size_t sizes[] = { 0, 1, 511, 512, 513, 16384, 16385, 32767, 32768,
