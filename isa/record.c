@@ -179,10 +179,9 @@ static inline void put_dec8(char *p, uint32_t x, unsigned n)
 #endif
 }
 
-/* @v in decimal (D138): its digits counted (from its bit length and one
- * comparison) and made 8 at a time, no division loop, no copy (D186);
- * up to 8 bytes past the number are written over. */
-static char *put_dec(char *p, uint64_t v)
+/* The decimal digits of @v >= 10: floor(log10(2) * bits) + 1, one fewer
+ * below 10^that. */
+static inline unsigned dec_digits(uint64_t v)
 {
 	static const uint64_t pow10[20] = {
 		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
@@ -191,6 +190,15 @@ static char *put_dec(char *p, uint64_t v)
 		1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
 		1000000000000000000ull, 10000000000000000000ull
 	};
+	unsigned t = ((64u - (unsigned)__builtin_clzll(v)) * 1233u) >> 12;
+	return t + 1 - (v < pow10[t]);
+}
+
+/* @v in decimal (D138): its digits counted (from its bit length and one
+ * comparison) and made 8 at a time, no division loop, no copy (D186);
+ * up to 8 bytes past the number are written over. */
+static char *put_dec(char *p, uint64_t v)
+{
 	static const char dec2[201] =
 		"0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
 		"5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
@@ -202,9 +210,7 @@ static char *put_dec(char *p, uint64_t v)
 		memcpy(p, dec2 + 2 * v, 2);
 		return p + 2;
 	}
-	/* floor(log10(2) * bits) + 1 digits, one fewer below 10^that */
-	unsigned t = ((64u - (unsigned)__builtin_clzll(v)) * 1233u) >> 12;
-	unsigned n = t + 1 - (v < pow10[t]);
+	unsigned n = dec_digits(v);
 	if (n <= 8) {
 		put_dec8(p, (uint32_t)v, n);
 		return p + n;
@@ -277,11 +283,24 @@ static int format_insn_plain(const struct rtit_sim_rec *r, char *buf)
 	p += 13;
 	p = put_dec(p, r->mode);
 	p = put8(p, " cyc=   ", 5);
-	p = put_dec(p, r->cycles);
-	p = put8(p, " tsc=   ", 5);
-	/* tsc is often cycles, but copying those digits would load what was
-	 * just stored two bytes at a time: formatted again, it is faster */
-	p = put_dec(p, r->tsc);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (r->tsc == r->cycles && r->cycles >= 10 && r->cycles < 100000000) {
+		/* often so: the digits made once, stored twice from the
+		 * register (copying them from the line would load what was
+		 * just stored: a store-forwarding stall) */
+		unsigned n = dec_digits(r->cycles);
+		uint64_t d = dec8_swar((uint32_t)r->cycles) >> (8 * (8 - n));
+		memcpy(p, &d, 8);
+		p = put8(p + n, " tsc=   ", 5);
+		memcpy(p, &d, 8);
+		p += n;
+	} else
+#endif
+	{
+		p = put_dec(p, r->cycles);
+		p = put8(p, " tsc=   ", 5);
+		p = put_dec(p, r->tsc);
+	}
 	if (r->flags & RTIT_SIM_F_ENCLAVE)
 		p = put8(p, " enclave", 8);
 	*p = 0;
