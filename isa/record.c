@@ -241,7 +241,9 @@ static inline char *put8(char *p, const char s[8], size_t n)
 	return p + n;
 }
 
-/* The instruction classes' names padded to 8 ("%-8s"; none is longer). */
+/* The instruction classes' names padded to 8 ("%-8s"; none is longer),
+ * rtit_insn_class_name's, then "?" for a class past them. */
+_Static_assert(RTIT_IC_COUNT == 27, "class_name8 lists every class's name");
 static const char class_name8[RTIT_IC_COUNT + 1][8] = {
 	"other   ", "cond    ", "jmp     ", "call    ", "jmp-ind ", "call-ind", "ret     ",
 	"far-jmp ", "far-call", "far-ret ", "iret    ", "int     ", "syscall ",
