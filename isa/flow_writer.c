@@ -17,6 +17,13 @@
  * and is woken only when half the ring is waiting, so a run makes few
  * wake-ups and few system calls.
  *
+ * The text's output thread (D187): with the writer thread, the text is
+ * formatted into one of NTXT buffers of 512 KiB while a third thread
+ * writes the ones already full, in order, so the formatting and the
+ * kernel's part of the writes (page-cache pages allocated, charged and
+ * filled) run on both cores.  The file's bytes are the same; a failed
+ * write is kept with its errno and ends the text's writing.
+ *
  * Version 2 of the binary file (D180): where the chunks are hashed they
  * are also coded (flow_compact.c) into blocks of ISA_FC_BLOCK_RECS records
  * (the last one shorter), each written in one call: the same bytes with
@@ -40,7 +47,9 @@ enum {
 	CHUNK = 512,		/* records a chunk: 32 KiB */
 	NSLOT = 64,		/* chunks in the ring with a thread: 2 MiB */
 	TAKE = NSLOT / 2,	/* chunks the writer takes at most at once */
-	TXT_CAP = 1 << 20	/* the text buffer, written when this full */
+	TXT_CAP = 1 << 20,	/* the text buffer, written when this full */
+	NTXT = 4,		/* text buffers with the output thread ... */
+	TXT_PART = 1 << 19	/* ... each written when this full: 2 MiB */
 };
 
 _Static_assert(offsetof(struct rtit_sim_rec, cpl) == 56 &&
@@ -53,8 +62,8 @@ struct fw_state {
 	unsigned nslots;
 	size_t fill;		/* records in the chunk being filled */
 	uint8_t *cur;		/* where the next record goes */
-	char *txt;		/* TXT_CAP + a line */
-	size_t tlen;
+	char *txt;		/* tcap + a line */
+	size_t tlen, tcap;
 	/* version 2 (D180): the predictor, a block's bytes (its header
 	 * first); encoded where the chunks are hashed */
 	struct isa_fc_state *fc;
@@ -69,6 +78,20 @@ struct fw_state {
 	size_t n[NSLOT];
 	_Atomic uint64_t head, tail;
 	_Atomic bool w_sleeps, p_sleeps, stop;
+	/* the text's output thread (D187): buffers published by the writer
+	 * (t_head) and written (t_tail), counted, under t_mu; tl: the
+	 * length of each published buffer; its failure, kept apart from
+	 * w->err (the writer thread's) until both are joined */
+	bool t_threaded;
+	pthread_t t_th;
+	pthread_mutex_t t_mu;
+	pthread_cond_t t_cv_out, t_cv_fmt;	/* the output thread's, the formatter's */
+	char *tb[NTXT];
+	size_t tl[NTXT];
+	uint64_t t_head, t_tail;
+	bool t_stop;
+	int t_err;
+	_Atomic bool t_failed;
 };
 
 /* A failed write: kept with its errno; nothing more is written. */
@@ -80,11 +103,73 @@ static void fail(struct rtit_flow_writer *w)
 	}
 }
 
+/* The output thread: writes the published text buffers in order until
+ * told to stop with none left. */
+static void *txt_thread(void *opaque)
+{
+	struct rtit_flow_writer *w = opaque;
+	struct fw_state *st = w->priv;
+	pthread_mutex_lock(&st->t_mu);
+	for (;;) {
+		while (st->t_tail == st->t_head && !st->t_stop)
+			pthread_cond_wait(&st->t_cv_out, &st->t_mu);
+		if (st->t_tail == st->t_head)
+			break;
+		unsigned k = (unsigned)(st->t_tail % NTXT);
+		size_t n = st->tl[k];
+		pthread_mutex_unlock(&st->t_mu);
+		if (!st->t_err && fwrite(st->tb[k], 1, n, w->txt) != n) {
+			st->t_err = errno ? errno : EIO;
+			atomic_store_explicit(&st->t_failed, true, memory_order_relaxed);
+		}
+		pthread_mutex_lock(&st->t_mu);
+		st->t_tail++;
+		pthread_cond_signal(&st->t_cv_fmt);
+	}
+	pthread_mutex_unlock(&st->t_mu);
+	return NULL;
+}
+
+/* The text buffer written: here, or handed to the output thread (in order)
+ * and the next buffer taken once it has been written. */
 static void flush_txt(struct rtit_flow_writer *w, struct fw_state *st)
 {
+	if (st->t_threaded) {
+		if (!st->tlen)
+			return;
+		pthread_mutex_lock(&st->t_mu);
+		st->tl[st->t_head % NTXT] = st->tlen;
+		st->t_head++;
+		pthread_cond_signal(&st->t_cv_out);
+		while (st->t_head - st->t_tail == NTXT)
+			pthread_cond_wait(&st->t_cv_fmt, &st->t_mu);
+		pthread_mutex_unlock(&st->t_mu);
+		st->txt = st->tb[st->t_head % NTXT];
+		st->tlen = 0;
+		return;
+	}
 	if (st->tlen && !w->err && fwrite(st->txt, 1, st->tlen, w->txt) != st->tlen)
 		fail(w);
 	st->tlen = 0;
+}
+
+/* The output thread stopped after writing what was published; its failure
+ * becomes the writer's (if the writer had none). */
+static void stop_txt_thread(struct rtit_flow_writer *w, struct fw_state *st)
+{
+	pthread_mutex_lock(&st->t_mu);
+	st->t_stop = true;
+	pthread_cond_signal(&st->t_cv_out);
+	pthread_mutex_unlock(&st->t_mu);
+	pthread_join(st->t_th, NULL);
+	pthread_cond_destroy(&st->t_cv_fmt);
+	pthread_cond_destroy(&st->t_cv_out);
+	pthread_mutex_destroy(&st->t_mu);
+	st->t_threaded = false;
+	if (st->t_err && !w->err) {
+		w->err = -RTIT_ERR_IO;
+		w->os_err = st->t_err;
+	}
 }
 
 /* Version 2: the block, its header first, written and emptied. */
@@ -125,7 +210,7 @@ static void process(struct rtit_flow_writer *w, struct fw_state *st, const uint8
 	} else if (w->bin && !w->err && fwrite(c, 64, n, w->bin) != n) {
 		fail(w);
 	}
-	if (!w->txt)
+	if (!w->txt || w->err || atomic_load_explicit(&st->t_failed, memory_order_relaxed))
 		return;
 	c = c0;
 	n = n0;
@@ -137,7 +222,7 @@ static void process(struct rtit_flow_writer *w, struct fw_state *st, const uint8
 		isa_rec_unpack(c + 64 * i, &r);
 #endif
 		st->tlen = (size_t)(isa_flow_line(&r, st->txt + st->tlen) - st->txt);
-		if (st->tlen >= TXT_CAP)
+		if (st->tlen >= st->tcap)
 			flush_txt(w, st);
 	}
 }
@@ -240,7 +325,12 @@ static void submit(struct rtit_flow_writer *w, struct fw_state *st)
 static void free_state(struct fw_state *st)
 {
 	free(st->ring);
-	free(st->txt);
+	if (st->tb[0]) {	/* st->txt is one of them */
+		for (int i = 0; i < NTXT; i++)
+			free(st->tb[i]);
+	} else {
+		free(st->txt);
+	}
 	free(st->fc);
 	free(st->blk);
 	free(st);
@@ -260,8 +350,15 @@ static int writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt, int ver
 	if (st) {
 		st->nslots = threaded && (bin || txt) ? NSLOT : 1;
 		ok = ok && (st->ring = malloc(st->nslots * 64 * (size_t)CHUNK)) != NULL;
-		if (ok && txt)
+		if (ok && txt && st->nslots > 1) {	/* for the output thread */
+			for (int i = 0; ok && i < NTXT; i++)
+				ok = (st->tb[i] = malloc(TXT_PART + ISA_FLOW_LINE_MAX)) != NULL;
+			st->txt = st->tb[0];
+			st->tcap = TXT_PART;
+		} else if (ok && txt) {
 			ok = (st->txt = malloc(TXT_CAP + ISA_FLOW_LINE_MAX)) != NULL;
+			st->tcap = TXT_CAP;
+		}
 		if (ok && bin && version == RTIT_FLOW_V2)
 			ok = (st->fc = malloc(sizeof(*st->fc))) != NULL &&
 			     (st->blk = malloc(ISA_FC_BLOCK_HDR +
@@ -294,6 +391,19 @@ static int writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt, int ver
 			pthread_cond_destroy(&st->cv_p);
 			pthread_cond_destroy(&st->cv_w);
 			pthread_mutex_destroy(&st->mu);
+		}
+	}
+	if (st->threaded && txt) {
+		/* without it the text is written where it is formatted, from
+		 * the first buffer */
+		pthread_mutex_init(&st->t_mu, NULL);
+		pthread_cond_init(&st->t_cv_out, NULL);
+		pthread_cond_init(&st->t_cv_fmt, NULL);
+		st->t_threaded = pthread_create(&st->t_th, NULL, txt_thread, w) == 0;
+		if (!st->t_threaded) {
+			pthread_cond_destroy(&st->t_cv_fmt);
+			pthread_cond_destroy(&st->t_cv_out);
+			pthread_mutex_destroy(&st->t_mu);
 		}
 	}
 	return w->err;
@@ -374,6 +484,8 @@ int rtit_flow_writer_fini(struct rtit_flow_writer *w, uint64_t *digest)
 		stop_thread(st);
 	if (w->txt)
 		flush_txt(w, st);
+	if (st->t_threaded)
+		stop_txt_thread(w, st);
 	if (st->fc && st->blk_n)
 		write_block(w, st);
 	uint64_t d = XXH3_64bits_digest(w->xxh);

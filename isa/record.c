@@ -150,106 +150,161 @@ static char *put_hex(char *p, uint64_t v)
 	return p + n;
 }
 
-static const char dec2[201] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-/* @x < 10^8 in decimal ending at @e, two digits a step in 32 bits (a
- * division by a constant is a multiplication); returns where it starts. */
-static char *put_dec32_back(char *e, uint32_t x)
+/* @x < 10^8 as its 8 decimal digits (leading zeros included), the first
+ * in the lowest byte, without a division: x / 10^4 and x % 10^4 in two
+ * 32-bit lanes, each split into two 16-bit lanes by a multiplication (y /
+ * 100 = y * 10486 >> 20 for y < 10^4), each of those into two bytes (y /
+ * 10 = y * 103 >> 10 for y < 100); no lane's product reaches the next
+ * (D186). */
+static inline __attribute__((always_inline)) uint64_t dec8_swar(uint32_t x)
 {
-	while (x >= 100) {
-		e -= 2;
-		memcpy(e, dec2 + 2 * (x % 100), 2);
-		x /= 100;
-	}
-	if (x >= 10) {
-		e -= 2;
-		memcpy(e, dec2 + 2 * x, 2);
-	} else {
-		*--e = (char)('0' + x);
-	}
-	return e;
+	uint64_t m = (uint64_t)(x / 10000) | (uint64_t)(x % 10000) << 32;
+	uint64_t h = ((m * 10486) >> 20) & 0x0000007f0000007full;
+	m = h | (m - h * 100) << 16;
+	uint64_t t = ((m * 103) >> 10) & 0x000f000f000f000full;
+	m = t | (m - t * 10) << 8;
+	return m + 0x3030303030303030ull;
 }
 
-/* @v in decimal (D138). */
+/* The last @n (1..8) of @x's 8 digits at @p (8 bytes stored). */
+static inline void put_dec8(char *p, uint32_t x, unsigned n)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t d = dec8_swar(x) >> (8 * (8 - n));
+	memcpy(p, &d, 8);
+#else
+	uint64_t d = dec8_swar(x);
+	for (unsigned i = 0; i < 8; i++)
+		p[i] = i < n ? (char)(d >> (8 * (8 - n + i))) : 0;
+#endif
+}
+
+/* The decimal digits of @v >= 10: floor(log10(2) * bits) + 1, one fewer
+ * below 10^that. */
+static inline unsigned dec_digits(uint64_t v)
+{
+	static const uint64_t pow10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+		1000000000000ull, 10000000000000ull, 100000000000000ull,
+		1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+		1000000000000000000ull, 10000000000000000000ull
+	};
+	unsigned t = ((64u - (unsigned)__builtin_clzll(v)) * 1233u) >> 12;
+	return t + 1 - (v < pow10[t]);
+}
+
+/* @v in decimal (D138): its digits counted (from its bit length and one
+ * comparison) and made 8 at a time, no division loop, no copy (D186);
+ * up to 8 bytes past the number are written over. */
 static char *put_dec(char *p, uint64_t v)
 {
+	static const char dec2[201] =
+		"0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
+		"5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 	if (v < 10) {
 		*p = (char)('0' + v);
 		return p + 1;
 	}
-	char t[24], *e = t + sizeof(t);
-	while (v >= 100000000) {	/* whole groups of 8 digits */
-		uint32_t lo = (uint32_t)(v % 100000000);
-		v /= 100000000;
-		char *g = put_dec32_back(e, lo);
-		while (g > e - 8)
-			*--g = '0';
-		e = g;
+	if (v < 100) {		/* the mode, often */
+		memcpy(p, dec2 + 2 * v, 2);
+		return p + 2;
 	}
-	e = put_dec32_back(e, (uint32_t)v);
-	size_t n = (size_t)(t + sizeof(t) - e);
-	memcpy(p, e, n);
+	unsigned n = dec_digits(v);
+	if (n <= 8) {
+		put_dec8(p, (uint32_t)v, n);
+		return p + n;
+	}
+	uint64_t hi = v / 100000000;
+	uint32_t lo = (uint32_t)(v - hi * 100000000);
+	char *q = p;
+	if (n > 16) {		/* at most 4 digits above the 16 */
+		uint32_t top = (uint32_t)(hi / 100000000);
+		put_dec8(q, top, n - 16);
+		q += n - 16;
+		put_dec8(q, (uint32_t)(hi - (uint64_t)top * 100000000), 8);
+		q += 8;
+	} else {
+		put_dec8(q, (uint32_t)hi, n - 8);
+		q += n - 8;
+	}
+	put_dec8(q, lo, 8);
 	return p + n;
 }
 
-static char *put_str(char *p, const char *s)
+/* @n <= 8 bytes of @s at @p, stored as one 8-byte word (@s has 8 readable
+ * bytes; the line's buffer has room past any line, ISA_FLOW_LINE_MAX);
+ * returns p + n. */
+static inline char *put8(char *p, const char s[8], size_t n)
 {
-	size_t n = strlen(s);
-	memcpy(p, s, n);
+	memcpy(p, s, 8);
 	return p + n;
 }
+
+/* The instruction classes' names padded to 8 ("%-8s"; none is longer),
+ * rtit_insn_class_name's, then "?" for a class past them. */
+_Static_assert(RTIT_IC_COUNT == 27, "class_name8 lists every class's name");
+static const char class_name8[RTIT_IC_COUNT + 1][8] = {
+	"other   ", "cond    ", "jmp     ", "call    ", "jmp-ind ", "call-ind", "ret     ",
+	"far-jmp ", "far-call", "far-ret ", "iret    ", "int     ", "syscall ",
+	"sysret  ", "sysenter", "sysexit ", "mov-cr3 ", "mov-cr0 ", "wrmsr   ",
+	"rdmsr   ", "hlt     ", "ptwrite ", "mwait   ", "xbegin  ", "xend    ", "enclu   ",
+	"uiret   ", "?       "
+};
 
 /* An instruction line with no class-specific fields: "I %016x %-8s len=%u
  * [T ][ZLC ]-> %016x cpl=%u cr3=0x%x pg=%u if=%u m=%u cyc=%u tsc=%u
- * [enclave]" (docs/formats.md), at most 190 bytes.  Returns its length. */
+ * [enclave]" (docs/formats.md), at most 190 bytes (and up to 8 bytes past
+ * its end written over: put8).  Returns its length. */
 static int format_insn_plain(const struct rtit_sim_rec *r, char *buf)
 {
 	char *p = buf;
-	const char *name = rtit_insn_class_name(r->cls);
-	*p++ = 'I';
-	*p++ = ' ';
+	p = put8(p, "I       ", 2);
 	p = put_hex_fixed16(p, r->ip);
 	*p++ = ' ';
-	size_t nl = strlen(name);
-	memcpy(p, name, nl);
-	p += nl;
-	for (; nl < 8; nl++)
-		*p++ = ' ';
-	p = put_str(p, " len=");
+	p = put8(p, class_name8[r->cls < RTIT_IC_COUNT ? r->cls : RTIT_IC_COUNT], 8);
+	p = put8(p, " len=   ", 5);
 	p = put_dec(p, r->len);
 	*p++ = ' ';
 	if (r->flags & RTIT_SIM_F_TAKEN)
-		p = put_str(p, "T ");
+		p = put8(p, "T       ", 2);
 	if (r->flags & RTIT_SIM_F_ZERO_LEN_CALL)
-		p = put_str(p, "ZLC ");
-	p = put_str(p, "-> ");
+		p = put8(p, "ZLC     ", 4);
+	p = put8(p, "->      ", 3);
 	p = put_hex_fixed16(p, r->next_ip);
-	p = put_str(p, " cpl=");
+	p = put8(p, " cpl=   ", 5);
 	p = put_dec(p, r->cpl);
-	p = put_str(p, " cr3=0x");
+	p = put8(p, " cr3=0x ", 7);
 	p = put_hex(p, r->cr3);
-	p = put_str(p, " pg=");
-	*p++ = (r->flags & RTIT_SIM_F_CR0_PG) ? '1' : '0';
-	p = put_str(p, " if=");
-	*p++ = (r->flags & RTIT_SIM_F_IF) ? '1' : '0';
-	p = put_str(p, " m=");
+	/* " pg=P if=I m=": 13 bytes, then the two flags over their places
+	 * (stores after stores: a load of bytes just stored in pieces would
+	 * wait for them, D186) */
+	memcpy(p, " pg=0 if=0 m=   ", 16);
+	p[4] = (r->flags & RTIT_SIM_F_CR0_PG) ? '1' : '0';
+	p[9] = (r->flags & RTIT_SIM_F_IF) ? '1' : '0';
+	p += 13;
 	p = put_dec(p, r->mode);
-	p = put_str(p, " cyc=");
-	char *cyc = p;
-	p = put_dec(p, r->cycles);
-	p = put_str(p, " tsc=");
-	if (r->tsc == r->cycles) {	/* often so: the digits again */
-		size_t n = (size_t)(p - 5 - cyc);
-		memmove(p, cyc, n);
+	p = put8(p, " cyc=   ", 5);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (r->tsc == r->cycles && r->cycles >= 10 && r->cycles < 100000000) {
+		/* often so: the digits made once, stored twice from the
+		 * register (copying them from the line would load what was
+		 * just stored: a store-forwarding stall) */
+		unsigned n = dec_digits(r->cycles);
+		uint64_t d = dec8_swar((uint32_t)r->cycles) >> (8 * (8 - n));
+		memcpy(p, &d, 8);
+		p = put8(p + n, " tsc=   ", 5);
+		memcpy(p, &d, 8);
 		p += n;
-	} else {
+	} else
+#endif
+	{
+		p = put_dec(p, r->cycles);
+		p = put8(p, " tsc=   ", 5);
 		p = put_dec(p, r->tsc);
 	}
 	if (r->flags & RTIT_SIM_F_ENCLAVE)
-		p = put_str(p, " enclave");
+		p = put8(p, " enclave", 8);
 	*p = 0;
 	return (int)(p - buf);
 }
@@ -268,7 +323,7 @@ int rtit_sim_rec_format(const struct rtit_sim_rec *r, char *buf, size_t size)
 	char extra[96] = "";
 	int n;
 	if (r->kind == RTIT_SIM_INSN && !insn_has_extra(r->cls)) {
-		char line[192];
+		char line[ISA_FLOW_LINE_MAX];	/* the line and what put8 writes past it */
 		n = format_insn_plain(r, line);
 		if (size)
 			snprintf(buf, size, "%s", line);

@@ -14,8 +14,9 @@
  * rtit_sim_rec_format cuts it). */
 #define ISA_FLOW_LINE_MAX 256
 
-/* Writes @r's text line and its newline at @p (at most ISA_FLOW_LINE_MAX
- * bytes); returns the end of what it wrote. */
+/* Writes @r's text line and its newline at @p; returns the end of the
+ * line.  It may write (not read) scratch bytes past the line's end, all
+ * within ISA_FLOW_LINE_MAX bytes of @p, which must be writable (D186). */
 char *isa_flow_line(const struct rtit_sim_rec *r, char *p);
 
 /* The binary file's header (16 bytes, of version @version) and trailer

@@ -169,6 +169,62 @@ Test(record_text, tsc_equal_to_cycles)
 	free(text);
 }
 
+/* Every decimal width's edges (10^k - 1, 10^k, 10^k + 1, k = 1..19, and
+ * 2^64 - 1) in the cycles and the TSC (apart and equal), small numbers of
+ * every byte value in len, cpl and mode, and a class past the names,
+ * against snprintf: the digits counted from the bit length and made 8 at a
+ * time (D186) get each width's first and last number right. */
+Test(record_text, decimal_edges)
+{
+	uint64_t v[64];
+	size_t nv = 0;
+	v[nv++] = 0;
+	for (uint64_t p = 10, k = 1; k <= 19; k++, p *= 10) {
+		v[nv++] = p - 1;
+		v[nv++] = p;
+		v[nv++] = p + 1;
+	}
+	v[nv++] = UINT64_MAX;
+	v[nv++] = UINT64_MAX - 1;
+	char *text = NULL, want[512];
+	size_t len = 0;
+	FILE *txt = open_memstream(&text, &len);
+	struct rtit_flow_writer w;
+	cr_assert_eq(rtit_flow_writer_init(&w, NULL, txt), 0);
+	struct rtit_sim_rec recs[2 * 64 * 64 + 256];
+	size_t n = 0;
+	for (size_t i = 0; i < nv; i++)
+		for (size_t j = 0; j < nv; j++) {
+			struct rtit_sim_rec *r = &recs[n++];
+			memset(r, 0, sizeof(*r));
+			r->kind = RTIT_SIM_INSN;
+			r->cycles = v[i];
+			r->tsc = v[j];
+			r->cr3 = v[j];
+			r->mode = 64;
+		}
+	for (unsigned b = 0; b < 256; b++) {
+		struct rtit_sim_rec *r = &recs[n++];
+		memset(r, 0, sizeof(*r));
+		r->kind = RTIT_SIM_INSN;
+		r->cls = b % 2 ? RTIT_IC_COUNT : RTIT_IC_COND;	/* "?", padded */
+		r->len = r->cpl = r->mode = (uint8_t)b;
+		r->cycles = r->tsc = b;
+	}
+	rtit_flow_writer_on_batch(recs, n, &w);
+	cr_assert_eq(rtit_flow_writer_fini(&w, NULL), 0);
+	fclose(txt);
+	const char *p = text;
+	for (size_t i = 0; i < n; i++) {
+		expected(&recs[i], want, sizeof(want));
+		cr_assert_eq(strncmp(p, want, strlen(want)), 0, "record %zu: %.200s\nwant %s", i, p,
+			     want);
+		p += strlen(want);
+	}
+	cr_assert_eq(*p, 0);
+	free(text);
+}
+
 /* Random records of every kind: instructions with and without
  * class-specific fields, events of every kind. */
 static void random_records(struct rtit_sim_rec *recs, size_t n)
@@ -223,11 +279,13 @@ static int write_all(bool async, size_t N, char **bin, size_t *nbin, char **txt,
  * digest as the writer without one, over many chunks (512 records), the
  * ring's end (64 chunks, 32768 records; the thread takes at most 32 at
  * once) passed several times, and for a last chunk that is not full
- * (D138, D160). */
+ * (D138, D160); the text through the output thread's four 512 KiB
+ * buffers (D187), in order, passed round many times (250,000 records make
+ * 34 MB), the last one partly full. */
 Test(record_text, writer_thread_same_bytes)
 {
 	static const size_t sizes[] = { 0, 1, 511, 512, 513, 16384, 16385, 32767, 32768,
-					32769, 100000, 250000 };
+					32769, 40001, 100000, 250000 };
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		char *b0, *b1, *t0, *t1;
 		size_t nb0, nb1, nt0, nt1;
