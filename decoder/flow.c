@@ -1274,10 +1274,13 @@ static int walk_event_far(struct rtit_flow_dec *d)
 	commit(d);
 	if ((r = take_tip(d, "the event (FUP.FAR)", &to)) < 0)
 		return r;
-	if (r == 2 && d->cfg.has_end)
+	if (r == 2 && d->cfg.has_end && d->cfg.overflows_total >= 0 &&
+	    (uint64_t)d->cfg.overflows_total <= d->st.overflows)
 		/* the run went on to its end address after the event,
 		 * whose TIP goes out with the FUP.FAR (RTIT Table 19): the
-		 * stream cannot end between them (D193) */
+		 * stream cannot end between them, unless an overflow the
+		 * stream does not show (the sideband counts it) lost the
+		 * TIP at the end (D193) */
 		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
 				 "the trace ends between the FUP.FAR at 0x%" PRIx64 " and its TIP,"
 				 " but the run went on to its end address 0x%" PRIx64

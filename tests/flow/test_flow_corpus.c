@@ -60,7 +60,8 @@ struct row {
 	bool lip_exact;
 	unsigned pt_errata;	/* cfg.pt_errata: RTIT_PT_ERRATUM bits */
 	bool vmx_conceal_exit;	/* cfg.pt_vmx_conceal_exit */
-	uint64_t end_ip;	/* the run reached end address end_ip (0: not known) */
+	uint64_t end_ip;	/* the run reached end address end_ip (0: not known),
+				 * with no overflow */
 	size_t n;
 	const uint8_t *s;
 	struct region img[6];	/* up to 5, then n == 0 */
@@ -241,6 +242,7 @@ static bool run_row(const struct row *r, size_t chunk, bool bytewise)
 	if (r->end_ip) {
 		cfg.has_end = true;
 		cfg.end_ip = r->end_ip;
+		cfg.overflows_total = 0;	/* the sideband's count: none */
 	}
 	if (bytewise) {
 		cfg.read = read_byte;
