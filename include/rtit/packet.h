@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "rtit/error.h"
+#include "rtit/opcodes_pt.h"	/* rtit_pkt_ctx_on_packet: SKD007's pair */
 
 enum rtit_dialect {
 	RTIT_DIALECT_RTIT = 0,	/* Atom Silvermont/Airmont RTIT (RTIT v1.05) */
@@ -271,13 +272,16 @@ static inline void rtit_pkt_ctx_on_packet(struct rtit_pkt_ctx *ctx,
 	} else if (pkt->type == RTIT_PT_BEP || pkt->type == RTIT_PT_OVF) {
 		ctx->in_block = false;
 	} else if (__builtin_expect(ctx->in_block && ctx->skd007, 0)) {
-		/* CYC bytes xx 02 (CycleCounter[11:5] = 1, no more), then
-		 * F3 as a 1-byte CYC: SKD007's cut CYC and the OVF */
+		/* a CYC whose second byte is the OVF's first (02: its
+		 * CycleCounter bits above byte 0's, no more), then the OVF's
+		 * second byte (F3) read as a 1-byte CYC (Table 33-33):
+		 * SKD007's cut CYC and the OVF */
 		if (ctx->skd007_cyc && pkt->type == RTIT_PT_CYC && pkt->u.cyc.nbytes == 1 &&
-		    pkt->u.cyc.value == (0xf3 >> 3))	/* F3: bits 7:3 */
+		    pkt->u.cyc.value == (rtit_pt_ext_ovf >> rtit_pt_cyc_shr))
 			ctx->in_block = false;
 		ctx->skd007_cyc = pkt->type == RTIT_PT_CYC && pkt->u.cyc.nbytes == 2 &&
-				  (pkt->u.cyc.value >> 5) == 1;
+				  (pkt->u.cyc.value >> (8 - rtit_pt_cyc_shr)) ==
+				  (rtit_pt_ext >> rtit_pt_cyc_ext_shr);
 	}
 }
 
