@@ -447,6 +447,12 @@ static int pebs_block(struct rtit_flow_dec *d, const struct rtit_packet *p, uint
  * -1 (FilterEn is 0 there). */
 enum { FILT_ANY, FILT_NONE, FILT_RANGES };
 
+/* IA32_RTIT_CTL's ADDRn_CFG (Table 33-6): enum rtit_pt_addr_cfg. */
+static inline unsigned addr_cfg(uint64_t ctl, unsigned n)
+{
+	return (unsigned)((ctl & RTIT_PT_CTL_ADDR_CFG_MASK(n)) >> RTIT_PT_CTL_ADDR_CFG_SHIFT(n));
+}
+
 static int filter_ranges(const struct rtit_flow_dec *d, const uint64_t *ips, int *rng, unsigned n)
 {
 	uint64_t ctl = d->cfg.pt_ctl;
@@ -457,10 +463,10 @@ static int filter_ranges(const struct rtit_flow_dec *d, const uint64_t *ips, int
 	for (unsigned i = 0; i < n; i++)
 		rng[i] = -1;
 	for (unsigned a = 0; a < 4; a++) {
-		uint64_t cfgn = (ctl & RTIT_PT_CTL_ADDR_CFG_MASK(a)) >> RTIT_PT_CTL_ADDR_CFG_SHIFT(a);
-		if (cfgn == 2)
+		unsigned cfgn = addr_cfg(ctl, a);
+		if (cfgn == RTIT_PT_ADDR_STOP)
 			return FILT_ANY;	/* a TraceStop range */
-		if (cfgn != 1)
+		if (cfgn != RTIT_PT_ADDR_FILTER)
 			continue;
 		filter = true;
 		for (unsigned i = 0; i < n; i++)
@@ -706,7 +712,7 @@ static int pt_packet_allowed(struct rtit_flow_dec *d, const struct rtit_pktdec_i
 		/* 33.2.5.3, 33.4.2.9: only a TraceStop range (ADDRn_CFG =
 		 * 2) sends it (D195) */
 		for (unsigned n = 0; n < 4; n++)
-			if (((ctl & RTIT_PT_CTL_ADDR_CFG_MASK(n)) >> RTIT_PT_CTL_ADDR_CFG_SHIFT(n)) == 2)
+			if (addr_cfg(ctl, n) == RTIT_PT_ADDR_STOP)
 				return 0;
 		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
 				 "TraceStop, which IA32_RTIT_CTL rules out: no ADDRn_CFG is 2, a"
@@ -2286,7 +2292,7 @@ static bool skl014_at(const struct rtit_flow_dec *d, uint64_t to)
 	if (!workaround(d, RTIT_PT_SKL014))
 		return false;
 	for (unsigned n = 0; n < 4; n++) {
-		if (((d->cfg.pt_ctl & RTIT_PT_CTL_ADDR_CFG_MASK(n)) >> RTIT_PT_CTL_ADDR_CFG_SHIFT(n)) != 1)
+		if (addr_cfg(d->cfg.pt_ctl, n) != RTIT_PT_ADDR_FILTER)
 			continue;
 		any = true;
 		if (to >= d->cfg.pt_addr_a[n] && to <= d->cfg.pt_addr_b[n])
