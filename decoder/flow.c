@@ -331,10 +331,10 @@ int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 /*
  * The @k-th packet after those in use (the stash first, then the ring),
  * for a question the packets in the ring may not settle (erratum APL12's
- * look-ahead, D102): the ring is read past FLOW_AHEAD, up to FLOW_RING
- * packets.  NULL when the stream ends, a fault comes (kept as
- * flow_next_packet keeps it) or the ring is full first.  Nothing is
- * consumed or applied.
+ * look-ahead, D102, D178): the ring is read past FLOW_AHEAD, up to
+ * FLOW_RING packets.  NULL when the stream ends (flow_ahead_ended then
+ * says so), a fault comes (kept as flow_next_packet keeps it) or the ring
+ * is full first.  Nothing is consumed or applied.
  */
 const struct rtit_pktdec_item *flow_ahead_peek(struct rtit_flow_dec *d, unsigned k)
 {
@@ -364,6 +364,12 @@ const struct rtit_pktdec_item *flow_ahead_peek(struct rtit_flow_dec *d, unsigned
 	if (d->fenced && it->offset >= d->fence_off)
 		return NULL;
 	return it;
+}
+
+/* The packets read ahead reach the stream's end, or a packet it cuts. */
+bool flow_ahead_ended(const struct rtit_flow_dec *d)
+{
+	return (d->eos && !d->ahead_err) || d->ahead_err == -RTIT_ERR_EOS;
 }
 
 static int read_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
@@ -1133,6 +1139,16 @@ int flow_end_reached(struct rtit_flow_dec *d)
 			 d->ip);
 }
 
+/* The sideband counts more overflows than the stream showed: one still
+ * under way when the run ended lost what came after it (1), none (0), or
+ * the count is not known (-1). */
+static int overflow_unseen(const struct rtit_flow_dec *d)
+{
+	if (d->cfg.overflows_total < 0)
+		return -1;
+	return (uint64_t)d->cfg.overflows_total > d->st.overflows;
+}
+
 /* The end of the stream while enabled: walk on to the known end (choosing
  * a conditional branch's way or taking a RET as compressed only when just
  * one way gets there), or drop what the stream did not confirm. */
@@ -1141,8 +1157,7 @@ int flow_walk_end(struct rtit_flow_dec *d)
 	const struct ic_ent *e;
 	int r;
 
-	if (!d->cfg.has_end || d->tnt_n ||
-	    (d->cfg.overflows_total >= 0 && (uint64_t)d->cfg.overflows_total > d->st.overflows)) {
+	if (!d->cfg.has_end || d->tnt_n || overflow_unseen(d) == 1) {
 		flow_drop_uncertain(d, d->last_off);
 		return 2;
 	}
@@ -1274,8 +1289,7 @@ static int walk_event_far(struct rtit_flow_dec *d)
 	commit(d);
 	if ((r = take_tip(d, "the event (FUP.FAR)", &to)) < 0)
 		return r;
-	if (r == 2 && d->cfg.has_end && d->cfg.overflows_total >= 0 &&
-	    (uint64_t)d->cfg.overflows_total <= d->st.overflows)
+	if (r == 2 && d->cfg.has_end && overflow_unseen(d) == 0)
 		/* the run went on to its end address after the event,
 		 * whose TIP goes out with the FUP.FAR (RTIT Table 19): the
 		 * stream cannot end between them, unless an overflow the

@@ -335,6 +335,7 @@ int flow_end_reached(struct rtit_flow_dec *d);
 /* The @k-th packet after those in use, read ahead (up to FLOW_RING), or
  * NULL; nothing is consumed (flow.c). */
 const struct rtit_pktdec_item *flow_ahead_peek(struct rtit_flow_dec *d, unsigned k);
+bool flow_ahead_ended(const struct rtit_flow_dec *d);
 int flow_pt_fup_noip(struct rtit_flow_dec *d, uint64_t off);
 int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool psb);
 int flow_ic_fill(struct rtit_flow_dec *d, uint64_t key, struct ic_ent *e);

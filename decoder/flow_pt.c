@@ -1183,7 +1183,7 @@ static bool apl12_fup(struct rtit_flow_dec *d, uint64_t off)
 		return false;
 	for (unsigned k = 0;; k++) {
 		const struct rtit_pktdec_item *it = flow_ahead_peek(d, k);
-		if (!it && ((d->eos && !d->ahead_err) || d->ahead_err == -RTIT_ERR_EOS))
+		if (!it && flow_ahead_ended(d))
 			break;	/* the trace ends first: nothing is claimed */
 		if (!it)
 			return false;	/* not settled: tracing is on */
