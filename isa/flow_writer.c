@@ -153,6 +153,28 @@ static void flush_txt(struct rtit_flow_writer *w, struct fw_state *st)
 	st->tlen = 0;
 }
 
+/* The lock and the two conditions of a thread and the one it works with. */
+static void sync_destroy(pthread_mutex_t *mu, pthread_cond_t *c0, pthread_cond_t *c1)
+{
+	pthread_cond_destroy(c1);
+	pthread_cond_destroy(c0);
+	pthread_mutex_destroy(mu);
+}
+
+/* Starts @fn(@arg) with its lock and conditions made; false (nothing
+ * left made) when the thread cannot be started. */
+static bool thread_start(pthread_t *th, pthread_mutex_t *mu, pthread_cond_t *c0,
+			 pthread_cond_t *c1, void *(*fn)(void *), void *arg)
+{
+	pthread_mutex_init(mu, NULL);
+	pthread_cond_init(c0, NULL);
+	pthread_cond_init(c1, NULL);
+	if (pthread_create(th, NULL, fn, arg) == 0)
+		return true;
+	sync_destroy(mu, c0, c1);
+	return false;
+}
+
 /* The output thread stopped after writing what was published; its failure
  * becomes the writer's (if the writer had none). */
 static void stop_txt_thread(struct rtit_flow_writer *w, struct fw_state *st)
@@ -162,9 +184,7 @@ static void stop_txt_thread(struct rtit_flow_writer *w, struct fw_state *st)
 	pthread_cond_signal(&st->t_cv_out);
 	pthread_mutex_unlock(&st->t_mu);
 	pthread_join(st->t_th, NULL);
-	pthread_cond_destroy(&st->t_cv_fmt);
-	pthread_cond_destroy(&st->t_cv_out);
-	pthread_mutex_destroy(&st->t_mu);
+	sync_destroy(&st->t_mu, &st->t_cv_out, &st->t_cv_fmt);
 	st->t_threaded = false;
 	if (st->t_err && !w->err) {
 		w->err = -RTIT_ERR_IO;
@@ -382,30 +402,14 @@ static int writer_init(struct rtit_flow_writer *w, FILE *bin, FILE *txt, int ver
 		if (fwrite(h, 1, sizeof(h), bin) != sizeof(h))
 			fail(w);
 	}
-	if (st->nslots > 1) {
-		pthread_mutex_init(&st->mu, NULL);
-		pthread_cond_init(&st->cv_w, NULL);
-		pthread_cond_init(&st->cv_p, NULL);
-		st->threaded = pthread_create(&st->th, NULL, writer_thread, w) == 0;
-		if (!st->threaded) {
-			pthread_cond_destroy(&st->cv_p);
-			pthread_cond_destroy(&st->cv_w);
-			pthread_mutex_destroy(&st->mu);
-		}
-	}
-	if (st->threaded && txt) {
+	if (st->nslots > 1)
+		st->threaded = thread_start(&st->th, &st->mu, &st->cv_w, &st->cv_p,
+					    writer_thread, w);
+	if (st->threaded && txt)
 		/* without it the text is written where it is formatted, from
 		 * the first buffer */
-		pthread_mutex_init(&st->t_mu, NULL);
-		pthread_cond_init(&st->t_cv_out, NULL);
-		pthread_cond_init(&st->t_cv_fmt, NULL);
-		st->t_threaded = pthread_create(&st->t_th, NULL, txt_thread, w) == 0;
-		if (!st->t_threaded) {
-			pthread_cond_destroy(&st->t_cv_fmt);
-			pthread_cond_destroy(&st->t_cv_out);
-			pthread_mutex_destroy(&st->t_mu);
-		}
-	}
+		st->t_threaded = thread_start(&st->t_th, &st->t_mu, &st->t_cv_out,
+					      &st->t_cv_fmt, txt_thread, w);
 	return w->err;
 }
 
@@ -468,9 +472,7 @@ static void stop_thread(struct fw_state *st)
 	pthread_cond_signal(&st->cv_w);
 	pthread_mutex_unlock(&st->mu);
 	pthread_join(st->th, NULL);
-	pthread_cond_destroy(&st->cv_p);
-	pthread_cond_destroy(&st->cv_w);
-	pthread_mutex_destroy(&st->mu);
+	sync_destroy(&st->mu, &st->cv_w, &st->cv_p);
 }
 
 int rtit_flow_writer_fini(struct rtit_flow_writer *w, uint64_t *digest)

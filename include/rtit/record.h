@@ -360,7 +360,8 @@ const char *rtit_sim_event_name(int ev);
  * into chunks of 512; chunks are hashed, written to bin in one call per
  * run of chunks (version 2: coded into blocks of 16384 records, one call
  * a block, D180) and formatted into a 1 MiB text buffer, written when
- * full (D138, D160). */
+ * full (D138, D160); with the writer thread, into 512 KiB buffers that an
+ * output thread writes in order (D187). */
 struct rtit_flow_writer {
 	FILE *bin;
 	FILE *txt;
