@@ -244,6 +244,7 @@ void flow_fence(struct rtit_flow_dec *d)
 		d->fence_st = d->st;
 	if (!d->fenced || d->err_off < d->fence_off) {
 		d->fenced = true;
+		d->fence_walk = false;
 		d->fence_code = d->err_code;
 		d->fence_off = d->err_off;
 		d->fence_ip = d->err_ip;
@@ -253,12 +254,31 @@ void flow_fence(struct rtit_flow_dec *d)
 	d->msg[0] = 0;
 }
 
-/* The walk reached the fault flow_fence kept: it is the error. */
-static int fence_fire(struct rtit_flow_dec *d)
+static void rtit_r_ahead_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it);
+static int rtit_r_ahead_fire(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it);
+
+/* flow_fence for the fault just made at the packet read ahead at @off,
+ * which the walk's own checks report when it gets there (D196). */
+void flow_fence_walk(struct rtit_flow_dec *d, uint64_t off)
 {
+	flow_fence(d);
+	if (d->fence_off == off)
+		d->fence_walk = true;
+}
+
+/* The walk reached the fault flow_fence kept, at @it (NULL: the bad bytes
+ * after the packets read): it is the error.  One the walk's own checks
+ * find is theirs, with the walk's IP now (D196). */
+static int fence_fire(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
+{
+	if (d->fence_walk && it && !d->pt) {
+		int r = rtit_r_ahead_fire(d, it);
+		if (r < 0)
+			return r;
+	}
 	d->err_code = d->fence_code;
 	d->err_off = d->fence_off;
-	d->err_ip = d->fence_ip;
+	d->err_ip = d->fence_walk ? d->ip : d->fence_ip;
 	memcpy(d->msg, d->fence_msg, sizeof(d->msg));
 	return -d->fence_code;
 }
@@ -272,6 +292,10 @@ static inline int ahead_read(struct rtit_flow_dec *d)
 		d->ahead_watch += flow_ahead_watched(a);
 		d->ahead_sig += a->pkt.type != RTIT_PT_PAD;
 		d->ahead_n++;
+		if (!d->pt)
+			rtit_r_ahead_check(d, a);
+		else if (!d->cfg.events_only)
+			flow_pt_ahead_check(d, a);
 	}
 	return r;
 }
@@ -294,7 +318,7 @@ int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 		*it = d->stash;
 		d->have_stash = false;
 		if (d->fenced && it->offset >= d->fence_off)
-			return fence_fire(d);
+			return fence_fire(d, it);
 		return 1;
 	}
 	while (d->ahead_n < ring && d->ahead_sig <= FLOW_AHEAD && !d->eos && !d->ahead_err) {
@@ -315,11 +339,11 @@ int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 		int r = d->ahead_err;
 		d->ahead_err = 0;
 		if (d->fenced)
-			return fence_fire(d);	/* the bad bytes reached */
+			return fence_fire(d, NULL);	/* the bad bytes reached */
 		return r;	/* the cut packet's error, or the end */
 	}
 	if (d->fenced && d->ahead[d->ahead_head].offset >= d->fence_off)
-		return fence_fire(d);
+		return fence_fire(d, &d->ahead[d->ahead_head]);
 	*it = d->ahead[d->ahead_head];
 	d->ahead_watch -= flow_ahead_watched(it);
 	d->ahead_sig -= it->pkt.type != RTIT_PT_PAD;
@@ -426,8 +450,9 @@ static bool errata_move_packets(const struct rtit_flow_dec *d)
  * it against the LAST_LIP it was compressed with (4.2.3.1: the table is a
  * function of the matches and zeroes, Zext first, D3), as the packet
  * decoder tracked it (D142); with cfg.r_lip_exact only (a run's trace).
- * Not under E3 or E8, whose PSB or packets move.  1, or the error. */
-static int rtit_r_lip_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
+ * Not under E3 or E8, whose PSB or packets move.  @ahead: read ahead, the
+ * walk not yet where it will stand (D196).  1, or the error. */
+static int rtit_r_lip_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool ahead)
 {
 	struct rtit_last_ip l;
 	struct rtit_pkt_ip want;
@@ -445,7 +470,7 @@ static int rtit_r_lip_check(struct rtit_flow_dec *d, const struct rtit_pktdec_it
 	 * walk needs the instruction there before this packet can bind), and
 	 * the one reported, at that packet (D139). */
 	uint8_t b;
-	if (d->state == ST_ENABLED && d->ip != NO_IP &&
+	if (!ahead && d->state == ST_ENABLED && d->ip != NO_IP &&
 	    d->cfg.read_mem(d->cfg.mem_opaque, d->ip, &b, 1) < 0)
 		return flow_fail(d, RTIT_ERR_NOMAP, d->used_off,
 				 "no memory mapped at 0x%" PRIx64 ", where the packet at offset 0x%"
@@ -559,6 +584,8 @@ int flow_pt_fup_noip(struct rtit_flow_dec *d, uint64_t off)
 }
 
 /* Puts @it in view.  1, or an error when its IP is not known. */
+static int la_ip_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool ahead);
+
 int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool psb)
 {
 	d->la.pkt = it->pkt;
@@ -583,6 +610,16 @@ int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool
 		d->tnt_tsc = d->la.tsc;
 	d->after_tnt = tnt || deferred;
 	d->have_la = true;
+	return la_ip_check(d, it, false);
+}
+
+/* The checks of a packet's IP by itself, before it is used (flow_set_la):
+ * compressed against a known last IP, canonical, a PT FUP with one, an
+ * RTIT LIP compressed as Table 18 gives.  @ahead: a packet read ahead,
+ * checked before the walk reaches it (rtit_r_lip_check, D196).  1, or the
+ * error. */
+static int la_ip_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool ahead)
+{
 	if (rtit_pkt_has_ip(it->pkt.type) && it->ip_status < 0)
 		return flow_fail(d, RTIT_ERR_NOIP, it->offset,
 				 "%s compressed against an unknown %s", rtit_pkt_name(it->pkt.type),
@@ -598,7 +635,7 @@ int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool
 	if (d->pt && it->pkt.type == RTIT_PT_FUP && it->ip_status == 1)
 		return flow_pt_fup_noip(d, it->offset);
 	if (!d->pt && rtit_pkt_has_ip(it->pkt.type) && it->ip_status == 0)
-		return rtit_r_lip_check(d, it);
+		return rtit_r_lip_check(d, it, ahead);
 	return 1;
 }
 
@@ -719,6 +756,134 @@ static int partial_tnt_check(struct rtit_flow_dec *d)
 		first = false;
 	}
 	return 0;
+}
+
+/* The error of a packet that cannot come while tracing is disabled
+ * (RTIT 4.2.2-4.2.9, Table 19; SDM 33.4.2.4): a TNT (@t RTIT_R_TNT, for
+ * either dialect), TIP, FUP.FAR or FUP.PGD, at @off with IP @ip.  One text
+ * whether the walk meets it or the packets read ahead show it (D196). */
+int flow_fail_disabled(struct rtit_flow_dec *d, enum rtit_pkt_type t, uint64_t off, uint64_t ip)
+{
+	switch (t) {
+	case RTIT_R_TIP:
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+				 "a TIP 0x%" PRIx64 " while tracing is disabled", ip);
+	case RTIT_R_FUP_FAR:
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+				 "a FUP.FAR 0x%" PRIx64 " while tracing is disabled", ip);
+	case RTIT_R_FUP_PGD:
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+				 "a FUP.PGD 0x%" PRIx64 " while tracing is disabled (erratum E2?)", ip);
+	default:
+		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off, "a TNT while tracing is disabled");
+	}
+}
+
+/* RTIT: a FUP.PGE while tracing with no PSB or FUP.BuffOvf since the last
+ * packet of the flow (walk_packet; D168). */
+static int rtit_r_fail_pge_on(struct rtit_flow_dec *d, uint64_t off, uint64_t ip)
+{
+	return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
+			 "a FUP.PGE 0x%" PRIx64 " while tracing, with no PSB since the"
+			 " last packet: tracing restarts without a FUP.PGD only when"
+			 " TriggerEn rises again, which sends a PSB (RTIT 4.2.1, 4.2.8)", ip);
+}
+
+/* RTIT: the checks peek and flow_set_la make of a packet by itself before
+ * the walk uses it: one RTIT_CTL fixed rules out, and (for those brought
+ * into view, which a PSB, CCP, STS, MTC, FUP.PCC or PIP is not) its LIP's
+ * (la_ip_check).  @ahead: a packet read ahead.  1, or the error. */
+static int rtit_r_packet_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it,
+			       bool ahead)
+{
+	int r;
+
+	if (d->cfg.r_ctl_fixed && (r = rtit_packet_allowed(d, it)) < 0)
+		return r;
+	switch (it->pkt.type) {
+	case RTIT_R_PSB: case RTIT_R_CCP: case RTIT_R_STS: case RTIT_R_MTC:
+	case RTIT_R_FUP_PCC: case RTIT_R_PIP:
+		return 1;
+	default:
+		return la_ip_check(d, it, ahead);
+	}
+}
+
+/*
+ * RTIT: each packet as the ring reads it, in the stream's order, against
+ * what the packets before it say of PacketEn: a TNT, TIP, FUP.FAR or
+ * FUP.PGD where a FUP.PGD disabled tracing and no FUP.PGE enabled it again
+ * (Table 19: none goes out with PacketEn 0; the TIP of the far transfer
+ * whose FUP.PGD it follows, rows 30-31, excepted), a FUP.PGE while a
+ * FUP.PGE enabled it with no PSB since (4.2.1, 4.2.8), and a packet
+ * the walk's own checks of it alone reject (rtit_r_packet_check).  The
+ * walk reports each of these when it gets there, at that packet: found
+ * here, up to FLOW_AHEAD packets earlier, the fault is kept (flow_fence,
+ * D163), so that the records the packets before it give are not handed
+ * out: a corrupted TIP's target reads as a far transfer's into untraced
+ * code, and only the packets after it show that tracing was still on (or
+ * off).  Only what the packets themselves say is judged, so the walk
+ * agrees: after a PSB or FUP.BuffOvf nothing is known until a FUP.PGE or
+ * FUP.PGD, after a TraceSTOP until a FUP.PGE (its TNT, 4.2.11), and E3
+ * and E8, which move packets, turn it off; E2 lets a FUP.PGD repeat
+ * (D196).
+ */
+static void rtit_r_ahead_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
+{
+	if (errata_move_packets(d))
+		return;
+	uint8_t s = d->ahead_en;
+	bool off = s == FLOW_AH_OFF || s == FLOW_AH_OFF_PGD;
+	bool fault = rtit_r_packet_check(d, it, true) < 0;
+
+	switch (it->pkt.type) {
+	case RTIT_R_PSB:
+		if (s != FLOW_AH_STOPPED)
+			s = FLOW_AH_UNKNOWN;
+		break;
+	case RTIT_R_FUP_BUFFOVF:
+		s = FLOW_AH_UNKNOWN;
+		break;
+	case RTIT_R_TRACESTOP:
+		s = FLOW_AH_STOPPED;
+		break;
+	case RTIT_R_FUP_PGE:
+		if (s == FLOW_AH_ON && !fault)
+			fault = rtit_r_fail_pge_on(d, it->offset, it->ip) < 0;
+		s = FLOW_AH_ON;
+		break;
+	case RTIT_R_FUP_PGD:
+		if (s == FLOW_AH_STOPPED)
+			break;
+		if (off && !(d->cfg.errata & RTIT_FLOW_E2) && !fault)
+			fault = flow_fail_disabled(d, RTIT_R_FUP_PGD, it->offset, it->ip) < 0;
+		s = off ? FLOW_AH_OFF : FLOW_AH_OFF_PGD;
+		break;
+	case RTIT_R_TIP:
+		if (s == FLOW_AH_OFF && !fault)
+			fault = flow_fail_disabled(d, RTIT_R_TIP, it->offset, it->ip) < 0;
+		if (s == FLOW_AH_OFF_PGD)
+			s = FLOW_AH_OFF;
+		break;
+	case RTIT_R_TNT: case RTIT_R_FUP_FAR:
+		if (off && !fault)
+			fault = flow_fail_disabled(d, it->pkt.type, it->offset, it->ip) < 0;
+		break;
+	default:
+		break;	/* timing, PIP, FUP.PCC */
+	}
+	d->ahead_en = s;
+	if (fault)
+		flow_fence_walk(d, it->offset);
+}
+
+/* The walk reached the packet @it whose fault rtit_r_ahead_check kept:
+ * the error the walk's own checks of it alone give there now (a LIP
+ * check's may name an earlier packet, D139), else 0: the one kept. */
+static int rtit_r_ahead_fire(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
+{
+	int r = rtit_r_packet_check(d, it, false);
+	return r < 0 ? r : 0;
 }
 
 /* Brings the next significant packet into view (consuming timing
@@ -1361,11 +1526,7 @@ static inline int walk_packet(struct rtit_flow_dec *d)
 		 * (D168; D166 was a narrower rule, withdrawn).  Not under E8, whose
 		 * packets after a PSB may come before older ones */
 		if (!d->pge_psb && !(d->cfg.errata & FLOW_R_E8))
-			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, p->offset,
-					 "a FUP.PGE 0x%" PRIx64 " while tracing, with no PSB since the"
-					 " last packet: tracing restarts without a FUP.PGD only when"
-					 " TriggerEn rises again, which sends a PSB (RTIT 4.2.1, 4.2.8)",
-					 p->ip);
+			return rtit_r_fail_pge_on(d, p->offset, p->ip);
 		flow_drop_uncertain(d, p->offset);
 		flow_enable_la(d, RTIT_FLOW_N_ENABLE);
 		return W_AGAIN;
@@ -1705,7 +1866,7 @@ int flow_idle_tnt(struct rtit_flow_dec *d)
 					 " in one TNT (RTIT 4.2.2, 4.2.8, 4.2.11)");
 		return 0;	/* bits of an unknown flow */
 	}
-	return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off, "a TNT while tracing is disabled");
+	return flow_fail_disabled(d, RTIT_R_TNT, off, 0);
 }
 
 int flow_idle_tip(struct rtit_flow_dec *d)
@@ -1719,8 +1880,7 @@ int flow_idle_tip(struct rtit_flow_dec *d)
 		flow_enable_at(d, ip);
 		return 0;
 	}
-	return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
-			 "a TIP 0x%" PRIx64 " while tracing is disabled", ip);
+	return flow_fail_disabled(d, RTIT_R_TIP, off, ip);
 }
 
 /* One packet while disabled or unsynchronised. */
@@ -1749,8 +1909,7 @@ static int idle(struct rtit_flow_dec *d)
 		consume(d);
 		if (unsynced)
 			return 0;	/* the TIP that follows resynchronises */
-		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
-			    "a FUP.FAR 0x%" PRIx64 " while tracing is disabled", ip);
+		return flow_fail_disabled(d, RTIT_R_FUP_FAR, off, ip);
 	case RTIT_R_FUP_PGD:
 		consume(d);
 		if (unsynced) {
@@ -1759,8 +1918,7 @@ static int idle(struct rtit_flow_dec *d)
 		}
 		if (d->cfg.errata & RTIT_FLOW_E2)
 			return 0;
-		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, off,
-			    "a FUP.PGD 0x%" PRIx64 " while tracing is disabled (erratum E2?)", ip);
+		return flow_fail_disabled(d, RTIT_R_FUP_PGD, off, ip);
 	case RTIT_R_PIP:
 		apply_pip(d, &p->pkt);
 		consume(d);
@@ -1803,6 +1961,8 @@ static int recover(struct rtit_flow_dec *d)
 	d->ahead_watch = 0;
 	d->ahead_err = 0;
 	d->fenced = false;
+	d->fence_walk = false;
+	d->ahead_en = d->after_stop ? FLOW_AH_STOPPED : FLOW_AH_UNKNOWN;
 	d->eos = false;		/* the packets read ahead may have met the end */
 	/* the packet decoder stands where the packets handed out end (the
 	 * batch's others are dropped): the skipped bytes count from there */

@@ -285,6 +285,12 @@ struct rtit_flow_dec {
 	uint64_t fence_off, fence_ip;
 	char fence_msg[256];
 	struct rtit_flow_stats fence_st;	/* the counts then (recover) */
+	/* The kept fault is one the walk reports by its own checks when it
+	 * gets there (rtit_r_ahead_fire), with its IP then (D196) */
+	bool fence_walk;
+	/* What the packets read so far say of PacketEn, in the order read
+	 * (rtit_r_ahead_check, flow_pt_ahead_check, D196): enum flow_ahead_en */
+	uint8_t ahead_en;
 	/* Block mode (cfg.on_block): the blocks made from the committed
 	 * records, blk[nblk] the one still open when cur_open
 	 * (flow_blocks_out) */
@@ -322,6 +328,7 @@ static inline uint64_t flow_pt_ip_mask(const struct rtit_flow_dec *d)
 /* ---- flow.c: records, notes, errors ---- */
 void flow_flush_committed(struct rtit_flow_dec *d);
 void flow_fence(struct rtit_flow_dec *d);
+void flow_fence_walk(struct rtit_flow_dec *d, uint64_t off);
 bool flow_pt_leaves_filter(const struct rtit_flow_dec *d, uint64_t target);
 void flow_note(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip, uint64_t count);
 void flow_drop_uncertain(struct rtit_flow_dec *d, uint64_t off);
@@ -348,6 +355,7 @@ int flow_trace_stop(struct rtit_flow_dec *d);
 /* The packets in view while tracing is off (flow.c), for both dialects. */
 int flow_idle_stop(struct rtit_flow_dec *d);
 int flow_idle_tnt(struct rtit_flow_dec *d);
+int flow_fail_disabled(struct rtit_flow_dec *d, enum rtit_pkt_type t, uint64_t off, uint64_t ip);
 int flow_idle_tip(struct rtit_flow_dec *d);
 int flow_walk_end(struct rtit_flow_dec *d);
 void flow_on_call(struct rtit_flow_dec *d, uint64_t nlip, bool zlc);
@@ -363,6 +371,7 @@ uint64_t flow_blocks_insns(const struct rtit_sim_rec *recs, size_t n);
 
 /* ---- flow_pt.c: the Intel PT walk ---- */
 int flow_pt_walk(struct rtit_flow_dec *d);
+void flow_pt_ahead_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it);
 int flow_pt_events(struct rtit_flow_dec *d);
 int flow_pt_idle(struct rtit_flow_dec *d);
 void flow_pt_reset(struct rtit_flow_dec *d);
@@ -412,6 +421,17 @@ static inline bool flow_run_fits(const struct rtit_flow_dec *d, uint32_t k)
 {
 	return d->nprov + k <= d->cap;
 }
+
+/* What the packets read so far say of PacketEn (D196). */
+enum flow_ahead_en {
+	FLOW_AH_UNKNOWN,	/* after a PSB or overflow, or before any */
+	FLOW_AH_ON,		/* an enable, with no PSB or overflow since */
+	FLOW_AH_OFF,		/* a disable and what may follow it */
+	FLOW_AH_OFF_PGD,	/* RTIT: a FUP.PGD just now (its far
+				 * transfer's TIP may follow) */
+	FLOW_AH_STOPPED		/* a TraceStop: until the next enable or
+				 * overflow (its TNT, RTIT 4.2.11) */
+};
 
 static inline void commit(struct rtit_flow_dec *d)
 {

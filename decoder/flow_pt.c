@@ -268,6 +268,57 @@ static int pge_read_ahead(struct rtit_flow_dec *d)
 	return 0;
 }
 
+/*
+ * Each packet as the ring reads it, in the stream's order (D196): a TNT
+ * where a TIP.PGD disabled tracing and no TIP.PGE enabled it again (no
+ * TNT goes out with PacketEn 0, SDM 33.4.2.2, 33.2.6.1).  The walk reports
+ * it when it gets there (flow_idle_tnt); found here, up to FLOW_AHEAD
+ * packets earlier, the fault is kept (flow_fence, D163), so that the
+ * records the packets before it give are not handed out.  Only what the
+ * packets say is judged: after a PSB or OVF nothing is known until a
+ * TIP.PGE or TIP.PGD, after a TraceStop until a TIP.PGE (33.2.5.3: the
+ * TNT the stop leaves), and with SKD007's workaround a CYC may be an OVF
+ * (skd007).  TIPs, FUPs and the rest are left to the walk: events and
+ * errata send some of them with PacketEn 0.
+ */
+void flow_pt_ahead_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
+{
+	uint8_t s = d->ahead_en;
+
+	switch (it->pkt.type) {
+	case RTIT_PT_PSB:
+		if (s != FLOW_AH_STOPPED)
+			s = FLOW_AH_UNKNOWN;
+		break;
+	case RTIT_PT_OVF:
+		s = FLOW_AH_UNKNOWN;
+		break;
+	case RTIT_PT_CYC:
+		if (workaround(d, RTIT_PT_SKD007))
+			s = FLOW_AH_UNKNOWN;
+		break;
+	case RTIT_PT_TRACESTOP:
+		s = FLOW_AH_STOPPED;
+		break;
+	case RTIT_PT_TIP_PGE:
+		s = FLOW_AH_ON;
+		break;
+	case RTIT_PT_TIP_PGD:
+		if (s != FLOW_AH_STOPPED)
+			s = FLOW_AH_OFF;
+		break;
+	case RTIT_PT_TNT8: case RTIT_PT_TNT64:
+		if (s == FLOW_AH_OFF) {
+			flow_fail_disabled(d, RTIT_R_TNT, it->offset, 0);
+			flow_fence_walk(d, it->offset);
+		}
+		break;
+	default:
+		break;
+	}
+	d->ahead_en = s;
+}
+
 /* The TNT in view: its bits pending. */
 void flow_pt_take_tnt(struct rtit_flow_dec *d)
 {

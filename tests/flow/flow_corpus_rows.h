@@ -611,8 +611,9 @@
 	/* STS (1101b, ACBR, ECBR, TSC[39:0]: 7 bytes) @16 */
 	STREAM(R_PSB, R_PGE(0x1000), 0xd0, 0, 0, 0, 0, 0, 0, 0x02),
 	.img = { REG(0x1000, 0x74, 0x00) },
-	.want = "# enable 1000\n"
-		"# error @16 packet not allowed here\n"
+	/* the STS is read ahead of the FUP.PGE's use: nothing before it is
+	 * established, the enable neither (D163, D196) */
+	.want = "# error @16 packet not allowed here\n"
 		"# end\n",
 	.want_errors = 1,
 },
@@ -797,9 +798,9 @@
 	 * where Table 18 gives row 3 for 0x2000: the walk needs 0x1800 first */
 	STREAM(R_PSB, 0x84, 0x00, 0x10, 0xb4, 0x00, 0x18, 0xb0, 0x00, 0x20),
 	.img = { REG(0x1000, 0xff, 0xe0) },
-	.want = "# enable 1000\n"
-		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000001800\n"
-		"# error @12 no memory mapped at the address\n"
+	/* the TIP @15 is read ahead: the packets before it establish
+	 * nothing; the walk's error there names the TIP @12 (D196) */
+	.want = "# error @12 no memory mapped at the address\n"
 		"# end\n",
 	.want_errors = 1,
 },
@@ -1112,8 +1113,9 @@
 	 * rise sends a PSB first: none is here */
 	STREAM(R_PSB, R_PGE(0x1000), R_PGE(0x2000)),
 	.img = { REG(0x1000, 0x90, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0) },
-	.want = "# enable 1000\n"
-		"# error @16 packet not allowed here\n"
+	/* found as the second FUP.PGE is read ahead: the first's enable is
+	 * not established (D196) */
+	.want = "# error @16 packet not allowed here\n"
 		"# end\n",
 	.want_errors = 1,
 },
@@ -1572,5 +1574,80 @@
 	.img = { REG(0x1000, 0xeb, 0x00, 0x90) },
 	.want = "# enable 1000\n"
 		"# stop\n"
+		"# end\n",
+},
+/* ---- session 18: PacketEn along the packets read ahead (D196) ---- */
+{
+	.name = "D196: RTIT a TNT after a far transfer's FUP.PGD and TIP",
+	.cite = "RTIT Table 19 row 30 (FUP.PGD with NLIP, TIP with BLIP), 4.2.2 (no TNT with PacketEn 0)",
+	.dialect = RTIT_DIALECT_RTIT,
+	/* SYSCALL at 0x1000 leaving: FUP.PGD(0x1002) @16, TIP(0x2000) @23;
+	 * a TNT @30 with tracing disabled: the TIP's target is not
+	 * established, nor anything read with the TNT ahead */
+	STREAM(R_PSB, R_PGE(0x1000), R_PGD(0x1002), R_TIP(0x2000), 0x02),
+	.img = { REG(0x1000, 0x0f, 0x05) },
+	.want = "# error @30 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D196: RTIT a second TIP after a far transfer's FUP.PGD",
+	.cite = "RTIT Table 19 rows 30-31 (one TIP, the transfer's), 4.2.3",
+	.dialect = RTIT_DIALECT_RTIT,
+	STREAM(R_PSB, R_PGE(0x1000), R_PGD(0x1002), R_TIP(0x2000), R_TIP(0x3000)),
+	.img = { REG(0x1000, 0x0f, 0x05) },
+	.want = "# error @30 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D196: RTIT a FUP.PGD after a far transfer's FUP.PGD and TIP",
+	.cite = "RTIT Table 19 (a FUP.PGD only where PacketEn falls), 4.2.8",
+	.dialect = RTIT_DIALECT_RTIT,
+	STREAM(R_PSB, R_PGE(0x1000), R_PGD(0x1002), R_TIP(0x2000), R_PGD(0x2000)),
+	.img = { REG(0x1000, 0x0f, 0x05) },
+	.want = "# error @30 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D196: RTIT FUP.PGD, its TIP, FUP.PGE, then a TNT (control)",
+	.cite = "RTIT Table 19 row 30, 4.2.7 (FUP.PGE: PacketEn rises), 4.2.2",
+	.dialect = RTIT_DIALECT_RTIT,
+	/* tracing enabled again @30 at 0x3000, a JZ there: its bit @37 */
+	STREAM(R_PSB, R_PGE(0x1000), R_PGD(0x1002), R_TIP(0x2000), R_PGE(0x3000), 0x02),
+	.img = { REG(0x1000, 0x0f, 0x05), REG(0x3000, 0x74, 0x00) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 syscall  len=2 T -> 0000000000002000\n"
+		"# disable 1002\n"
+		"# enable 3000\n"
+		"I 0000000000003000 cond     len=2 -> 0000000000003002\n"
+		"# end\n",
+},
+{
+	.name = "D196: PT a TNT after a TIP.PGD",
+	.cite = "SDM 33.4.2.5 (TIP.PGD: PacketEn falls), 33.4.2.2, 33.2.6.1 (no TNT with PacketEn 0)",
+	.dialect = RTIT_DIALECT_PT,
+	/* JZ at 0x1000 (its bit @25), JMP RAX at 0x1002 out of tracing
+	 * (TIP.PGD, IP suppressed, @26), a TNT @27 with tracing off: what
+	 * the TNT is read ahead of is not established */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x04, 0x01, 0x04),
+	.img = { REG(0x1000, 0x74, 0x00, 0xff, 0xe0) },
+	.want = "# error @27 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D196: PT a TNT after a TIP.PGD and a TIP.PGE (control)",
+	.cite = "SDM 33.4.2.5, 33.4.2.4 (TIP.PGE: PacketEn rises), 33.4.2.2",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x04, 0x01, PT_PGE6(0x1000), 0x04),
+	.img = { REG(0x1000, 0x74, 0x00, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 cond     len=2 -> 0000000000001002\n"
+		"I 0000000000001002 jmp-ind  len=2 T -> ?\n"
+		"# disable ffffffffffffffff\n"
+		"# enable 1000\n"
+		"I 0000000000001000 cond     len=2 -> 0000000000001002\n"
 		"# end\n",
 },
