@@ -255,7 +255,6 @@ void flow_fence(struct rtit_flow_dec *d)
 }
 
 static void rtit_r_ahead_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it);
-static int rtit_r_ahead_fire(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it);
 
 /* flow_fence for the fault just made at the packet read ahead at @off,
  * which the walk's own checks report when it gets there (D196). */
@@ -266,16 +265,20 @@ void flow_fence_walk(struct rtit_flow_dec *d, uint64_t off)
 		d->fence_walk = true;
 }
 
-/* The walk reached the fault flow_fence kept, at @it (NULL: the bad bytes
- * after the packets read): it is the error.  One the walk's own checks
- * find is theirs, with the walk's IP now (D196). */
-static int fence_fire(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
+/* Whether the walk, about to read the packet at @off, has reached the
+ * fault flow_fence kept.  One the walk's own checks find (fence_walk) is
+ * handed to the walk, which reports it there, or an earlier packet it
+ * was read to judge (an EVD's CFE, D84); should the walk take it, the
+ * next packet fires it (D196). */
+static inline bool fence_due(const struct rtit_flow_dec *d, uint64_t off)
 {
-	if (d->fence_walk && it && !d->pt) {
-		int r = rtit_r_ahead_fire(d, it);
-		if (r < 0)
-			return r;
-	}
+	return d->fenced && (off > d->fence_off || (off == d->fence_off && !d->fence_walk));
+}
+
+/* The walk reached the fault flow_fence kept: it is the error, with the
+ * walk's IP now when the walk's checks would have found it (D196). */
+static int fence_fire(struct rtit_flow_dec *d)
+{
 	d->err_code = d->fence_code;
 	d->err_off = d->fence_off;
 	d->err_ip = d->fence_walk ? d->ip : d->fence_ip;
@@ -317,8 +320,8 @@ int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 	if (d->have_stash) {
 		*it = d->stash;
 		d->have_stash = false;
-		if (d->fenced && it->offset >= d->fence_off)
-			return fence_fire(d, it);
+		if (fence_due(d, it->offset))
+			return fence_fire(d);
 		return 1;
 	}
 	while (d->ahead_n < ring && d->ahead_sig <= FLOW_AHEAD && !d->eos && !d->ahead_err) {
@@ -339,11 +342,11 @@ int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 		int r = d->ahead_err;
 		d->ahead_err = 0;
 		if (d->fenced)
-			return fence_fire(d, NULL);	/* the bad bytes reached */
+			return fence_fire(d);	/* the bad bytes reached */
 		return r;	/* the cut packet's error, or the end */
 	}
-	if (d->fenced && d->ahead[d->ahead_head].offset >= d->fence_off)
-		return fence_fire(d, &d->ahead[d->ahead_head]);
+	if (fence_due(d, d->ahead[d->ahead_head].offset))
+		return fence_fire(d);
 	*it = d->ahead[d->ahead_head];
 	d->ahead_watch -= flow_ahead_watched(it);
 	d->ahead_sig -= it->pkt.type != RTIT_PT_PAD;
@@ -444,6 +447,16 @@ enum { FLOW_R_E3 = 1u << 3, FLOW_R_E8 = 1u << 8 };
 static bool errata_move_packets(const struct rtit_flow_dec *d)
 {
 	return d->cfg.errata & (FLOW_R_E3 | FLOW_R_E8);
+}
+
+/* RTIT: @it passed the checks of a packet by itself as the ring read it
+ * (rtit_r_ahead_check), so peek and flow_set_la need not make them again;
+ * the fault kept there is the walk's to find (fence_due, D196). */
+static inline bool rtit_r_checked_ahead(const struct rtit_flow_dec *d,
+					const struct rtit_pktdec_item *it)
+{
+	return !d->pt && !errata_move_packets(d) &&
+	       !(d->fenced && d->fence_walk && it->offset == d->fence_off);
 }
 
 /* RTIT: the CNT and Zext of @it's LIP are those RTIT Table 18 gives for
@@ -610,6 +623,8 @@ int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool
 		d->tnt_tsc = d->la.tsc;
 	d->after_tnt = tnt || deferred;
 	d->have_la = true;
+	if (rtit_r_checked_ahead(d, it))
+		return 1;
 	return la_ip_check(d, it, false);
 }
 
@@ -877,15 +892,6 @@ static void rtit_r_ahead_check(struct rtit_flow_dec *d, const struct rtit_pktdec
 		flow_fence_walk(d, it->offset);
 }
 
-/* The walk reached the packet @it whose fault rtit_r_ahead_check kept:
- * the error the walk's own checks of it alone give there now (a LIP
- * check's may name an earlier packet, D139), else 0: the one kept. */
-static int rtit_r_ahead_fire(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
-{
-	int r = rtit_r_packet_check(d, it, false);
-	return r < 0 ? r : 0;
-}
-
 /* Brings the next significant packet into view (consuming timing
  * packets, PIP and PSB).  1: in view, 0: end of stream, < 0: error. */
 static int peek(struct rtit_flow_dec *d)
@@ -896,7 +902,10 @@ static int peek(struct rtit_flow_dec *d)
 		int r = flow_next_packet(d, &it);
 		if (r <= 0)
 			return r;
-		if (d->cfg.r_ctl_fixed && (r = rtit_packet_allowed(d, &it)) < 0)
+		/* checked as the ring read it, unless E3 or E8 turned that
+		 * off (rtit_r_ahead_check, D196) */
+		if (d->cfg.r_ctl_fixed && !rtit_r_checked_ahead(d, &it) &&
+		    (r = rtit_packet_allowed(d, &it)) < 0)
 			return r;
 		switch (it.pkt.type) {
 		case RTIT_R_PSB:

@@ -285,8 +285,8 @@ struct rtit_flow_dec {
 	uint64_t fence_off, fence_ip;
 	char fence_msg[256];
 	struct rtit_flow_stats fence_st;	/* the counts then (recover) */
-	/* The kept fault is one the walk reports by its own checks when it
-	 * gets there (rtit_r_ahead_fire), with its IP then (D196) */
+	/* The kept fault is one the walk's own checks report when it gets
+	 * there: the packet is handed to the walk (fence_due, D196) */
 	bool fence_walk;
 	/* What the packets read so far say of PacketEn, in the order read
 	 * (rtit_r_ahead_check, flow_pt_ahead_check, D196): enum flow_ahead_en */
