@@ -295,7 +295,12 @@ static inline int ahead_read(struct rtit_flow_dec *d)
 		d->ahead_watch += flow_ahead_watched(a);
 		d->ahead_sig += a->pkt.type != RTIT_PT_PAD;
 		d->ahead_n++;
-		if (!d->pt)
+		/* a TNT with tracing not known off, the most frequent
+		 * packet, needs no check (D196) */
+		bool tnt = a->pkt.type == RTIT_R_TNT || a->pkt.type == RTIT_PT_TNT8;
+		if (tnt && d->ahead_en != FLOW_AH_OFF && d->ahead_en != FLOW_AH_OFF_PGD)
+			;
+		else if (!d->pt)
 			rtit_r_ahead_check(d, a);
 		else if (!d->cfg.events_only)
 			flow_pt_ahead_check(d, a);
@@ -1460,7 +1465,8 @@ static int walk_event_far(struct rtit_flow_dec *d)
 	int r;
 
 	consume(d);
-	commit(d);
+	/* the walk to the FUP's IP is established with its TIP, by the
+	 * event's record (flow_emit_event commits), not before (D197) */
 	if ((r = take_tip(d, "the event (FUP.FAR)", &to)) < 0)
 		return r;
 	if (r == 2 && d->cfg.has_end && overflow_unseen(d) == 0)

@@ -1581,12 +1581,12 @@ static int event_here(struct rtit_flow_dec *d, const struct ic_ent *e)
 	int r;
 
 	consume(d);
-	commit(d);
 	d->pge_ok = true;
 	r = take_tip(d, "the event (FUP)", &to, &pgd);
 	d->pge_ok = false;
 	if (r < 0)
-		return r;
+		return r;	/* the walk to the FUP's IP is not established (D197) */
+	commit(d);
 	if (r == TIP_PGE)
 		return init_ap_here(d, at, to);
 	if (r == TIP_OK && !pgd && d->cfe_type == rtit_pt_cfe_uintr) {

@@ -1473,8 +1473,9 @@
 	/* NOP, NOP at 0x1000; FUP.FAR(0x1001) @16, then the end */
 	STREAM(R_PSB, R_PGE(0x1000), R_FAR(0x1001)),
 	.img = { REG(0x1000, 0x90, 0x90, 0x90) },
+	/* the walk to 0x1001 the FUP.FAR sent it on is not established
+	 * without its TIP (D197) */
 	.want = "# enable 1000\n"
-		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
 		"# error @16 packet not allowed here\n"
 		"# end\n",
 	.want_errors = 1,
@@ -1650,4 +1651,45 @@
 		"# enable 1000\n"
 		"I 0000000000001000 cond     len=2 -> 0000000000001002\n"
 		"# end\n",
+},
+{
+	.name = "D197: PT an event's FUP with no TIP after it",
+	.cite = "SDM Table 33-55 cases 11-13 (an asynchronous event: FUP(CLIP/NLIP), TIP(target))",
+	.dialect = RTIT_DIALECT_PT,
+	/* four NOPs from 0x1000, an event's FUP(0x1004) @25 binds after
+	 * them; a FUP @32 where its TIP must be: the walk to 0x1004 that
+	 * the first FUP sent it on is not established either */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_FUP6(0x1004), PT_FUP6(0x2000)),
+	.img = { REG(0x1000, 0x90, 0x90, 0x90, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"# error @32 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D197: PT an event's FUP and its TIP (control)",
+	.cite = "SDM Table 33-55 cases 11-13",
+	.dialect = RTIT_DIALECT_PT,
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_FUP6(0x1004), PT_TIP6(0x1000)),
+	.img = { REG(0x1000, 0x90, 0x90, 0x90, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"I 0000000000001001 other    len=1 -> 0000000000001002\n"
+		"I 0000000000001002 other    len=1 -> 0000000000001003\n"
+		"I 0000000000001003 other    len=1 -> 0000000000001004\n"
+		"E 0000000000001004 event    -> 0000000000001000\n"
+		"# end\n",
+},
+{
+	.name = "D197: RTIT an event's FUP.FAR with no TIP after it",
+	.cite = "RTIT Table 19 (an interrupt or far transfer: FUP.FAR, then TIP)",
+	.dialect = RTIT_DIALECT_RTIT,
+	/* NOPs from 0x1000, FUP.FAR(0x1002) @16, a TNT @23 where its TIP
+	 * must be: the walk to 0x1002 is not established */
+	STREAM(R_PSB, R_PGE(0x1000), R_FAR(0x1002), 0x02),
+	.img = { REG(0x1000, 0x90, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"# error @23 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
 },
