@@ -296,9 +296,11 @@ static inline int ahead_read(struct rtit_flow_dec *d)
 		d->ahead_sig += a->pkt.type != RTIT_PT_PAD;
 		d->ahead_n++;
 		/* a TNT with tracing not known off, the most frequent
-		 * packet, needs no check (D196) */
+		 * packet, needs no check (D196); in RTIT a full one after
+		 * no partial one */
 		bool tnt = a->pkt.type == RTIT_R_TNT || a->pkt.type == RTIT_PT_TNT8;
-		if (tnt && d->ahead_en != FLOW_AH_OFF && d->ahead_en != FLOW_AH_OFF_PGD)
+		if (tnt && d->ahead_en != FLOW_AH_OFF && d->ahead_en != FLOW_AH_OFF_PGD &&
+		    (d->pt || (!d->ahead_partial && a->pkt.u.tnt.nbits == rtit_r_tnt_max_bits)))
 			;
 		else if (!d->pt)
 			rtit_r_ahead_check(d, a);
@@ -736,48 +738,6 @@ static int rtit_packet_allowed(struct rtit_flow_dec *d, const struct rtit_pktdec
 			 rtit_pkt_name(it->pkt.type), ctl, why);
 }
 
-/* A TNT just taken: a partial one (fewer than 6 bits) went out because a
- * FUP, TIP or PIP needed to be sent (RTIT 4.2.2, D66), so the next packet
- * but timing ones (MTC, STS, CCP) is no TNT.  Checked on the packets read
- * ahead, before the bits are used (D142): for this TNT, the error now;
- * for a partial TNT further ahead, kept as a fault ahead (flow_fence,
- * D163, D172), so that the bits before it are not established either.
- * Not under E3 or E8, which move packets.  0 or the error. */
-static int partial_tnt_check(struct rtit_flow_dec *d)
-{
-	bool partial = d->tnt_n < rtit_r_tnt_max_bits, first = true;
-
-	if (errata_move_packets(d))
-		return 0;
-	for (unsigned k = 0; k <= d->ahead_n; k++) {
-		const struct rtit_pktdec_item *it;
-		if (k == 0 && !d->have_stash)
-			continue;
-		it = k == 0 ? &d->stash : &d->ahead[(d->ahead_head + k - 1) % FLOW_RING];
-		switch (it->pkt.type) {
-		case RTIT_R_MTC: case RTIT_R_STS: case RTIT_R_CCP:
-			continue;
-		case RTIT_R_TNT:
-			if (partial) {
-				int r = flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
-						  "a TNT right after a partial TNT: one with fewer than 6"
-						  " bits goes out only before a FUP, TIP or PIP (RTIT 4.2.2)");
-				if (first)
-					return r;
-				flow_fence(d);
-				return 0;
-			}
-			partial = it->pkt.u.tnt.nbits < rtit_r_tnt_max_bits;
-			break;
-		default:
-			partial = false;
-			break;
-		}
-		first = false;
-	}
-	return 0;
-}
-
 /* The error of a packet that cannot come while tracing is disabled
  * (RTIT 4.2.2-4.2.9, Table 19; SDM 33.4.2.4): a TNT (@t RTIT_R_TNT, for
  * either dialect), TIP, FUP.FAR or FUP.PGD, at @off with IP @ip.  One text
@@ -854,7 +814,8 @@ static void rtit_r_ahead_check(struct rtit_flow_dec *d, const struct rtit_pktdec
 		return;
 	uint8_t s = d->ahead_en;
 	bool off = s == FLOW_AH_OFF || s == FLOW_AH_OFF_PGD;
-	bool fault = rtit_r_packet_check(d, it, true) < 0;
+	bool fault = rtit_r_packet_check(d, it, true) < 0, kept = false;
+	bool partial = d->ahead_partial;
 
 	switch (it->pkt.type) {
 	case RTIT_R_PSB:
@@ -892,9 +853,30 @@ static void rtit_r_ahead_check(struct rtit_flow_dec *d, const struct rtit_pktdec
 	default:
 		break;	/* timing, PIP, FUP.PCC */
 	}
+	/* a partial TNT (fewer than 6 bits) goes out only because a FUP,
+	 * TIP or PIP must (4.2.2, D66): the next packet but MTC, STS and
+	 * CCP is no TNT.  The walk does not check it: the fault is kept as
+	 * D163's, with its text, at the second TNT (D172) */
+	switch (it->pkt.type) {
+	case RTIT_R_MTC: case RTIT_R_STS: case RTIT_R_CCP:
+		break;
+	case RTIT_R_TNT:
+		if (partial && !fault)
+			kept = flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
+					 "a TNT right after a partial TNT: one with fewer than 6"
+					 " bits goes out only before a FUP, TIP or PIP (RTIT 4.2.2)") < 0;
+		partial = it->pkt.u.tnt.nbits < rtit_r_tnt_max_bits;
+		break;
+	default:
+		partial = false;
+		break;
+	}
 	d->ahead_en = s;
+	d->ahead_partial = partial;
 	if (fault)
 		flow_fence_walk(d, it->offset);
+	else if (kept)
+		flow_fence(d);
 }
 
 /* Brings the next significant packet into view (consuming timing
@@ -1594,8 +1576,6 @@ static inline int walk_cond_ret(struct rtit_flow_dec *d, const struct ic_ent *e,
 			d->la.cyc = d->tmpl.cycles;	/* not yet */
 			d->la.exact = false;
 			consume(d);
-			if ((r = partial_tnt_check(d)) < 0)
-				return r;
 		} else if (e->cls == RTIT_IC_COND) {
 			if (!r)
 				return flow_walk_end(d);
@@ -1978,6 +1958,7 @@ static int recover(struct rtit_flow_dec *d)
 	d->fenced = false;
 	d->fence_walk = false;
 	d->ahead_en = d->after_stop ? FLOW_AH_STOPPED : FLOW_AH_UNKNOWN;
+	d->ahead_partial = false;
 	d->eos = false;		/* the packets read ahead may have met the end */
 	/* the packet decoder stands where the packets handed out end (the
 	 * batch's others are dropped): the skipped bytes count from there */

@@ -291,6 +291,8 @@ struct rtit_flow_dec {
 	/* What the packets read so far say of PacketEn, in the order read
 	 * (rtit_r_ahead_check, flow_pt_ahead_check, D196): enum flow_ahead_en */
 	uint8_t ahead_en;
+	bool ahead_partial;	/* RTIT: the last packet read but MTC, STS and
+				 * CCP was a partial TNT (rtit_r_ahead_check) */
 	/* Block mode (cfg.on_block): the blocks made from the committed
 	 * records, blk[nblk] the one still open when cur_open
 	 * (flow_blocks_out) */
