@@ -304,7 +304,7 @@ static inline int ahead_read(struct rtit_flow_dec *d)
 			;
 		else if (!d->pt)
 			rtit_r_ahead_check(d, a);
-		else if (!d->cfg.events_only)
+		else if (((FLOW_PT_AHEAD_TYPES >> a->pkt.type) & 1) && !d->cfg.events_only)
 			flow_pt_ahead_check(d, a);
 	}
 	return r;

@@ -374,6 +374,12 @@ uint64_t flow_blocks_insns(const struct rtit_sim_rec *recs, size_t n);
 /* ---- flow_pt.c: the Intel PT walk ---- */
 int flow_pt_walk(struct rtit_flow_dec *d);
 void flow_pt_ahead_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it);
+/* The Intel PT packets flow_pt_ahead_check looks at; the others leave
+ * its state as it is (D196). */
+#define FLOW_PT_AHEAD_TYPES \
+	((1ull << RTIT_PT_PSB) | (1ull << RTIT_PT_OVF) | (1ull << RTIT_PT_CYC) | \
+	 (1ull << RTIT_PT_TRACESTOP) | (1ull << RTIT_PT_TIP_PGE) | (1ull << RTIT_PT_TIP_PGD) | \
+	 (1ull << RTIT_PT_TNT8) | (1ull << RTIT_PT_TNT64))
 int flow_pt_events(struct rtit_flow_dec *d);
 int flow_pt_idle(struct rtit_flow_dec *d);
 void flow_pt_reset(struct rtit_flow_dec *d);
