@@ -374,8 +374,8 @@ uint64_t flow_blocks_insns(const struct rtit_sim_rec *recs, size_t n);
 /* ---- flow_pt.c: the Intel PT walk ---- */
 int flow_pt_walk(struct rtit_flow_dec *d);
 void flow_pt_ahead_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it);
-/* The Intel PT packets flow_pt_ahead_check looks at; the others leave
- * its state as it is (D196). */
+/* The Intel PT packets flow_pt_ahead_check looks at, its switch's cases;
+ * the others leave its state as it is (D196). */
 #define FLOW_PT_AHEAD_TYPES \
 	((1ull << RTIT_PT_PSB) | (1ull << RTIT_PT_OVF) | (1ull << RTIT_PT_CYC) | \
 	 (1ull << RTIT_PT_TRACESTOP) | (1ull << RTIT_PT_TIP_PGE) | (1ull << RTIT_PT_TIP_PGD) | \

@@ -285,6 +285,8 @@ void flow_pt_ahead_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item 
 {
 	uint8_t s = d->ahead_en;
 
+	/* ahead_read calls this only for FLOW_PT_AHEAD_TYPES: a case added
+	 * here is added there */
 	switch (it->pkt.type) {
 	case RTIT_PT_PSB:
 		if (s != FLOW_AH_STOPPED)
