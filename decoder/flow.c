@@ -37,6 +37,7 @@ void rtit_flow_cfg_default(struct rtit_flow_cfg *cfg)
 	cfg->mode = 64;
 	cfg->batch_cap = 1024;
 	cfg->max_walk = 1u << 22;
+	cfg->max_hold = 1u << 16;
 	cfg->overflows_total = -1;
 	cfg->cr0_pg = 1;
 }
@@ -63,9 +64,17 @@ int rtit_flow_dec_new(struct rtit_flow_dec **dp, const struct rtit_flow_cfg *cfg
 		d->cfg.max_walk = 1u << 22;
 	if (!d->cfg.art_num || !d->cfg.art_den)
 		d->cfg.art_num = d->cfg.art_den = 1;
+	if (!d->cfg.max_hold)
+		d->cfg.max_hold = 1u << 16;
 	d->cap = d->cfg.batch_cap;
-	d->batch = malloc(d->cap * sizeof(*d->batch));
-	d->offs = malloc(d->cap * sizeof(*d->offs));
+	/* a batch is handed out at cap records; the records walked with no
+	 * packet since (D199) wait beside it, up to max_hold more: the array
+	 * grows only for a walk that long (flow_batch_grow) */
+	d->hold = d->cfg.max_hold < d->cap ? d->cap : d->cfg.max_hold;
+	d->alloc = d->cap;
+	d->batch = malloc(d->alloc * sizeof(*d->batch));
+	d->offs = malloc(d->alloc * sizeof(*d->offs));
+	d->offs_out = d->offs;
 	/* 2048 entries of 32 bytes: 64 KiB, below malloc's trim and mmap
 	 * thresholds (a decoder made per input stays cheap, D155) */
 	d->ic_mask = (1u << 11) - 1;
@@ -135,10 +144,29 @@ const struct rtit_flow_stats *rtit_flow_dec_stats(const struct rtit_flow_dec *d)
 
 const uint64_t *rtit_flow_dec_batch_offsets(const struct rtit_flow_dec *d)
 {
-	return d->offs;
+	return d->offs_out;
 }
 
 /* ------------------------------------------------------------ records */
+
+void flow_batch_grow(struct rtit_flow_dec *d)
+{
+	size_t n = d->alloc * 2 < d->cap + d->hold ? d->alloc * 2 : d->cap + d->hold;
+	struct rtit_sim_rec *b = n > d->alloc ? realloc(d->batch, n * sizeof(*b)) : NULL;
+	if (b)
+		d->batch = b;
+	uint64_t *o = b ? realloc(d->offs, n * sizeof(*o)) : NULL;
+	if (o) {
+		d->offs = o;
+		d->offs_out = o;
+		d->alloc = n;
+		return;
+	}
+	/* at cap + hold, or no memory: D98 */
+	d->ncommit = d->nbatch;
+	d->nprov = 0;
+	flow_flush_committed(d);
+}
 
 void flow_flush_committed(struct rtit_flow_dec *d)
 {
@@ -147,8 +175,15 @@ void flow_flush_committed(struct rtit_flow_dec *d)
 		return;
 	if (d->cfg.on_block)
 		flow_blocks_out(d, d->batch, n);
-	else if (d->cfg.on_rec)
-		d->cfg.on_rec(d->cfg.opaque, d->batch, n);
+	else if (d->cfg.on_rec) {
+		/* at most cap records a call: a long walk held back (D199)
+		 * may have been established at once */
+		for (size_t i = 0; i < n; i += d->cap) {
+			d->offs_out = d->offs + i;
+			d->cfg.on_rec(d->cfg.opaque, d->batch + i, n - i < d->cap ? n - i : d->cap);
+		}
+		d->offs_out = d->offs;
+	}
 	d->st.insns += n;	/* events are subtracted when made */
 	if (d->nbatch > n) {
 		memmove(d->batch, d->batch + n, (d->nbatch - n) * sizeof(*d->batch));

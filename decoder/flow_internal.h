@@ -121,6 +121,10 @@ struct rtit_flow_dec {
 	struct rtit_sim_rec *batch;
 	uint64_t *offs;		/* trace offset of the packet behind each */
 	size_t nbatch, ncommit, cap;
+	size_t hold;		/* provisional instructions held back (D199) */
+	size_t alloc;		/* records batch and offs hold: cap, grown up
+				 * to cap + hold by a walk that long (D199) */
+	const uint64_t *offs_out;	/* offs of the records being handed out */
 	size_t nprov;		/* instructions in batch[ncommit..nbatch) (in
 				 * block mode a record may hold several) */
 	struct rtit_sim_rec tmpl;
@@ -329,6 +333,10 @@ static inline uint64_t flow_pt_ip_mask(const struct rtit_flow_dec *d)
 
 /* ---- flow.c: records, notes, errors ---- */
 void flow_flush_committed(struct rtit_flow_dec *d);
+/* The batch full of provisional records: twice the room, up to cap + hold
+ * records (D199); when that cannot be had, they are taken as certain and
+ * handed out (D98). */
+void flow_batch_grow(struct rtit_flow_dec *d);
 void flow_fence(struct rtit_flow_dec *d);
 void flow_fence_walk(struct rtit_flow_dec *d, uint64_t off);
 bool flow_pt_leaves_filter(const struct rtit_flow_dec *d, uint64_t target);
@@ -391,29 +399,34 @@ void flow_pt_take_tip(struct rtit_flow_dec *d);
 
 /*
  * A new record in the batch, of @k instructions (0: an event, which
- * commits).  When cap instructions walked without a packet are
- * provisional and the walk goes on, they are taken as certain (straight-
- * line code this long did run, or the stream is wrong and a later error
- * names the packet that sent the walk there, D98): counted in
+ * commits).  Records walked without a packet are provisional: held back
+ * until a packet establishes them (commit), so that an error that packet
+ * shows drops them (D199).  When hold instructions walked without a packet
+ * are provisional and the walk goes on, they are taken as certain
+ * (straight-line code this long did run, or the stream is wrong and a
+ * later error names the packet that sent the walk there, D98): counted in
  * instructions, so record mode and block mode (whose records may hold
  * several, flow_run_fits) hand out the same flow before any error.
+ * Committed records are handed out once cap records are in the batch.
  */
 static inline struct rtit_sim_rec *rec_new(struct rtit_flow_dec *d, uint32_t k)
 {
 	if (__builtin_expect(d->fenced, 0)) {
 		/* an error is certain (D163): the provisional records
 		 * would be dropped; nothing commits, events neither, so
-		 * the batch can also fill with nprov < cap */
-		if (d->nprov >= d->cap || d->nbatch == d->cap) {
+		 * the batch can also fill with nprov < hold */
+		if (d->nprov >= d->hold || d->nbatch == d->alloc) {
 			d->nbatch = d->ncommit;
 			d->nprov = 0;
 		}
-	} else if (d->nprov >= d->cap) {
+	} else if (__builtin_expect(d->nprov >= d->hold, 0)) {
 		d->ncommit = d->nbatch;
 		d->nprov = 0;
 	}
-	if (d->nbatch == d->cap)
-		flow_flush_committed(d);	/* some are committed: nprov < cap */
+	if (d->nbatch >= d->cap && d->ncommit)
+		flow_flush_committed(d);
+	else if (__builtin_expect(d->nbatch == d->alloc, 0))
+		flow_batch_grow(d);	/* all provisional: room for more */
 	d->nprov += k;
 	/* the packet behind the record: with no TNT bit pending, the walk
 	 * goes on towards the packet in view, which is what establishes the
@@ -424,10 +437,10 @@ static inline struct rtit_sim_rec *rec_new(struct rtit_flow_dec *d, uint32_t k)
 }
 
 /* Block mode: a record of @k instructions keeps the provisional ones
- * within cap (rec_new), else the walk makes them one at a time. */
+ * within hold (rec_new), else the walk makes them one at a time. */
 static inline bool flow_run_fits(const struct rtit_flow_dec *d, uint32_t k)
 {
-	return d->nprov + k <= d->cap;
+	return d->nprov + k <= d->hold;
 }
 
 /* What the packets read so far say of PacketEn (D196). */

@@ -274,6 +274,11 @@ struct rtit_flow_cfg {
 	size_t batch_cap;	/* default 1024 */
 	uint64_t max_walk;	/* insns without a packet before an error
 				 * (default 1 << 22) */
+	/* Instructions walked since the last packet are held back until a
+	 * packet establishes them, up to this many (default 1 << 16); past
+	 * it they are handed out as certain (docs/decisions.md D98, D199).
+	 * The decoder's batch holds batch_cap + max_hold records. */
+	uint32_t max_hold;
 	/* Block mode (struct rtit_flow_block): when set, blocks go here
 	 * instead of records to on_rec (which is then not called); on_note
 	 * as before, before the blocks that follow it.  rtit_flow_dec_batch_

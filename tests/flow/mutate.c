@@ -41,6 +41,13 @@
  *                     to and past the first wrong record, with no error:
  *                     a well-formed trace of that other flow by an
  *                     independent reading of the rules (D137);
+ *   equivalent        one of the mutants listed in `equivalent[]` below,
+ *     (listed)        decoded with no error: a trace of another flow the
+ *                     program's image allows that no rule of the manual
+ *                     rules out, each argued there and in
+ *                     docs/decisions.md D200 (the equivalent mutants of
+ *                     mutation testing: found by hand, each named, so a
+ *                     new one still fails);
  *   silently wrong    any other: the decoder printed a record not in the
  *                     truth with no error at or before it (an error that
  *                     comes later does not help; one at that record's
@@ -84,6 +91,59 @@
 #include "rtit/session.h"
 
 enum { max_handlers = 64 };
+
+/*
+ * Equivalent mutants (D200): single-byte mutations of golden vectors whose
+ * trace is a well-formed trace of another flow of the same program image:
+ * the decoder's records differ from the ground truth, and no rule of the
+ * manuals tells them apart from a run of that other flow, with the image
+ * and sideband `rtitsim decode` has.  Each was examined by hand; a mutant
+ * counts here only when the decoder reports no error at all (an error
+ * after its wrong records makes it silently wrong again).
+ */
+static const struct equiv {
+	const char *vector;
+	unsigned off;
+	uint8_t old, new;
+	const char *why;
+} equivalent[] = {
+	{ "pt_erratum_skd007", 0x3d, 0x13, 0x04,
+	  "CYC -> TNT(N) before the TNT(T): the JCC goes not taken, the indirect JMP after it"
+	  " has its TIP deferred behind the T bit (SDM 33.4.2.3) and lost to the OVF" },
+	{ "pt_erratum_skd007_off", 0x3d, 0x13, 0x04,
+	  "as pt_erratum_skd007: CYC -> TNT(N); a deferred TIP lost to the OVF (SDM 33.4.2.3)" },
+	{ "pt_pebs", 0x6f, 0x06, 0x00,
+	  "TNT(T) -> PAD: the loop's JCC not taken, the second PEBS record's FUP (its NLIP) then"
+	  " binds one instruction on; PAD may appear anywhere (SDM 33.4.2.11)" },
+	{ "pt_table56", 0x43, 0x19, 0x31,
+	  "TSC -> TIP.PGE(0x40100f): tracing re-enabled by a branch into ADDR0 at the WRMSR"
+	  " (Table 33-56 case 5); only the MSR the WRMSR writes, not in the trace, differs" },
+	{ "rtit_pcc", 0x0f, 0x98, 0xb8,
+	  "FUP.PCC -> FUP.FAR(NLIP) then TIP: an interrupt at 0x403022 to 0x403100 (RTIT Table 19"
+	  " row 30); no IDT is in the image or sideband" },
+	{ "rtit_pcc", 0x0f, 0x98, 0xb0,
+	  "FUP.PCC -> TIP(0x403022): the JMP RAX goes there, then to 0x403100 with the next TIP"
+	  " (RTIT Table 19); RAX is not in the trace" },
+	{ "rtit_psb_pkt_cnt", 0x1a, 0xb5, 0x85,
+	  "a FUP.PGE right after a mid-trace PSB: tracing restarted there, as an RTIT_CTL write"
+	  " makes it (RTIT 4.2.1, 4.2.8; D168)" },
+	{ "rtit_table19_leaving", 0x11, 0x80, 0xc3,
+	  "a FUP.PGE + FUP.PGD pair read as one PIP while tracing is off: PIP is sent with"
+	  " FilterEn 0 (RTIT 4.2.10)" },
+};
+#define N_EQUIV (sizeof(equivalent) / sizeof(equivalent[0]))
+static unsigned equiv_seen[N_EQUIV];	/* drawn and judged equivalent */
+static unsigned equiv_drawn[N_EQUIV];	/* drawn */
+
+static int equiv_find(const char *vector, size_t off, uint8_t old, uint8_t nb)
+{
+	for (unsigned i = 0; i < N_EQUIV; i++)
+		if (equivalent[i].off == off && equivalent[i].old == old &&
+		    equivalent[i].new == nb && !strcmp(equivalent[i].vector, vector))
+			return (int)i;
+	return -1;
+}
+
 static unsigned max_show = 10;	/* --show N: how many silently wrong mutants to print */
 
 struct vec {
@@ -692,7 +752,7 @@ int main(int argc, char **argv)
 	 * names) or not at all; no limit by default */
 	uint64_t max_ipt_later = UINT64_MAX, max_ipt_none = UINT64_MAX;
 	uint64_t n = 0, repro = 0, errfirst = 0, other = 0, silent = 0, silent_recs = 0;
-	uint64_t by_ipt = 0;
+	uint64_t by_ipt = 0, equiv = 0;
 	/* errors at the first wrong record's packet that came only after
 	 * more records walked from it (D139) */
 	uint64_t late_at_div = 0, late_at_div_recs = 0;
@@ -811,6 +871,9 @@ int main(int argc, char **argv)
 					seen[x] = 1;
 				}
 				uint8_t nb = (uint8_t)(v.trace[pos] ^ x);
+				int eq = equiv_find(v.name, pos, v.trace[pos], nb);
+				if (eq >= 0)
+					equiv_drawn[eq]++;
 				t[pos] = nb;
 				if (judge_run(&v, t, v.tlen, &j) < 0)
 					return 2;
@@ -865,6 +928,11 @@ int main(int argc, char **argv)
 				else if (v.cfg.dialect == RTIT_DIALECT_PT && ipt_confirms(&v, t, &j))
 					by_ipt++;
 #endif
+				else if ((eq = equiv_find(v.name, pos, v.trace[pos], nb)) >= 0 &&
+					 !j.error_seen) {
+					equiv++;
+					equiv_seen[eq]++;
+				}
 				else {
 					silent++;
 					silent_recs += j.wrong_recs;
@@ -892,8 +960,19 @@ next:
 	printf("vectors %u (left out %u: their traces do not decode to the truth)\n", nvec, left_out);
 	printf("mutants %" PRIu64 ", reproduced %" PRIu64 ", error before divergence %" PRIu64
 	       ", a field's value changed (D87) %" PRIu64 ", decoded alike by libipt (D137) %"
-	       PRIu64 ", silently wrong %" PRIu64 " (%" PRIu64 " records) in %.1f s\n", n, repro,
-	       errfirst, other, by_ipt, silent, silent_recs, s);
+	       PRIu64 ", listed equivalent (D200) %" PRIu64 ", silently wrong %" PRIu64 " (%" PRIu64
+	       " records) in %.1f s\n", n, repro, errfirst, other, by_ipt, equiv, silent,
+	       silent_recs, s);
+	for (unsigned i = 0; i < N_EQUIV; i++) {
+		if (equiv_seen[i] && max_show)
+			printf("equivalent: %s offset 0x%x %02x -> %02x: %s\n", equivalent[i].vector,
+			       equivalent[i].off, equivalent[i].old, equivalent[i].new, equivalent[i].why);
+		else if (equiv_drawn[i] && !equiv_seen[i])
+			printf("listed as equivalent but decoded otherwise now (an error, the truth or"
+			       " another class; the list may drop it): %s offset 0x%x %02x -> %02x\n",
+			       equivalent[i].vector, equivalent[i].off, equivalent[i].old,
+			       equivalent[i].new);
+	}
 	printf("of the errors at the first wrong record's packet, %" PRIu64 " came after the walk"
 	       " from that packet made more records (%" PRIu64 " in all; D139)\n", late_at_div,
 	       late_at_div_recs);

@@ -226,12 +226,13 @@ static int check_loops(const char *setup, const char *what)
  *   TIP.PGE 0x401000 (71: IPBytes=011b, six bytes, Table 33-18), TNT-8
  *   with one bit (0x06, Table 33-15).
  * The instructions walked are provisional until a packet confirms them;
- * D98: once batch_cap of them are provisional and the walk goes on, they
- * are taken as certain.  So 3 x 1024 = 3072 instructions are handed out
- * (taken as certain at the 1025th, 2049th and 3073rd), the last 1024 are
- * dropped with the error, in record mode and in block mode alike (block
- * mode keeps a run of 20 in one record: it once counted records there,
- * and handed out none).
+ * D98: once max_hold of them are provisional and the walk goes on, they
+ * are taken as certain.  With max_hold 1024: 3 x 1024 = 3072 instructions
+ * are handed out (taken as certain at the 1025th, 2049th and 3073rd), the
+ * last 1024 are dropped with the error, in record mode and in block mode
+ * alike (block mode keeps a run of 20 in one record: it once counted
+ * records there, and handed out none).  With the default max_hold (D199:
+ * 65536, more than max_walk) none is handed out: the error drops all 4096.
  */
 static const uint8_t lw_img[22] = {
 	0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
@@ -267,7 +268,7 @@ static void lw_note(void *opaque, const struct rtit_flow_note *n)
 }
 
 static int check_long_walk(int dialect, const uint8_t *t, size_t tn, size_t err_off,
-			   const char *what)
+			   uint32_t hold, uint64_t want, const char *what)
 {
 	struct flow_fold f[2];
 	int errs[2];
@@ -282,6 +283,7 @@ static int check_long_walk(int dialect, const uint8_t *t, size_t tn, size_t err_
 		c.read_mem = lw_read;
 		c.max_walk = 4096;
 		c.batch_cap = 1024;
+		c.max_hold = hold;	/* 0: the default */
 		c.on_note = lw_note;
 		c.opaque = &f[blocks];
 		if (blocks)
@@ -299,16 +301,17 @@ static int check_long_walk(int dialect, const uint8_t *t, size_t tn, size_t err_
 	}
 	/* one error, at the enable; the instructions as D98 says; block mode
 	 * the same flow and notes */
-	if (errs[0] != 1 || errs[1] != 1 || f[0].insns != 3072 || f[1].insns != 3072 ||
+	if (errs[0] != 1 || errs[1] != 1 || f[0].insns != want || f[1].insns != want ||
 	    err_at[0] != err_off || err_at[1] != err_off ||
 	    f[0].hash != f[1].hash || f[0].blocks != f[1].blocks) {
-		printf("FAIL long walk (%s): record mode %" PRIu64 " instructions, %d errors"
-		       " (at %" PRIu64 "); block mode %" PRIu64 ", %d (at %" PRIu64 "); want 3072"
-		       " and 1 error at %zu in both, the same blocks and notes\n", what, f[0].insns,
-		       errs[0], err_at[0], f[1].insns, errs[1], err_at[1], err_off);
+		printf("FAIL long walk (%s, max_hold %u): record mode %" PRIu64 " instructions, %d errors"
+		       " (at %" PRIu64 "); block mode %" PRIu64 ", %d (at %" PRIu64 "); want %" PRIu64
+		       " and 1 error at %zu in both, the same blocks and notes\n", what, hold, f[0].insns,
+		       errs[0], err_at[0], f[1].insns, errs[1], err_at[1], want, err_off);
 		return 1;
 	}
-	printf("ok long walk (%s): 3072 instructions and the error, in both modes\n", what);
+	printf("ok long walk (%s, max_hold %u): %" PRIu64 " instructions and the error, in both modes\n",
+	       what, hold, want);
 	return 0;
 }
 
@@ -349,8 +352,10 @@ int main(int argc, char **argv)
 	fails += check_loops("dialect rtit\nmsr RTIT_EVENTS = 0x37\nmsr RTIT_CTL = 0x200d\n",
 			     "RTIT");
 	fails += check_loops("dialect pt\nmsr IA32_RTIT_CTL = 0x200d\n", "Intel PT");
-	fails += check_long_walk(RTIT_DIALECT_RTIT, lw_rtit, sizeof(lw_rtit), 9, "RTIT");
-	fails += check_long_walk(RTIT_DIALECT_PT, lw_pt, sizeof(lw_pt), 20, "Intel PT");
+	fails += check_long_walk(RTIT_DIALECT_RTIT, lw_rtit, sizeof(lw_rtit), 9, 1024, 3072, "RTIT");
+	fails += check_long_walk(RTIT_DIALECT_PT, lw_pt, sizeof(lw_pt), 20, 1024, 3072, "Intel PT");
+	fails += check_long_walk(RTIT_DIALECT_RTIT, lw_rtit, sizeof(lw_rtit), 9, 0, 0, "RTIT");
+	fails += check_long_walk(RTIT_DIALECT_PT, lw_pt, sizeof(lw_pt), 20, 0, 0, "Intel PT");
 	size_t want = 0;
 	for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
 		want += whole[i] != NULL;
