@@ -1588,7 +1588,11 @@ static int event_here(struct rtit_flow_dec *d, const struct ic_ent *e)
 	d->pge_ok = false;
 	if (r < 0)
 		return r;	/* the walk to the FUP's IP is not established (D197) */
-	commit(d);
+	if (r != TIP_OK || pgd)
+		commit(d);
+	/* else the event's record commits it (flow_emit_event), after the
+	 * checks of the TIP below (D142, D191): a TIP those reject does not
+	 * establish the walk to the FUP either (D197) */
 	if (r == TIP_PGE)
 		return init_ap_here(d, at, to);
 	if (r == TIP_OK && !pgd && d->cfe_type == rtit_pt_cfe_uintr) {
