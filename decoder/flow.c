@@ -69,7 +69,7 @@ int rtit_flow_dec_new(struct rtit_flow_dec **dp, const struct rtit_flow_cfg *cfg
 	d->cap = d->cfg.batch_cap;
 	/* a batch is handed out at cap records; the records walked with no
 	 * packet since (D199) wait beside it, up to max_hold more: the array
-	 * grows only for a walk that long (flow_batch_grow) */
+	 * grows only for a walk that long (flow_batch_full) */
 	d->hold = d->cfg.max_hold < d->cap ? d->cap : d->cfg.max_hold;
 	d->alloc = d->cap;
 	d->batch = malloc(d->alloc * sizeof(*d->batch));
@@ -149,8 +149,14 @@ const uint64_t *rtit_flow_dec_batch_offsets(const struct rtit_flow_dec *d)
 
 /* ------------------------------------------------------------ records */
 
-void flow_batch_grow(struct rtit_flow_dec *d)
+void flow_batch_full(struct rtit_flow_dec *d)
 {
+	if (d->ncommit) {
+		flow_flush_committed(d);
+		return;
+	}
+	if (d->nbatch < d->alloc)
+		return;		/* provisional records past cap: room left */
 	size_t n = d->alloc * 2 < d->cap + d->hold ? d->alloc * 2 : d->cap + d->hold;
 	struct rtit_sim_rec *b = n > d->alloc ? realloc(d->batch, n * sizeof(*b)) : NULL;
 	if (b)

@@ -333,10 +333,11 @@ static inline uint64_t flow_pt_ip_mask(const struct rtit_flow_dec *d)
 
 /* ---- flow.c: records, notes, errors ---- */
 void flow_flush_committed(struct rtit_flow_dec *d);
-/* The batch full of provisional records: twice the room, up to cap + hold
- * records (D199); when that cannot be had, they are taken as certain and
- * handed out (D98). */
-void flow_batch_grow(struct rtit_flow_dec *d);
+/* cap records or more in the batch: the committed ones are handed out;
+ * with none, the batch holds provisional records only and grows, twice
+ * the room up to cap + hold records (D199); when that cannot be had, they
+ * are taken as certain and handed out (D98). */
+void flow_batch_full(struct rtit_flow_dec *d);
 void flow_fence(struct rtit_flow_dec *d);
 void flow_fence_walk(struct rtit_flow_dec *d, uint64_t off);
 bool flow_pt_leaves_filter(const struct rtit_flow_dec *d, uint64_t target);
@@ -423,10 +424,8 @@ static inline struct rtit_sim_rec *rec_new(struct rtit_flow_dec *d, uint32_t k)
 		d->ncommit = d->nbatch;
 		d->nprov = 0;
 	}
-	if (d->nbatch >= d->cap && d->ncommit)
-		flow_flush_committed(d);
-	else if (__builtin_expect(d->nbatch == d->alloc, 0))
-		flow_batch_grow(d);	/* all provisional: room for more */
+	if (__builtin_expect(d->nbatch >= d->cap, 0))
+		flow_batch_full(d);
 	d->nprov += k;
 	/* the packet behind the record: with no TNT bit pending, the walk
 	 * goes on towards the packet in view, which is what establishes the
