@@ -656,6 +656,7 @@ int flow_set_la(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it, bool
 	d->la.psb = psb;
 	d->la.if_fup = false;
 	d->la.pebs_fup = false;
+	d->la.exstop_fup = false;
 	d->la.exact = false;
 	d->la.cyc = d->t_cyc;
 	/* A TNT goes out after the timing packets sent while its bits

@@ -85,6 +85,9 @@ struct la {
 				 * (CLI/STI/POPF at its IP) */
 	bool pebs_fup;		/* PT: the FUP after a BEP(IP=1): where the
 				 * PEBS record binds (Table 33-45) */
+	bool exstop_fup;	/* PT: the FUP after an EXSTOP(IP=1): where
+				 * execution stopped, the walk's next
+				 * instruction (33.4.2.22, D202) */
 	/* Timing: the cycle count once this packet is consumed, and whether
 	 * a cycle packet gave it for this very packet (RTIT: the CCP after
 	 * it, 4.2.15; PT: a CYC right before it, 33.3.6) */
@@ -176,6 +179,7 @@ struct rtit_flow_dec {
 	bool bound_fup;		/* the next FUP belongs to an EXSTOP, PTW,
 				 * CFE or MODE.TSX with its IP bit: status */
 	bool bound_ptw;		/* PT: that FUP is a PTW's (D137) */
+	bool bound_exstop;	/* PT: that FUP is an EXSTOP's (D202) */
 	bool mode_seen;		/* PT: a MODE.Exec since the start or an OVF */
 	bool nonroot;		/* the last PIP's NR: VMX non-root */
 	bool in_vmm;		/* after a VM exit, until the VM entry */

@@ -884,6 +884,14 @@ static int peek_fup(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
 			return flow_fail(d, RTIT_ERR_BAD_CONTEXT, it->offset,
 					 "the FUP of a PTW names 0x%" PRIx64 ", a %s, not a PTWRITE"
 					 " (SDM 33.4.2.21)", it->ip, rtit_insn_class_name(e->cls));
+		if (it->ip_status == 0 && d->bound_exstop && d->state == ST_ENABLED) {
+			/* "the IP of the oldest instruction that has not yet
+			 * completed" (33.4.2.22): the walk goes on to it,
+			 * with no packet's instruction before (D202) */
+			r = flow_set_la(d, it, false);
+			d->la.exstop_fup = true;
+			return r;
+		}
 		return PK_SKIP;
 	}
 	if (d->mode_fup) {
@@ -1073,11 +1081,13 @@ static int peek_state(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it
 		if (p->u.ip_bit)	/* Table 33-57 case 5 */
 			d->bound_fup = true;
 		d->bound_ptw = false;
+		d->bound_exstop = true;
 		return PK_SKIP;
 	case RTIT_PT_PTW:
 		if (p->u.ptw.ip)	/* FUPonPTW, Table 33-58 */
 			d->bound_fup = true;
 		d->bound_ptw = true;
+		d->bound_exstop = false;
 		return PK_SKIP;
 	case RTIT_PT_CFE:
 		if (d->evd_pend && (r = evd_check(d, p)) < 0)
@@ -1085,6 +1095,7 @@ static int peek_state(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it
 		if (p->u.cfe.ip)	/* Table 33-59 */
 			d->bound_fup = true;
 		d->bound_ptw = false;
+		d->bound_exstop = false;
 		d->cfe_type = p->u.cfe.type;
 		d->cfe_vec = p->u.cfe.vector;
 		d->cfe_fresh = true;
@@ -1905,6 +1916,15 @@ static int pt_walk_fup(struct rtit_flow_dec *d, const struct ic_ent *e)
 		if (p->ip != d->ip)
 			return W_INSN;
 		take_if(d);
+		consume(d);
+		return W_AGAIN;
+	}
+	if (p->exstop_fup) {
+		/* EXSTOP(IP=1), FUP: execution stopped
+		 * before the instruction here (33.4.2.22,
+		 * D202); walk on to it */
+		if (p->ip != d->ip)
+			return W_INSN;
 		consume(d);
 		return W_AGAIN;
 	}

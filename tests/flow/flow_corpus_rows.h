@@ -1700,3 +1700,32 @@
 		"# end\n",
 	.want_errors = 1,
 },
+{
+	.name = "D202: PT an EXSTOP's FUP where the walk cannot get before its JMP's TIP",
+	.cite = "SDM 33.4.2.22 (EXSTOP: the FUP is the IP of the oldest instruction that has not yet "
+		"completed), 33.4.2.2",
+	.dialect = RTIT_DIALECT_PT,
+	/* NOP, NOP, JMP RAX at 0x1002, NOP, NOP; EXSTOP(IP=1) 02 E2 @25,
+	 * FUP(0x1005) @27, TIP(0x1000) @34: execution stopped at 0x1005,
+	 * but the walk from 0x1000 meets the JMP, whose TIP is not next */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0xe2, PT_FUP6(0x1005), PT_TIP6(0x1000)),
+	.img = { REG(0x1000, 0x90, 0x90, 0xff, 0xe0, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"# error @27 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D202: PT an EXSTOP's FUP the walk reaches (control)",
+	.cite = "SDM 33.4.2.22",
+	.dialect = RTIT_DIALECT_PT,
+	/* the same, FUP(0x1002): execution stopped before the JMP, whose
+	 * TIP then goes back to 0x1000 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0xe2, PT_FUP6(0x1002), PT_TIP6(0x1000)),
+	.img = { REG(0x1000, 0x90, 0x90, 0xff, 0xe0, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"I 0000000000001001 other    len=1 -> 0000000000001002\n"
+		"I 0000000000001002 jmp-ind  len=2 T -> 0000000000001000\n"
+		"# end\n",
+},
