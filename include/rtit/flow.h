@@ -277,7 +277,8 @@ struct rtit_flow_cfg {
 	/* Instructions walked since the last packet are held back until a
 	 * packet establishes them, up to this many (default 1 << 16); past
 	 * it they are handed out as certain (docs/decisions.md D98, D199).
-	 * The decoder's batch holds batch_cap + max_hold records. */
+	 * The decoder's batch grows to batch_cap + max_hold records at
+	 * most, and only for a walk that long. */
 	uint32_t max_hold;
 	/* Block mode (struct rtit_flow_block): when set, blocks go here
 	 * instead of records to on_rec (which is then not called); on_note
