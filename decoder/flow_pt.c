@@ -1841,6 +1841,33 @@ static __attribute__((noinline)) bool vmentry_ahead(struct rtit_flow_dec *d)
 	return found;
 }
 
+/* PIP(NR=1) in view where tracing (re)started, no instruction walked since
+ * (an overflow's FUP, D170): the packets after it, past VMCS, MODE.Exec and
+ * timing, are a TIP to this very IP.  That is the VM entry of a VM exit the
+ * overflow lost, back where the guest left (Table 33-53: PIP(NR=1),
+ * [VMCS], [MODE.Exec], TIP(guest IP); the simulator's VMM re-enters at the
+ * exit's IP, docs/sim.md): no guest instruction sends a PIP and a TIP to
+ * its own IP (D205).  Nothing is consumed. */
+static __attribute__((noinline)) bool vmentry_back_here(struct rtit_flow_dec *d)
+{
+	for (unsigned k = 0; k < 16; k++) {
+		const struct rtit_pktdec_item *it = flow_ahead_peek(d, k);
+		if (!it)
+			return false;
+		switch (it->pkt.type) {
+		case RTIT_PT_CYC: case RTIT_PT_MTC: case RTIT_PT_TSC: case RTIT_PT_TMA:
+		case RTIT_PT_CBR: case RTIT_PT_PAD: case RTIT_PT_MNT: case RTIT_PT_VMCS:
+		case RTIT_PT_MODE_EXEC:
+			continue;
+		case RTIT_PT_TIP:
+			return it->ip_status == 0 && it->ip == d->ip;
+		default:
+			return false;
+		}
+	}
+	return false;
+}
+
 /* At a VMLAUNCH/VMRESUME, no bits pending: whether the packet in view is
  * its VM entry's, a PIP(NR=1), or a TIP after a VM exit (Table 33-53), or
  * a TIP.PGD: the entry cleared TraceEn (its MSR-load area) or ContextEn
@@ -1997,7 +2024,8 @@ static inline int pt_walk_packet(struct rtit_flow_dec *d, const struct ic_ent *e
 		 * been lost too) */
 		if (!p->pkt.u.pip.nr || e->cls == RTIT_IC_MOV_CR3 || (e->flags & IC_VMENTRY) ||
 		    (!d->in_vmm && (d->nonroot || !d->vmx_known) &&
-		     d->cfe_type != rtit_pt_cfe_vmentry) ||
+		     d->cfe_type != rtit_pt_cfe_vmentry &&
+		     !(d->ip == d->enable_ip && vmentry_back_here(d))) ||
 		    (!d->in_vmm && vmentry_ahead(d)))
 			break;
 		/* from VMX root operation with no VM exit walked: only a
@@ -2173,11 +2201,12 @@ static inline int pt_walk_cond_ret(struct rtit_flow_dec *d, const struct ic_ent 
 /* Erratum BDM64 (D110): in a transaction, the TIP of an indirect JMP or
  * CALL right before a TSX abort (MODE.TSX with TXAbort, then its FUP) may
  * carry a wrong target.  When the abort's FUP IP cannot be reached from
- * *next without a branch (256 instructions at most; an address that is not
- * code ends the search too), the branch went there
- * (as libipt's workaround reads it): *next becomes that IP.  The
- * instructions are decoded outside the cache (the caller holds an entry).
- * 0 or < 0. */
+ * *next without a packet (256 instructions at most, plain ones and the
+ * direct JMPs and CALLs they lead to, which send none, Table 33-1, D204;
+ * any other branch or an address that is not code ends the search), the
+ * branch went there (as libipt's workaround reads it): *next becomes that
+ * IP.  The instructions are decoded outside the cache (the caller holds an
+ * entry).  0 or < 0. */
 static int bdm64(struct rtit_flow_dec *d, uint64_t *next)
 {
 	struct ic_ent t;
@@ -2206,7 +2235,13 @@ static int bdm64(struct rtit_flow_dec *d, uint64_t *next)
 				d->msg[0] = 0;
 			break;
 		}
-		/* a branch ends the straight line (MOV CR3 to XEND are not
+		/* a direct JMP or CALL sends no packet: the walk follows it
+		 * there too (D204) */
+		if (t.len && (t.cls == RTIT_IC_DIRECT_JMP || t.cls == RTIT_IC_DIRECT_CALL)) {
+			ip = t.target;
+			continue;
+		}
+		/* any other branch ends the line (MOV CR3 to XEND are not
 		 * branches: Table 33-1) */
 		if (!t.len || (t.cls != RTIT_IC_OTHER &&
 			       (t.cls < RTIT_IC_MOV_CR3 || t.cls > RTIT_IC_XEND)))

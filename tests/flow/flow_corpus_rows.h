@@ -1729,3 +1729,43 @@
 		"I 0000000000001002 jmp-ind  len=2 T -> 0000000000001000\n"
 		"# end\n",
 },
+{
+	.name = "D204: PT BDM64 keeps a TIP whose target reaches the abort through a direct JMP",
+	.cite = "Intel erratum BDM64; SDM Table 33-1 (a direct JMP sends no packet), Table 33-55 case 21",
+	.dialect = RTIT_DIALECT_PT,
+	.pt_errata = RTIT_PT_ERRATUM(RTIT_PT_BDM64),
+	/* PSB+ with MODE.TSX(InTX=1) (99 21): in a transaction.  JMP RAX
+	 * at 0x1000, TIP(0x2000) @27; NOP, JMP +0xd (EB 0D) at 0x2001 to
+	 * 0x2010; MODE.TSX(TXAbort) (99 22) @34, FUP(0x2010) @36,
+	 * TIP(0x3000) @43: 0x2010 is reached from 0x2000 with no packet,
+	 * so the TIP's target stands */
+	STREAM(PT_PSB, 0x99, 0x21, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x2000), 0x99, 0x22,
+	       PT_FUP6(0x2010), PT_TIP6(0x3000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0x90, 0xeb, 0x0d), REG(0x2010, 0x90),
+		 REG(0x3000, 0xf4) },
+		.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000002000\n"
+		"I 0000000000002000 other    len=1 -> 0000000000002001\n"
+		"I 0000000000002001 jmp      len=2 T -> 0000000000002010\n"
+		"E 0000000000002010 tsx-abort -> 0000000000003000\n"
+		"# end\n",
+},
+{
+	.name = "D205: PT a VM entry back to where an overflow's FUP resumed",
+	.cite = "SDM Table 33-53 (VM entry: PIP(NR=1), [VMCS], [MODE.Exec], TIP(guest IP)), 33.3.8",
+	.dialect = RTIT_DIALECT_PT,
+	/* the PSB+'s PIP(NR=1): a guest.  NOPs at 0x1000-0x1002, JMP RAX
+	 * at 0x1003.  OVF @27, FUP(0x1002) @29, PIP(NR=1) @36, MODE.Exec
+	 * @44, TIP(0x1002) @46: the overflow lost a VM exit at 0x1002 and
+	 * this is its VM entry; TIP(0x1000) @53 is the JMP's */
+	STREAM(PT_PSB, 0x02, 0x43, 0x01, 0x01, 0, 0, 0, 0, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0xf3,
+	       PT_FUP6(0x1002), 0x02, 0x43, 0x01, 0x01, 0, 0, 0, 0, 0x99, 0x01, PT_TIP6(0x1002),
+	       PT_TIP6(0x1000)),
+	.img = { REG(0x1000, 0x90, 0x90, 0x90, 0xff, 0xe0) },
+		.want = "# enable 1000\n"
+		"# overflow 1002\n"
+		"E 0000000000001002 vmentry  -> 0000000000001002\n"
+		"I 0000000000001002 other    len=1 -> 0000000000001003\n"
+		"I 0000000000001003 jmp-ind  len=2 T -> 0000000000001000\n"
+		"# end\n",
+},
