@@ -1674,6 +1674,10 @@ static int vm_entry_here(struct rtit_flow_dec *d)
 		return r;
 	if (r != TIP_OK)
 		return r == TIP_EOS ? 2 : overflow(d);
+	/* a CFE.VMENTRY before it was this entry's (Table 33-59): used, so
+	 * a later PIP(NR=1) is not taken for a VM entry on its word (D206) */
+	if (d->cfe_type == rtit_pt_cfe_vmentry)
+		d->cfe_type = 0;
 	if (pgd) {
 		d->in_vmm = false;
 		rtit_pt_calls_clear(&d->rs);

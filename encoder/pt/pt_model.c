@@ -527,7 +527,10 @@ static void cyc_standalone(struct rtit_pt_model *m)
 	    !rtit_pt_tnt_empty(&m->tnt))
 		return;
 	thr = cyc_threshold(m);
-	while (now_cycles(m) - m->cyc_base >= n + thr) {
+	/* the counter restarted after the time last read (an enable or an
+	 * OVF at a WRMSR handed over before its record): none is due yet,
+	 * and the difference must not wrap (D207) */
+	while (now_cycles(m) >= m->cyc_base && now_cycles(m) - m->cyc_base >= n + thr) {
 		p.u.cyc.value = n;
 		if (!put(m, &p, 0, "CYC: stand-alone, before the cycle counter wraps (33.3.6, cyc_standalone)"))
 			return;
