@@ -340,10 +340,12 @@ static inline int ahead_read(struct rtit_flow_dec *d)
 		 * packet, needs no check (D196); in RTIT a full one after
 		 * no partial one */
 		bool tnt = a->pkt.type == RTIT_R_TNT || a->pkt.type == RTIT_PT_TNT8;
-		if (tnt && d->ahead_en != FLOW_AH_OFF && d->ahead_en != FLOW_AH_OFF_PGD &&
-		    (d->pt || (!d->ahead_partial && a->pkt.u.tnt.nbits == rtit_r_tnt_max_bits)))
-			;
-		else if (!d->pt)
+		bool plain_tnt = tnt && d->ahead_en != FLOW_AH_OFF && d->ahead_en != FLOW_AH_OFF_PGD &&
+				 (d->pt || (!d->ahead_partial &&
+					    a->pkt.u.tnt.nbits == rtit_r_tnt_max_bits));
+		if (plain_tnt)
+			return r;
+		if (!d->pt)
 			rtit_r_ahead_check(d, a);
 		else if (((FLOW_PT_AHEAD_TYPES >> a->pkt.type) & 1) && !d->cfg.events_only)
 			flow_pt_ahead_check(d, a);

@@ -207,19 +207,28 @@ static bool cyc_eligible(enum rtit_pkt_type t)
 	}
 }
 
+/* Timing and padding packets (SDM 33.4.2.11-33.4.2.14, 33.4.2.18, Table
+ * 33-15): they say nothing of the flow, so the questions below look past
+ * them. */
+static inline bool pt_timing_or_pad(enum rtit_pkt_type t)
+{
+	switch (t) {
+	case RTIT_PT_CYC: case RTIT_PT_MTC: case RTIT_PT_TSC: case RTIT_PT_TMA:
+	case RTIT_PT_CBR: case RTIT_PT_PAD: case RTIT_PT_MNT:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Whether the next packet but timing and padding, among those read ahead,
  * is a TIP.PGE (or none is known yet). */
 static bool pge_ahead(const struct rtit_flow_dec *d)
 {
 	for (unsigned k = 0; k < d->ahead_n; k++) {
 		const struct rtit_packet *p = &d->ahead[(d->ahead_head + k) % FLOW_RING].pkt;
-		switch (p->type) {
-		case RTIT_PT_CYC: case RTIT_PT_MTC: case RTIT_PT_TSC: case RTIT_PT_TMA:
-		case RTIT_PT_CBR: case RTIT_PT_PAD: case RTIT_PT_MNT:
-			continue;
-		default:
+		if (!pt_timing_or_pad(p->type))
 			return p->type == RTIT_PT_TIP_PGE;
-		}
 	}
 	return true;
 }
@@ -656,10 +665,9 @@ static int mode_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it
  * the MODE.Exec. */
 static int mode_ip_check(struct rtit_flow_dec *d, const struct rtit_pktdec_item *it)
 {
-	switch (it->pkt.type) {
-	case RTIT_PT_CYC: case RTIT_PT_MTC: case RTIT_PT_TSC: case RTIT_PT_TMA:
-	case RTIT_PT_CBR: case RTIT_PT_PAD: case RTIT_PT_MNT:
+	if (pt_timing_or_pad(it->pkt.type))
 		return 0;
+	switch (it->pkt.type) {
 	case RTIT_PT_TIP: case RTIT_PT_TIP_PGE: case RTIT_PT_TIP_PGD: case RTIT_PT_FUP:
 	case RTIT_PT_OVF:
 		d->mode_ip_due = false;
@@ -1811,6 +1819,26 @@ static bool enclu_is_event(struct rtit_flow_dec *d, uint64_t to)
  * with the instruction at d->ip. */
 enum { W_AGAIN = 3, W_INSN = 4 };
 
+/* The instruction at @ip decoded into *t outside the cache (the caller may
+ * hold an entry), for a question the walk asks ahead of itself: a failure
+ * is no error of the walk, so the error state stays as it was.  0 or < 0. */
+static int ic_peek(struct rtit_flow_dec *d, uint64_t ip, struct ic_ent *t)
+{
+	int code = d->err_code;
+	uint64_t off = d->err_off, eip = d->err_ip;
+
+	memset(t, 0, sizeof(*t));
+	int r = flow_ic_fill(d, ip | d->ic_tag, t);
+	if (d->err_code != code) {
+		d->err_code = code;
+		d->err_off = off;
+		d->err_ip = eip;
+		if (!code)
+			d->msg[0] = 0;
+	}
+	return r;
+}
+
 /* Whether a VMLAUNCH/VMRESUME is ahead of the walk on a path that needs
  * no packet (plain instructions and direct JMPs, 64 at most): a PIP(NR=1)
  * in view in VMX root operation is then its VM entry's (Table 33-53), not
@@ -1818,14 +1846,12 @@ enum { W_AGAIN = 3, W_INSN = 4 };
  * outside the cache; a decode error there is not the walk's. */
 static __attribute__((noinline)) bool vmentry_ahead(struct rtit_flow_dec *d)
 {
-	int code = d->err_code;
-	uint64_t off = d->err_off, eip = d->err_ip, ip = d->ip;
+	uint64_t ip = d->ip;
 	struct ic_ent t;
 	bool found = false;
 
 	for (unsigned n = 0; n < 64 && !found; n++) {
-		memset(&t, 0, sizeof(t));
-		if (flow_ic_fill(d, ip | d->ic_tag, &t) < 0 || !t.len)
+		if (ic_peek(d, ip, &t) < 0 || !t.len)
 			break;
 		found = (t.flags & IC_VMENTRY) != 0;
 		if (t.cls == RTIT_IC_DIRECT_JMP)
@@ -1834,13 +1860,6 @@ static __attribute__((noinline)) bool vmentry_ahead(struct rtit_flow_dec *d)
 			ip += t.len;
 		else
 			break;
-	}
-	if (d->err_code != code) {
-		d->err_code = code;
-		d->err_off = off;
-		d->err_ip = eip;
-		if (!code)
-			d->msg[0] = 0;
 	}
 	return found;
 }
@@ -1858,16 +1877,10 @@ static __attribute__((noinline)) bool vmentry_back_here(struct rtit_flow_dec *d)
 		const struct rtit_pktdec_item *it = flow_ahead_peek(d, k);
 		if (!it)
 			return false;
-		switch (it->pkt.type) {
-		case RTIT_PT_CYC: case RTIT_PT_MTC: case RTIT_PT_TSC: case RTIT_PT_TMA:
-		case RTIT_PT_CBR: case RTIT_PT_PAD: case RTIT_PT_MNT: case RTIT_PT_VMCS:
-		case RTIT_PT_MODE_EXEC:
+		if (pt_timing_or_pad(it->pkt.type) || it->pkt.type == RTIT_PT_VMCS ||
+		    it->pkt.type == RTIT_PT_MODE_EXEC)
 			continue;
-		case RTIT_PT_TIP:
-			return it->ip_status == 0 && it->ip == d->ip;
-		default:
-			return false;
-		}
+		return it->pkt.type == RTIT_PT_TIP && it->ip_status == 0 && it->ip == d->ip;
 	}
 	return false;
 }
@@ -2224,21 +2237,11 @@ static int bdm64(struct rtit_flow_dec *d, uint64_t *next)
 	if (!d->tsx_pending || !(d->tsx_bits & rtit_pt_mode_tsx_abrt) ||
 	    !is_type(d, RTIT_PT_FUP) || d->la.ip_status != 0)
 		return 0;
-	int code = d->err_code;
-	uint64_t off = d->err_off, eip = d->err_ip;
 	for (unsigned n = 0; n < 256; n++) {
 		if (ip == d->la.ip)
 			return 0;
-		memset(&t, 0, sizeof(t));
-		if (flow_ic_fill(d, ip | d->ic_tag, &t) < 0) {
-			/* not an error of the walk: the error state as it was */
-			d->err_code = code;
-			d->err_off = off;
-			d->err_ip = eip;
-			if (!code)
-				d->msg[0] = 0;
+		if (ic_peek(d, ip, &t) < 0)
 			break;
-		}
 		/* a direct JMP or CALL sends no packet: the walk follows it
 		 * there too (D204) */
 		if (t.len && (t.cls == RTIT_IC_DIRECT_JMP || t.cls == RTIT_IC_DIRECT_CALL)) {
