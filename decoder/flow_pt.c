@@ -1307,6 +1307,10 @@ static int overflow(struct rtit_flow_dec *d)
 	d->tnt_n = 0;
 	d->bound_fup = false;
 	d->in_vmm = false;
+	/* a CFE before the OVF announced an event whose FUP and TIP were
+	 * lost; the next event sends its own (D209) */
+	d->cfe_type = 0;
+	d->evd_seen = 0;
 	d->tsx_pending = false;
 	d->intx_known = false;		/* a MODE.TSX may be lost (D43) */
 	d->encl = FLOW_ENCL_UNKNOWN;	/* an enclave entry may be lost */
@@ -2038,8 +2042,11 @@ static inline int pt_walk_packet(struct rtit_flow_dec *d, const struct ic_ent *e
 		 * else one only when a CFE.VMENTRY says so (its
 		 * VM exit was lost in an overflow), or a MOV
 		 * CR3's, here or ahead (the PSB+'s PIP may have
-		 * been lost too) */
-		if (!p->pkt.u.pip.nr || e->cls == RTIT_IC_MOV_CR3 || (e->flags & IC_VMENTRY) ||
+		 * been lost too); after a VM exit, in VMX root
+		 * operation, a MOV CR3 sends NR=0 (SDM 33.4.2.5),
+		 * so NR=1 is the VM entry (D208) */
+		if (!p->pkt.u.pip.nr || (e->cls == RTIT_IC_MOV_CR3 && !d->in_vmm) ||
+		    (e->flags & IC_VMENTRY) ||
 		    (!d->in_vmm && (d->nonroot || !d->vmx_known) &&
 		     d->cfe_type != rtit_pt_cfe_vmentry &&
 		     !(d->ip == d->enable_ip && vmentry_back_here(d))) ||

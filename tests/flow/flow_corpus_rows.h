@@ -1769,3 +1769,49 @@
 		"I 0000000000001003 jmp-ind  len=2 T -> 0000000000001000\n"
 		"# end\n",
 },
+{
+	.name = "D208: PT after a VM exit, PIP(NR=1) at a MOV CR3 is the VM entry, not the MOV CR3's",
+	.cite = "SDM 33.4.2.5 (PIP.NR: set only in VMX non-root operation), Table 33-53 (VM entry: "
+		"PIP(NR=1), TIP(guest IP)), Table 33-52 (Conceal VMX in PT)",
+	.dialect = RTIT_DIALECT_PT,
+	.vmx_conceal_exit = true,
+	/* NOP at 0x1000, MOV CR3,RAX at 0x1001, JMP RAX at 0x1004.
+	 * FUP(0x1001) @25, TIP(0x1001) @32: a VM exit at the MOV CR3 (its
+	 * PIP concealed), back in the guest there.  PIP(NR=1) @39,
+	 * TIP(0x1001) @47: the VM entry.  PIP(NR=0) @54 is the MOV CR3's
+	 * (non-root concealed), TIP(0x1000) @62 the JMP's.  A MOV CR3 in
+	 * VMX root operation sends NR=0, so the first PIP is not its */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_FUP6(0x1001), PT_TIP6(0x1001),
+	       0x02, 0x43, 0x01, 0x01, 0, 0, 0, 0, PT_TIP6(0x1001),
+	       0x02, 0x43, 0x00, 0x00, 0, 0, 0, 0, PT_TIP6(0x1000)),
+	.img = { REG(0x1000, 0x90, 0x0f, 0x22, 0xd8, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"E 0000000000001001 vmexit   -> 0000000000001001\n"
+		"E 0000000000001001 vmentry  -> 0000000000001001\n"
+		"I 0000000000001001 mov-cr3  len=3 -> 0000000000001004\n"
+		"I 0000000000001004 jmp-ind  len=2 T -> 0000000000001000\n"
+		"# end\n",
+},
+{
+	.name = "D209: PT EventEn, a CFE before an OVF is not the next event's",
+	.cite = "SDM 33.3.8 (OVF: packets lost; a FUP where tracing resumes), 33.4.2.29, "
+		"Table 33-59 (CFE.IRET), Table 33-52 (Conceal VMX in PT: a VM exit sends no CFE)",
+	.dialect = RTIT_DIALECT_PT,
+	.event_trace = true,
+	.ctl_fixed = true,
+	.ctl = 0x80002001,	/* TraceEn, BranchEn, EventEn */
+	.vmx_conceal_exit = true,
+	/* NOP, NOP at 0x1000.  CFE.IRET(IP=1) @25, then OVF @29: the
+	 * IRET's FUP and TIP are lost.  FUP(0x1000) @31 resumes;
+	 * FUP(0x1001) @38, TIP(0x1001) @45: a concealed VM exit, which
+	 * sends no CFE; the CFE.IRET is not its */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0x13, 0x82, 0x00, 0x02, 0xf3,
+	       PT_FUP6(0x1000), PT_FUP6(0x1001), PT_TIP6(0x1001)),
+	.img = { REG(0x1000, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"# overflow 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"E 0000000000001001 vmexit   -> 0000000000001001\n"
+		"# end\n",
+},
