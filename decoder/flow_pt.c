@@ -1245,11 +1245,16 @@ static inline bool is_type(const struct rtit_flow_dec *d, enum rtit_pkt_type t)
  * and a PSB+ with no FUP.  Any other packet (a FUP of its own, TNT, TIP,
  * TIP.PGD, PTW, OVF) says tracing is on, and so does a ring full of
  * packets passed over; a trace that ends first says nothing, and is
- * read as off (no instruction claimed).  Only when the answer is yes are
- * those packets applied as while tracing is off (pt_peek). */
+ * read as off (no instruction claimed).  A MODE.TSX outside PSB+ whose
+ * next packet but timing and padding is no FUP says off too: with
+ * PacketEn its FUP(CLIP) follows it, with FilterEn=0 it goes alone (Table
+ * 33-55 cases 19-21, D43; D210).  Only when the answer is yes are those
+ * packets applied as while tracing is off (pt_peek). */
 static bool apl12_fup(struct rtit_flow_dec *d, uint64_t off)
 {
 	bool bound = false;	/* an IP bit binds the next FUP */
+	bool tsx = false;	/* a MODE.TSX outside PSB+ just now */
+	bool psb = false;	/* in PSB+ */
 
 	if (!workaround(d, RTIT_PT_APL12))
 		return false;
@@ -1260,6 +1265,13 @@ static bool apl12_fup(struct rtit_flow_dec *d, uint64_t off)
 		if (!it)
 			return false;	/* not settled: tracing is on */
 		const struct rtit_packet *p = &it->pkt;
+		if (pt_timing_or_pad(p->type))
+			continue;
+		if (tsx) {
+			if (p->type == RTIT_PT_FUP)
+				return false;	/* the MODE.TSX's FUP: tracing is on */
+			break;			/* a MODE.TSX alone: FilterEn=0 */
+		}
 		switch (p->type) {
 		case RTIT_PT_TIP_PGE: case RTIT_PT_TRACESTOP:
 			break;
@@ -1274,11 +1286,15 @@ static bool apl12_fup(struct rtit_flow_dec *d, uint64_t off)
 		case RTIT_PT_EXSTOP: case RTIT_PT_BEP:
 			bound = p->u.ip_bit;
 			continue;
-		case RTIT_PT_CYC: case RTIT_PT_MTC: case RTIT_PT_TSC: case RTIT_PT_TMA:
-		case RTIT_PT_CBR: case RTIT_PT_PAD: case RTIT_PT_MNT: case RTIT_PT_PSB:
-		case RTIT_PT_PSBEND: case RTIT_PT_PIP: case RTIT_PT_VMCS: case RTIT_PT_MODE_EXEC:
-		case RTIT_PT_MODE_TSX: case RTIT_PT_EVD: case RTIT_PT_BBP: case RTIT_PT_BIP:
-		case RTIT_PT_MWAIT: case RTIT_PT_PWRE: case RTIT_PT_PWRX:
+		case RTIT_PT_PSB: case RTIT_PT_PSBEND:
+			psb = p->type == RTIT_PT_PSB;
+			continue;
+		case RTIT_PT_MODE_TSX:
+			tsx = !psb;
+			continue;
+		case RTIT_PT_PIP: case RTIT_PT_VMCS: case RTIT_PT_MODE_EXEC: case RTIT_PT_EVD:
+		case RTIT_PT_BBP: case RTIT_PT_BIP: case RTIT_PT_MWAIT: case RTIT_PT_PWRE:
+		case RTIT_PT_PWRX:
 			continue;
 		default:
 			return false;
@@ -2016,6 +2032,7 @@ static inline int pt_walk_packet(struct rtit_flow_dec *d, const struct ic_ent *e
 			 * walk: that FUP came while tracing was off (errata
 			 * APL12, BDM70 without their workarounds, D106) */
 			sgx_on_enable(d);
+			d->cfe_type = 0;	/* as flow_pt_idle (D211) */
 			take_if(d);
 			flow_drop_uncertain(d, p->offset);
 			flow_enable_la(d, RTIT_FLOW_N_ENABLE);
@@ -2641,6 +2658,9 @@ int flow_pt_idle(struct rtit_flow_dec *d)
 	switch (p->pkt.type) {
 	case RTIT_PT_TIP_PGE:
 		sgx_on_enable(d);
+		/* a CFE while off was the transfer's this TIP.PGE ends
+		 * (Table 33-59: CFE.IRET(IP=0), TIP.PGE; D211) */
+		d->cfe_type = 0;
 		flow_enable_la(d, unsynced ? RTIT_FLOW_N_RESYNC : RTIT_FLOW_N_ENABLE);
 		return 0;
 	case RTIT_PT_FUP:

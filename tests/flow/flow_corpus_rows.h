@@ -1815,3 +1815,70 @@
 		"E 0000000000001001 vmexit   -> 0000000000001001\n"
 		"# end\n",
 },
+{
+	.name = "D210: PT APL12, a MODE.TSX with no FUP after the OVF's FUP: tracing was off",
+	.cite = "Intel errata APL12; SDM 33.3.8, Table 33-55 cases 19-20 (MODE.TSX, FUP(CLIP) with "
+		"PacketEn), 33.2.9.2 (FilterEn=0: MODE.TSX alone)",
+	.dialect = RTIT_DIALECT_PT,
+	.pt_errata = RTIT_PT_ERRATUM(RTIT_PT_APL12),
+	/* NOP, NOP, JMP RAX at 0x1000; OVF @25, FUP(0x1000) @27, then nine
+	 * pairs MODE.TSX(InTX=1), MODE.TSX(InTX=0) @34-@69 (transactions
+	 * outside the filter range: no FUP), TIP.PGE(0x1001) @70, TIP(0x1000)
+	 * @77.  The TIP.PGE is past the 16 packets read ahead; the first
+	 * MODE.TSX with no FUP after it already says the FUP was APL12's */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0xf3, PT_FUP6(0x1000),
+	       0x99, 0x21, 0x99, 0x20, 0x99, 0x21, 0x99, 0x20, 0x99, 0x21, 0x99, 0x20,
+	       0x99, 0x21, 0x99, 0x20, 0x99, 0x21, 0x99, 0x20, 0x99, 0x21, 0x99, 0x20,
+	       0x99, 0x21, 0x99, 0x20, 0x99, 0x21, 0x99, 0x20, 0x99, 0x21, 0x99, 0x20,
+	       PT_PGE6(0x1001), PT_TIP6(0x1000)),
+	.img = { REG(0x1000, 0x90, 0x90, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# overflow ffffffffffffffff\n"
+		"# enable 1001\n"
+		"I 0000000000001001 other    len=1 -> 0000000000001002\n"
+		"I 0000000000001002 jmp-ind  len=2 T -> 0000000000001000\n"
+		"# end\n",
+},
+{
+	.name = "D210: PT APL12, a MODE.TSX and its FUP after the OVF's FUP: tracing was on (control)",
+	.cite = "Intel errata APL12; SDM 33.3.8, Table 33-55 case 19 (XBEGIN: MODE.TSX, FUP(CLIP))",
+	.dialect = RTIT_DIALECT_PT,
+	.pt_errata = RTIT_PT_ERRATUM(RTIT_PT_APL12),
+	/* NOP at 0x1000, XBEGIN at 0x1001, JMP RAX at 0x1007; OVF @25,
+	 * FUP(0x1000) @27, MODE.TSX(InTX=1) @34, FUP(0x1001) @36 (the
+	 * XBEGIN's), TIP(0x1000) @43 (the JMP's) */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0xf3, PT_FUP6(0x1000), 0x99, 0x21,
+	       PT_FUP6(0x1001), PT_TIP6(0x1000)),
+	.img = { REG(0x1000, 0x90, 0xc7, 0xf8, 0x10, 0x00, 0x00, 0x00, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# overflow 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"I 0000000000001001 xbegin   len=6 TX -> 0000000000001007\n"
+		"I 0000000000001007 jmp-ind  len=2 T -> 0000000000001000\n"
+		"# end\n",
+},
+{
+	.name = "D211: PT EventEn, a CFE while tracing is off is the transfer's its TIP.PGE ends",
+	.cite = "SDM 33.4.2.29, Table 33-59 (CFE.INTR(IP=0) and CFE.IRET(IP=0) with TIP.PGD and "
+		"TIP.PGE), Table 33-52 (Conceal VMX in PT: a VM exit sends no CFE)",
+	.dialect = RTIT_DIALECT_PT,
+	.event_trace = true,
+	.ctl_fixed = true,
+	.ctl = 0x80002001,	/* TraceEn, BranchEn, EventEn */
+	.vmx_conceal_exit = true,
+	/* NOPs at 0x1000-0x1002.  CFE.INTR(IP=0) @25, FUP(0x1001) @29,
+	 * TIP.PGD() @36: an interrupt into code not traced; CFE.IRET(IP=0)
+	 * @37, TIP.PGE(0x1001) @41: its IRET back; FUP(0x1002) @48,
+	 * TIP(0x1002) @55: a concealed VM exit, which sends no CFE: the
+	 * CFE.IRET is not its */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0x13, 0x01, 0x20, PT_FUP6(0x1001), 0x01,
+	       0x02, 0x13, 0x02, 0x00, PT_PGE6(0x1001), PT_FUP6(0x1002), PT_TIP6(0x1002)),
+	.img = { REG(0x1000, 0x90, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"# disable 1001\n"
+		"# enable 1001\n"
+		"I 0000000000001001 other    len=1 -> 0000000000001002\n"
+		"E 0000000000001002 vmexit   -> 0000000000001002\n"
+		"# end\n",
+},

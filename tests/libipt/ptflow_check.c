@@ -104,6 +104,113 @@ static bool far_transfer(uint8_t cls)
 	return (cls >= RTIT_IC_FAR_JMP && cls <= RTIT_IC_SYSEXIT) || cls == RTIT_IC_UIRET;
 }
 
+/* The last PSB that starts before @off: its PSB+ ends in an OVF before
+ * any MODE.Exec, and the OVF is before @off. */
+static bool psb_cut(const struct pt_config *c, uint64_t off, const uint8_t *trace, size_t tlen)
+{
+	static const uint8_t psb[16] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+					 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82 };
+	uint64_t p = off < tlen ? off : tlen;
+	while (p && (p + sizeof(psb) > tlen || memcmp(trace + p, psb, sizeof(psb))))
+		p--;
+	if (p + sizeof(psb) > tlen || memcmp(trace + p, psb, sizeof(psb)))
+		return false;
+	struct pt_packet_decoder *pd = pt_pkt_alloc_decoder(c);
+	bool cut = false;
+	if (pd && pt_pkt_sync_set(pd, p) >= 0) {
+		struct pt_packet pk;
+		uint64_t at = 0;
+		int k = 0;
+		while (pt_pkt_get_offset(pd, &at) >= 0 && at < off &&
+		       pt_pkt_next(pd, &pk, sizeof(pk)) >= 0) {
+			if (k++ && (pk.type == ppt_psb || pk.type == ppt_psbend ||
+				    (pk.type == ppt_mode && pk.payload.mode.leaf == pt_mol_exec)))
+				break;
+			if (pk.type == ppt_ovf) {
+				cut = true;
+				break;
+			}
+		}
+	}
+	pt_pkt_free_decoder(pd);
+	return cut;
+}
+
+/*
+ * Three errors of libipt 2.0.5 on streams the SDM allows, each at an OVF
+ * (docs/decisions.md D212).  Returns their description, or NULL.
+ *
+ * - "trace stream does not match query" with the OVF next: TIPs deferred
+ *   behind TNT bits (SDM 33.4.2.3) cut by an overflow.  libipt signals an
+ *   event only once its TNT cache is empty (pt_qry_status_flags), so with
+ *   a bit left for a later branch its instruction decoder walks on to the
+ *   next indirect branch and queries a TIP where the OVF is
+ *   (pt_qry_indirect_branch: an event ahead is -pte_bad_query).
+ * - "unknown instruction" after a PSB+ that an OVF cut before its
+ *   MODE.Exec (33.3.8: the OVF ends PSB+): libipt forgets the execution
+ *   mode at the PSB and has none for the instruction at the OVF's FUP,
+ *   which the image has.
+ * - "unknown opcode" right after an OVF with SKZ84's workaround on: its
+ *   search for the OVF's FUP (pt_pkt_find_ovf_fup) answers -pte_bad_opc at
+ *   the invalid packet its own workaround makes of a TMA with reserved
+ *   bits set (Intel erratum SKZ84).
+ */
+static const char *libipt_limit(const struct pt_config *c, int status, uint64_t off,
+				const uint8_t *trace, size_t tlen)
+{
+	if (status == -pte_bad_query && off + 1 < tlen && trace[off] == 0x02 &&
+	    trace[off + 1] == 0xf3)
+		return "a TIP queried at an OVF after deferred TIPs (SDM 33.4.2.3)";
+	if (status == -pte_bad_insn)
+		return psb_cut(c, off, trace, tlen) ?
+			"no execution mode after a PSB+ an OVF cut (SDM 33.3.8)" : NULL;
+	if (status != -pte_bad_opc || !c->errata.skz84 || off < 2 || off > tlen ||
+	    trace[off - 2] != 0x02 || trace[off - 1] != 0xf3)
+		return NULL;
+	struct pt_packet_decoder *pd = pt_pkt_alloc_decoder(c);
+	const char *why = NULL;
+	if (pd && pt_pkt_sync_set(pd, off) >= 0) {
+		struct pt_packet pk;
+		while (pt_pkt_next(pd, &pk, sizeof(pk)) >= 0 && pk.type != ppt_fup) {
+			if (pk.type == ppt_invalid) {
+				why = "an SKZ84 TMA after an OVF (its FUP search stops there)";
+				break;
+			}
+		}
+	}
+	pt_pkt_free_decoder(pd);
+	return why;
+}
+
+/* The libipt limits met, the first with its offset. */
+struct limits {
+	const uint8_t *trace;
+	size_t tlen;
+	size_t resyncs;
+	const char *first;
+	uint64_t first_off;
+};
+
+/* libipt's error *@status at the decoder's offset: one of its limits
+ * (libipt_limit)?  Then it is counted and libipt resynchronises at the
+ * next PSB (*@status: pt_insn_sync_forward's); the instructions between
+ * are not checked.  Else false, *@status unchanged. */
+static bool limit_resync(struct pt_insn_decoder *dec, const struct pt_config *c, int *status,
+			 struct limits *l)
+{
+	uint64_t off = 0;
+	const char *why;
+	if (pt_insn_get_offset(dec, &off) < 0 ||
+	    !(why = libipt_limit(c, *status, off, l->trace, l->tlen)))
+		return false;
+	if (!l->resyncs++) {
+		l->first = why;
+		l->first_off = off;
+	}
+	*status = pt_insn_sync_forward(dec);
+	return true;
+}
+
 /* The CPU and the address filter from PREFIX.sideband (no sideband, or
  * `cpu default`: no CPU, no errata, as before).  0, or -1 after printing
  * what failed. */
@@ -284,6 +391,7 @@ int main(int argc, char **argv)
 	bool mode_known = false, after_unknown = false;
 	size_t mode_resyncs = 0;
 	uint64_t first_unknown_off = 0;
+	struct limits lim = { .trace = trace, .tlen = tlen };
 	uint8_t *seg_unchecked = malloc(cap);
 	/* decoded after libipt said pts_eos: its guess that execution went
 	 * on where the trace no longer says (an event lost at the end of the
@@ -299,6 +407,8 @@ int main(int argc, char **argv)
 	uint8_t *seg_ovf_valid = malloc(cap);
 	uint64_t async_from = 0;
 	int status = pt_insn_sync_forward(dec), rc = 0;
+	if (status < 0 && status != -pte_eos && limit_resync(dec, &config, &status, &lim))
+		after_unknown = true;
 	struct time_tally tt = { 0 };
 	uint8_t *skip_int = malloc(cap);	/* an INT n precedes this one */
 	while (status >= 0) {
@@ -360,6 +470,10 @@ int main(int argc, char **argv)
 			resync = after_unknown = true;
 			continue;
 		}
+		if (status < 0 && status != -pte_eos && limit_resync(dec, &config, &status, &lim)) {
+			resync = after_unknown = true;
+			continue;
+		}
 		if (status < 0)
 			break;
 		if (n == cap) {
@@ -374,7 +488,7 @@ int main(int argc, char **argv)
 			dspec = realloc(dspec, cap);
 		}
 		if (getenv("PTFLOW_VERBOSE") && *getenv("PTFLOW_VERBOSE") == '2')
-			fprintf(stderr, "  %zu: 0x%" PRIx64 "%s%s\n", n, insn.ip,
+			fprintf(stderr, "  %zu: 0x%" PRIx64 " m%d%s%s\n", n, insn.ip, (int)insn.mode,
 				insn.speculative ? " spec" : "", eos ? " eos" : "");
 		dip[n] = insn.ip;
 		if (timing)
@@ -486,6 +600,9 @@ int main(int argc, char **argv)
 	if (mode_resyncs)
 		printf("; %zu not checked: libipt had no execution mode at offset 0x%" PRIx64
 		       " (%zu resyncs, D61)", unchecked, first_unknown_off, mode_resyncs);
+	if (lim.resyncs)
+		printf("; libipt's limit at offset 0x%" PRIx64 ": %s (%zu resyncs, D212)",
+		       lim.first_off, lim.first, lim.resyncs);
 	if (cr3_binds)
 		printf("; %zu far transfers after a MOV CR3 not listed (D61)", cr3_binds);
 	if (ovf_binds)
