@@ -925,6 +925,22 @@ static void rtit_r_ahead_check(struct rtit_flow_dec *d, const struct rtit_pktdec
 
 /* Brings the next significant packet into view (consuming timing
  * packets, PIP and PSB).  1: in view, 0: end of stream, < 0: error. */
+/* Erratum E4 (Appendix E): a TraceStop condition met while the buffer is
+ * overflowed sends its TraceSTOP at once and leaves TraceActive set, so
+ * tracing goes on after the overflow; "evident if the TraceStop packet is
+ * inserted before overflow is resolved, as indicated by the FUP.BuffOvf".
+ * So with E4 a TraceSTOP that only more TraceSTOPs separate from a
+ * FUP.BuffOvf (no other packet goes out during the overflow, 4.2.5) is
+ * that: no stop (D213). */
+static bool e4_stop(struct rtit_flow_dec *d)
+{
+	for (unsigned k = 0;; k++) {
+		const struct rtit_pktdec_item *p = flow_ahead_peek(d, k);
+		if (!p || p->pkt.type != RTIT_R_TRACESTOP)
+			return p && p->pkt.type == RTIT_R_FUP_BUFFOVF;
+	}
+}
+
 static int peek(struct rtit_flow_dec *d)
 {
 	struct rtit_pktdec_item it;
@@ -962,6 +978,10 @@ static int peek(struct rtit_flow_dec *d)
 			continue;
 		case RTIT_R_FUP_PCC:
 			continue;
+		case RTIT_R_TRACESTOP:
+			if ((d->cfg.errata & RTIT_FLOW_E4) && e4_stop(d))
+				continue;	/* during the overflow after it */
+			break;
 		case RTIT_R_PIP:
 			/* 64-bit code cannot clear CR0.PG (SDM Vol. 2B, MOV to
 			 * CR0: #GP in 64-bit mode), and code the walk decodes
@@ -1186,7 +1206,47 @@ int flow_trace_stop(struct rtit_flow_dec *d)
 	return 0;
 }
 
-/* A FUP.BuffOvf in view: the gap (D14), resume at its IP. */
+/* With RTIT_EVENTS fixed and a range as its Filter_Event_ID: @ip is
+ * outside every filter range and at none of their limits, so FilterEn is
+ * 0 there (3.3.5: it rises only when the range base executes or a taken
+ * branch or event lands in the range, and falls at the limit IP or on
+ * landing outside; straight-line code leaves a range only through its
+ * limit). */
+static bool rtit_r_filtered_out(const struct rtit_flow_dec *d, uint64_t ip)
+{
+	unsigned id = (unsigned)(d->cfg.r_events & RTIT_R_EVENTS_FILTER_MASK);
+
+	if (!d->cfg.r_ctl_fixed || id > RTIT_R_EVID_RANGE01 || rtit_r_event_at(&d->cfg, id, ip))
+		return false;
+	ip &= RTIT_R_LIP_MASK;
+	return !((id != RTIT_R_EVID_RANGE1 && ip == d->cfg.r_lip[2]) ||
+		 (id != RTIT_R_EVID_RANGE0 && ip == d->cfg.r_lip[3]));
+}
+
+/* After a FUP.BuffOvf (consumed): the packets after it, past PIPs and
+ * timing, reach a FUP.PGE.  Then tracing was off when the overflow
+ * cleared: a FUP.PGE says PacketEn rises (4.2.8), PIPs go out with it 0
+ * (4.2.10), and tracing cannot have gone off in between without a
+ * FUP.PGD, a TraceSTOP, or a TriggerEn clear whose re-enable sends a PSB
+ * (4.2.1; D168, D196). */
+static bool rtit_r_pge_next(struct rtit_flow_dec *d)
+{
+	for (unsigned k = 0;; k++) {
+		const struct rtit_pktdec_item *p = flow_ahead_peek(d, k);
+		if (!p)
+			return false;
+		switch (p->pkt.type) {
+		case RTIT_R_PIP: case RTIT_R_MTC: case RTIT_R_STS: case RTIT_R_CCP:
+			continue;
+		default:
+			return p->pkt.type == RTIT_R_FUP_PGE;
+		}
+	}
+}
+
+/* A FUP.BuffOvf in view: the gap (D14), resume at its IP; or, when that
+ * IP is out of the filter or a FUP.PGE comes next, with tracing off
+ * (4.2.5: the overflow may clear with PacketEn 0; D214). */
 static int overflow(struct rtit_flow_dec *d)
 {
 	uint64_t ip = d->la.ip, off = d->la.offset;
@@ -1197,6 +1257,13 @@ static int overflow(struct rtit_flow_dec *d)
 	d->st.overflows++;
 	d->st.gaps++;
 	d->retc_valid = false;		/* 4.2.5: overflow clear */
+	if (rtit_r_filtered_out(d, ip) || rtit_r_pge_next(d)) {
+		flow_note(d, RTIT_FLOW_N_OVERFLOW, off, NO_IP, 0);
+		d->state = ST_DISABLED;
+		d->tnt_n = 0;
+		d->psb_fresh = 1;	/* D168 */
+		return 0;
+	}
 	flow_note(d, RTIT_FLOW_N_OVERFLOW, off, ip, 0);
 	flow_enable_at(d, ip);
 	/* the overflow may clear with PacketEn 0 (4.2.5): a FUP.PGE with

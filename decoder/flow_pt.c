@@ -1246,7 +1246,8 @@ static inline bool is_type(const struct rtit_flow_dec *d, enum rtit_pkt_type t)
  * TIP.PGD, PTW, OVF) says tracing is on, and so does a ring full of
  * packets passed over; a trace that ends first says nothing, and is
  * read as off (no instruction claimed).  A MODE.TSX outside PSB+ whose
- * next packet but timing and padding is no FUP says off too: with
+ * next packet but timing and padding is neither a FUP nor an OVF (which
+ * may have lost the FUP) says off too: with
  * PacketEn its FUP(CLIP) follows it, with FilterEn=0 it goes alone (Table
  * 33-55 cases 19-21, D43; D210).  Only when the answer is yes are those
  * packets applied as while tracing is off (pt_peek). */
@@ -1267,11 +1268,9 @@ static bool apl12_fup(struct rtit_flow_dec *d, uint64_t off)
 		const struct rtit_packet *p = &it->pkt;
 		if (pt_timing_or_pad(p->type))
 			continue;
-		if (tsx) {
-			if (p->type == RTIT_PT_FUP)
-				return false;	/* the MODE.TSX's FUP: tracing is on */
-			break;			/* a MODE.TSX alone: FilterEn=0 */
-		}
+		if (tsx && p->type != RTIT_PT_FUP && p->type != RTIT_PT_OVF)
+			break;	/* a MODE.TSX alone: FilterEn=0 (its FUP, or an
+				 * OVF that lost it, says on, below) */
 		switch (p->type) {
 		case RTIT_PT_TIP_PGE: case RTIT_PT_TRACESTOP:
 			break;

@@ -116,14 +116,14 @@ struct rtit_flow_note {
 };
 
 /* Errata of Appendix E the decoder tolerates (docs/decisions.md D17).
- * Not tolerated: E8 (packets reordered after their IPs were compressed)
- * and E4 when its TraceSTOP comes ahead of a FUP.BuffOvf (golden
- * rtit_e4_stop_in_overflow); E3, and E4 outside an overflow, need
- * nothing.  The encoder parameter psb_clear_delay (3.3.9, D65) is not followed
- * by the packet decoder's LAST_LIP. */
+ * Not tolerated: E8 (packets reordered after their IPs were compressed);
+ * E3 needs nothing.  The encoder parameter psb_clear_delay (3.3.9, D65)
+ * is not followed by the packet decoder's LAST_LIP. */
 enum {
 	RTIT_FLOW_E1 = 1u << 1,	/* FUP.FAR inside a far instruction */
 	RTIT_FLOW_E2 = 1u << 2,	/* extra FUP.PGD while disabled: ignored */
+	RTIT_FLOW_E4 = 1u << 4,	/* TraceSTOPs right before a FUP.BuffOvf:
+				 * sent during the overflow, no stop (D213) */
 	RTIT_FLOW_E5 = 1u << 5,	/* TIP repeating the FUP.BuffOvf IP: ignored */
 	RTIT_FLOW_E6 = 1u << 6,	/* CCP one low (timing only: no effect yet) */
 	RTIT_FLOW_E7 = 1u << 7	/* first MTC dropped (timing only) */

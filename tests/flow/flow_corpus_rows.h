@@ -1882,3 +1882,71 @@
 		"E 0000000000001002 vmexit   -> 0000000000001002\n"
 		"# end\n",
 },
+{
+	.name = "D213: RTIT erratum E4, TraceSTOPs sent during an overflow, before its FUP.BuffOvf",
+	.cite = "RTIT Appendix E erratum E4 (a TraceStop during an overflow: the packet goes out, "
+		"TraceActive stays set; evident from the FUP.BuffOvf after it), 4.2.5, Table 19",
+	.dialect = RTIT_DIALECT_RTIT,
+	.r_errata = RTIT_FLOW_E4,
+	/* SYSCALL at 0x1000, NOP at 0x2000.  FUP.PGE(0x1000) @9,
+	 * FUP.FAR(0x1002) @16 (the SYSCALL's NLIP), TraceSTOP @23 and @24
+	 * (E4's, while the buffer is overflowed: the SYSCALL's TIP is lost),
+	 * FUP.BuffOvf(0x1000) @25, FUP.FAR(0x1002) @32, TIP(0x2000) @39 */
+	STREAM(R_PSB, R_PGE(0x1000), R_FAR(0x1002), R_STOP, R_STOP, R_BUFFOVF(0x1000),
+	       R_FAR(0x1002), R_TIP(0x2000)),
+	.img = { REG(0x1000, 0x0f, 0x05), REG(0x2000, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 syscall  len=2 T -> ?\n"
+		"# overflow 1000\n"
+		"I 0000000000001000 syscall  len=2 T -> 0000000000002000\n"
+		"# end\n",
+},
+{
+	.name = "D213: RTIT the same stream without erratum E4: the SYSCALL's TIP is missing (control)",
+	.cite = "RTIT Table 19 (a far transfer: FUP.FAR(NLIP), TIP(BLIP)), 4.2.11",
+	.dialect = RTIT_DIALECT_RTIT,
+	STREAM(R_PSB, R_PGE(0x1000), R_FAR(0x1002), R_STOP, R_STOP, R_BUFFOVF(0x1000),
+	       R_FAR(0x1002), R_TIP(0x2000)),
+	.img = { REG(0x1000, 0x0f, 0x05), REG(0x2000, 0x90) },
+	.want = "# enable 1000\n"
+		"# error @23 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D214: RTIT a FUP.BuffOvf, PIPs, then a FUP.PGE: the overflow cleared with tracing off",
+	.cite = "RTIT 4.2.5 (the overflow may clear with PacketEn 0), 4.2.8 (FUP.PGE: PacketEn rises), "
+		"4.2.10 (PIP goes out with PacketEn 0)",
+	.dialect = RTIT_DIALECT_RTIT,
+	/* NOP, JMP RAX at 0x1000; MOV CR3,RAX and JMP RAX at 0x1800.
+	 * FUP.PGE(0x1000) @9, FUP.BuffOvf(0x1800) @16, PIP @23,
+	 * FUP.PGE(0x1000) @29, TIP(0x1000) @36.  Tracing on at 0x1800, the
+	 * MOV CR3 would take the PIP and the JMP RAX need a TIP where the
+	 * FUP.PGE is: the PIP went out while tracing was off */
+	STREAM(R_PSB, R_PGE(0x1000), R_BUFFOVF(0x1800), R_PIP0, R_PGE(0x1000), R_TIP(0x1000)),
+	.img = { REG(0x1000, 0x90, 0xff, 0xe0), REG(0x1800, 0x0f, 0x22, 0xd8, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# overflow ffffffffffffffff\n"
+		"# enable 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"I 0000000000001001 jmp-ind  len=2 T -> 0000000000001000\n"
+		"# end\n",
+},
+{
+	.name = "D214: RTIT a FUP.BuffOvf outside the filter range: the overflow cleared with tracing off",
+	.cite = "RTIT 3.3.5 (FilterEn rises at the range base or on landing in it, falls at the "
+		"limit or on landing outside), 4.2.5",
+	.dialect = RTIT_DIALECT_RTIT,
+	.ctl_fixed = true,
+	.ctl = 0x2009,
+	.r_events = 0x30,	/* Filter RANGE0, TraceStop always off (Table 7) */
+	.r_lip = { 0x1000, 0, 0x1100, 0 },	/* RANGE0 = [0x1000, 0x1100) */
+	/* NOP, JMP RAX at 0x1000; NOPs at 0x1800.  FUP.PGE(0x1000) @9,
+	 * FUP.BuffOvf(0x1800) @16, then the trace ends: FilterEn is 0 at
+	 * 0x1800, outside the range and at no limit */
+	STREAM(R_PSB, R_PGE(0x1000), R_BUFFOVF(0x1800)),
+	.img = { REG(0x1000, 0x90, 0xff, 0xe0), REG(0x1800, 0x90, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"# overflow ffffffffffffffff\n"
+		"# end\n",
+},

@@ -12,7 +12,7 @@
  * from the scenario as `rtitsim decode` loads it, and the decoder's
  * configuration from the sideband as `rtitsim decode` takes it.  The
  * unmutated trace must decode to the truth (a vector whose trace does
- * not, E4 and E8, is left out and counted).  Then for every byte of the
+ * not, E8, is left out and counted).  Then for every byte of the
  * trace, K other values (deterministic: xorshift seeded from the vector's
  * name, so that one vector's mutants do not depend on the others; -k N, or
  * RTITSIM_MUTATE_K; -k 255 is every value), each decoded whole.  A mutant
@@ -832,7 +832,7 @@ int main(int argc, char **argv)
 		if (judge_run(&v, v.trace, v.tlen, &j) < 0)
 			return 2;
 		if (j.diverged || j.error_seen) {
-			/* E4/E8: the unmutated trace does not decode back */
+			/* E8: the unmutated trace does not decode back */
 			if (verbose)
 				printf("%s: left out: the trace itself does not decode to the truth (%s)\n",
 				       v.name, j.diverged ? j.what : "a decode error");

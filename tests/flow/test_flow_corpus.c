@@ -59,6 +59,7 @@ struct row {
 	uint64_t idt[2][2];	/* {vector, handler} the IDT holds (handler 0: none) */
 	bool lip_exact;
 	unsigned pt_errata;	/* cfg.pt_errata: RTIT_PT_ERRATUM bits */
+	unsigned r_errata;	/* cfg.errata: RTIT_FLOW_Ex bits */
 	bool vmx_conceal_exit;	/* cfg.pt_vmx_conceal_exit */
 	uint64_t end_ip;	/* the run reached end address end_ip (0: not known),
 				 * with no overflow */
@@ -96,6 +97,9 @@ struct row {
 #define R_PGD(ip) 0x8a, IP6(ip)
 #define R_TIP(ip) 0xb2, IP6(ip)
 #define R_FAR(ip) 0xba, IP6(ip)
+#define R_BUFFOVF(ip) 0x92, IP6(ip)
+#define R_STOP 0xc1
+#define R_PIP0 0xc3, 0, 0, 0, 0, 0	/* PIP: CR3 0, CR0.PG 1 (RTIT 4.2.10) */
 
 #define K 0xffffffff81000000ull	/* the kernel half (bit 47 set) */
 
@@ -238,6 +242,7 @@ static bool run_row(const struct row *r, size_t chunk, bool bytewise)
 	}
 	cfg.r_lip_exact = r->lip_exact;
 	cfg.pt_errata = r->pt_errata;
+	cfg.errata = r->r_errata;
 	cfg.pt_vmx_conceal_exit = r->vmx_conceal_exit;
 	if (r->end_ip) {
 		cfg.has_end = true;
