@@ -250,6 +250,21 @@ static const struct rtit_pktdec_item *pge_found_ahead(const struct rtit_flow_dec
 			return it;
 		case RTIT_PT_TIP_PGD: case RTIT_PT_OVF: case RTIT_PT_PSB: case RTIT_PT_TRACESTOP:
 			return NULL;
+		case RTIT_PT_CYC:
+			/* the first half of what SKD007's workaround reads as
+			 * an OVF (skd007; its second half may not be read
+			 * yet): that OVF ends the question (D217) */
+			if (workaround(d, RTIT_PT_SKD007) && it->pkt.size == 2 &&
+			    it->raw[1] == rtit_pt_ext) {
+				if (k + 1 == d->ahead_n)
+					return NULL;
+				const struct rtit_pktdec_item *nx =
+					&d->ahead[(d->ahead_head + k + 1) % FLOW_RING];
+				if (nx->pkt.type == RTIT_PT_CYC && nx->pkt.size == 1 &&
+				    nx->raw[0] == rtit_pt_ext_ovf)
+					return NULL;
+			}
+			continue;
 		case RTIT_PT_FUP:
 			if (it->ip_status == 1)
 				return it;
@@ -1326,6 +1341,7 @@ static int overflow(struct rtit_flow_dec *d)
 	 * lost; the next event sends its own (D209) */
 	d->cfe_type = 0;
 	d->evd_seen = 0;
+	d->vmx_known = false;		/* a VM entry or exit may be lost (D218) */
 	d->tsx_pending = false;
 	d->intx_known = false;		/* a MODE.TSX may be lost (D43) */
 	d->encl = FLOW_ENCL_UNKNOWN;	/* an enclave entry may be lost */
@@ -1495,6 +1511,19 @@ static void sgx_on_enable(struct rtit_flow_dec *d)
 		  FLOW_ENCL_UNKNOWN;
 }
 
+/* An event from @at that resumes at @at with no PIP (OS=0, or the exit
+ * concealed): the simulator's VM exit, whose VMM is not simulated
+ * (docs/sim.md), enters the guest again where it left.  Only where VMX
+ * non-root operation may be: a PIP said NR=1, none said, or the sideband
+ * says non-root is concealed (NR=0 there).  Known VMX root, it is an
+ * ordinary event to a handler at its own IP, as a nested NMI at its
+ * handler's first instruction (D215). */
+static bool same_ip_vmexit(const struct rtit_flow_dec *d, uint64_t at, uint64_t to)
+{
+	return to == at && !d->vmx_change &&
+	       (d->nonroot || !d->vmx_known || d->cfg.pt_vmx_conceal_nonroot);
+}
+
 /* An asynchronous transfer from @at to @to (FUP, [PIP], [MODE.Exec], TIP):
  * its record; the walk goes on at @to. */
 static void async_event(struct rtit_flow_dec *d, uint64_t at, uint64_t to)
@@ -1504,7 +1533,7 @@ static void async_event(struct rtit_flow_dec *d, uint64_t at, uint64_t to)
 	/* FUP, PIP(NR=0), TIP (Table 33-53); or, with no PIP (OS=0), an event
 	 * that resumes where it happened: the simulator's VM exit, whose VMM
 	 * is not simulated (docs/sim.md), enters the guest again there */
-	if (d->vmx_change == RTIT_EV_VMEXIT || (to == at && !d->vmx_change)) {
+	if (d->vmx_change == RTIT_EV_VMEXIT || same_ip_vmexit(d, at, to)) {
 		struct rtit_sim_rec *x = &d->batch[d->nbatch - 1];
 		x->cls = RTIT_EV_VMEXIT;
 		d->in_vmm = true;
@@ -1558,7 +1587,7 @@ static int init_ap_here(struct rtit_flow_dec *d, uint64_t at, uint64_t to)
  * that event's (SDM Table 33-50: INTR, VMEXIT, VMEXIT_INTR, SMI; D142). */
 static bool async_cfe_ok(const struct rtit_flow_dec *d, uint8_t cfe, uint64_t at, uint64_t to)
 {
-	bool vmexit = d->vmx_change == RTIT_EV_VMEXIT || (to == at && !d->vmx_change);
+	bool vmexit = d->vmx_change == RTIT_EV_VMEXIT || same_ip_vmexit(d, at, to);
 
 	if (cfe == rtit_pt_cfe_vmexit || cfe == rtit_pt_cfe_vmexit_intr)
 		return true;
@@ -2253,7 +2282,10 @@ static int bdm64(struct rtit_flow_dec *d, uint64_t *next)
 	uint64_t ip = *next;
 	int r;
 
-	if (!workaround(d, RTIT_PT_BDM64) || !d->intx)
+	/* TNT bits left after the TIP are for branches after this one, its
+	 * TIP deferred behind them (33.4.2.3): the abort does not follow it
+	 * directly (D216) */
+	if (!workaround(d, RTIT_PT_BDM64) || !d->intx || d->tnt_n)
 		return 0;
 	if ((r = pt_peek(d)) <= 0)
 		return r;
@@ -2632,6 +2664,11 @@ static int bdm70_settle(struct rtit_flow_dec *d, int r)
 {
 	d->bdm70_pend = false;
 	if (r > 0 && is_type(d, RTIT_PT_TIP_PGE) && workaround(d, RTIT_PT_BDM70))
+		return 0;
+	/* an OVF next: whether tracing was on at the FUP or not, nothing
+	 * before the OVF is established and it says how tracing resumes
+	 * (33.3.8); the FUP is left unclaimed (D219) */
+	if (r > 0 && is_type(d, RTIT_PT_OVF))
 		return 0;
 	if (r > 0 && !is_type(d, RTIT_PT_TIP_PGE) && d->bdm70_known)
 		return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->bdm70_off,

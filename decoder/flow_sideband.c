@@ -45,6 +45,8 @@ void rtit_flow_cfg_from_sideband(struct rtit_flow_cfg *cfg, const struct rtit_si
 	cfg->pt_ctl_fixed = sb->has_ia32_rtit_ctl && sb->ctl_fixed == 1;
 	/* Table 33-52: a VM exit with "Conceal VMX in PT" sends no CFE (D179) */
 	cfg->pt_vmx_conceal_exit = (v = rtit_sideband_param(sb, "vmx_conceal_exit")) && is_on(v);
+	cfg->pt_vmx_conceal_nonroot = (v = rtit_sideband_param(sb, "vmx_conceal_nonroot")) &&
+				      is_on(v);
 	cfg->r_ctl = sb->rtit_ctl;
 	cfg->r_ctl_fixed = sb->has_rtit_ctl && sb->ctl_fixed == 1;
 	cfg->r_lip_exact = sb->dialect == RTIT_DIALECT_RTIT;

@@ -201,6 +201,11 @@ struct rtit_flow_cfg {
 	 * exit sends no PIP, CFE or EVD, so with EventEn its FUP, TIP come
 	 * with no CFE.VMEXIT (docs/decisions.md D179) */
 	bool pt_vmx_conceal_exit;
+	/* Intel PT: the "Conceal VMX non-root operation from Intel PT"
+	 * control was 1 (the sideband's param vmx_conceal_nonroot; SDM
+	 * Table 33-52): a guest's PIPs say NR=0, so NR=0 does not show VMX
+	 * root operation (docs/decisions.md D215) */
+	bool pt_vmx_conceal_nonroot;
 	/* RTIT: RTIT_CTL held at every enable (the sideband's rtit_ctl and
 	 * ctl_fixed): an STS without STS_En, an MTC without MTC_En or of
 	 * another MTC_Range, a PIP with CR3En, a FUP.PCC without Cycle_Acc

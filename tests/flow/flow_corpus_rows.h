@@ -1950,3 +1950,19 @@
 		"# overflow ffffffffffffffff\n"
 		"# end\n",
 },
+{
+	.name = "D215: PT in VMX root, an event that resumes at its own IP is no VM exit",
+	.cite = "SDM 33.4.2.5 (PIP.NR: VMX non-root), Table 33-53 (a VM exit comes from non-root "
+		"operation), Table 33-55 cases 11-13 (FUP, TIP of an event)",
+	.dialect = RTIT_DIALECT_PT,
+	/* NOP, NOP at 0x1000.  PSB+ PIP(CR3 0x1000, NR=0) @16: VMX root;
+	 * FUP(0x1001) @33, TIP(0x1001) @40: an interrupt at 0x1001 whose
+	 * handler starts there (a nested NMI at its handler's entry) */
+	STREAM(PT_PSB, 0x02, 0x43, 0x00, 0x01, 0, 0, 0, 0, PT_PSBEND, PT_PGE6(0x1000),
+	       PT_FUP6(0x1001), PT_TIP6(0x1001)),
+	.img = { REG(0x1000, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"E 0000000000001001 event    -> 0000000000001001\n"
+		"# end\n",
+},
