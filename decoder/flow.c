@@ -1799,6 +1799,19 @@ static int walk_far(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t nl
 	if (!pgd) {
 		if ((r = take_tip(d, "the far transfer", &next)) < 0)
 			return r;
+		/* INT n vectors through IDT entry n (SDM Vol. 2A INT n; a
+		 * fault at it sends its FUP.FAR with the CLIP instead,
+		 * walk_event_far): with the IDT known, the TIP is that
+		 * handler (D220) */
+		if (!r && e->cls == RTIT_IC_INT && !(e->flags & IC_INTO) && d->cfg.handler_of) {
+			uint64_t h = d->cfg.handler_of(d->cfg.mem_opaque, e->vec);
+			if (h != NO_IP && h != next)
+				return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->last_off,
+						 "the INT 0x%x at 0x%" PRIx64 " goes to 0x%" PRIx64
+						 ", but that vector's handler is at 0x%" PRIx64
+						 " (SDM Vol. 2A INT n: IDT entry n)",
+						 e->vec, d->ip, next, h);
+		}
 		if (r) {	/* the TIP was lost in an overflow */
 			lost = r == 1;
 			ended = r == 2;

@@ -1966,3 +1966,29 @@
 		"E 0000000000001001 event    -> 0000000000001001\n"
 		"# end\n",
 },
+{
+	.name = "D220: RTIT an INT n whose TIP is not IDT entry n's handler",
+	.cite = "SDM Vol. 2A INT n (the vector selects IDT entry n), RTIT Table 19 (a far "
+		"transfer: FUP.FAR(NLIP), TIP(BLIP))",
+	.dialect = RTIT_DIALECT_RTIT,
+	.idt = { { 0x20, 0x2000 } },
+	/* INT 0x20 at 0x1000 (CD 20); FUP.FAR(0x1002) @16, TIP(0x3000) @23:
+	 * the IDT sends vector 0x20 to 0x2000 */
+	STREAM(R_PSB, R_PGE(0x1000), R_FAR(0x1002), R_TIP(0x3000)),
+	.img = { REG(0x1000, 0xcd, 0x20), REG(0x2000, 0x90), REG(0x3000, 0x90) },
+	.want = "# enable 1000\n"
+		"# error @23 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D220: RTIT an INT n to IDT entry n's handler (control)",
+	.cite = "SDM Vol. 2A INT n, RTIT Table 19",
+	.dialect = RTIT_DIALECT_RTIT,
+	.idt = { { 0x20, 0x2000 } },
+	STREAM(R_PSB, R_PGE(0x1000), R_FAR(0x1002), R_TIP(0x2000)),
+	.img = { REG(0x1000, 0xcd, 0x20), REG(0x2000, 0x90), REG(0x3000, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 int      len=2 T -> 0000000000002000\n"
+		"# end\n",
+},
