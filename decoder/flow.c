@@ -1229,9 +1229,9 @@ static bool rtit_r_filtered_out(const struct rtit_flow_dec *d, uint64_t ip)
  * (4.2.10), and tracing cannot have gone off in between without a
  * FUP.PGD, a TraceSTOP, or a TriggerEn clear whose re-enable sends a PSB
  * (4.2.1; D168, D196). */
-static bool rtit_r_pge_next(struct rtit_flow_dec *d)
+static bool rtit_r_pge_next(struct rtit_flow_dec *d, unsigned k)
 {
-	for (unsigned k = 0;; k++) {
+	for (;; k++) {
 		const struct rtit_pktdec_item *p = flow_ahead_peek(d, k);
 		if (!p)
 			return false;
@@ -1240,6 +1240,27 @@ static bool rtit_r_pge_next(struct rtit_flow_dec *d)
 			continue;
 		default:
 			return p->pkt.type == RTIT_R_FUP_PGE;
+		}
+	}
+}
+
+/* Erratum E5 after a FUP.BuffOvf at @ip (consumed): the index among the
+ * packets read ahead of a TIP with that IP that comes first but PSB and
+ * timing (what peek passes over), else -1. */
+static int rtit_r_e5_tip(struct rtit_flow_dec *d, uint64_t ip)
+{
+	if (!(d->cfg.errata & RTIT_FLOW_E5))
+		return -1;
+	for (unsigned k = 0;; k++) {
+		const struct rtit_pktdec_item *p = flow_ahead_peek(d, k);
+		if (!p)
+			return -1;
+		switch (p->pkt.type) {
+		case RTIT_R_PSB: case RTIT_R_MTC: case RTIT_R_STS: case RTIT_R_CCP:
+		case RTIT_R_FUP_PCC:
+			continue;
+		default:
+			return p->pkt.type == RTIT_R_TIP && p->ip == ip ? (int)k : -1;
 		}
 	}
 }
@@ -1257,25 +1278,29 @@ static int overflow(struct rtit_flow_dec *d)
 	d->st.overflows++;
 	d->st.gaps++;
 	d->retc_valid = false;		/* 4.2.5: overflow clear */
-	if (rtit_r_filtered_out(d, ip) || rtit_r_pge_next(d)) {
+	/* E5: a TIP with the FUP.BuffOvf's IP right after it (as peek
+	 * reads: past a PSB and timing) is the erratum's, whether tracing
+	 * is on or off there */
+	int e5 = rtit_r_e5_tip(d, ip);
+	bool off_now = rtit_r_filtered_out(d, ip) || rtit_r_pge_next(d, (unsigned)(e5 + 1));
+	if (off_now) {
 		flow_note(d, RTIT_FLOW_N_OVERFLOW, off, NO_IP, 0);
 		d->state = ST_DISABLED;
 		d->tnt_n = 0;
-		d->psb_fresh = 1;	/* D168 */
-		return 0;
+	} else {
+		flow_note(d, RTIT_FLOW_N_OVERFLOW, off, ip, 0);
+		flow_enable_at(d, ip);
 	}
-	flow_note(d, RTIT_FLOW_N_OVERFLOW, off, ip, 0);
-	flow_enable_at(d, ip);
 	/* the overflow may clear with PacketEn 0 (4.2.5): a FUP.PGE with
 	 * nothing but PIPs since is where tracing starts (D168) */
 	d->psb_fresh = 1;
-	if (d->cfg.errata & RTIT_FLOW_E5) {
+	if (e5 >= 0) {
 		if ((r = peek(d)) < 0)
 			return r;
 		if (r && d->la.pkt.type == RTIT_R_TIP && d->la.ip == ip)
 			consume(d);
 	}
-	d->soft = true;
+	d->soft = !off_now;
 	return 0;
 }
 

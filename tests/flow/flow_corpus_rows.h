@@ -1992,3 +1992,22 @@
 		"I 0000000000001000 int      len=2 T -> 0000000000002000\n"
 		"# end\n",
 },
+{
+	.name = "D214: RTIT erratum E5's TIP after a FUP.BuffOvf that cleared with tracing off",
+	.cite = "RTIT Appendix E erratum E5 (a TIP repeating the FUP.BuffOvf's IP: ignore it), "
+		"3.3.5, 4.2.5",
+	.dialect = RTIT_DIALECT_RTIT,
+	.ctl_fixed = true,
+	.ctl = 0x2009,
+	.r_events = 0x30,	/* Filter RANGE0, TraceStop always off (Table 7) */
+	.r_lip = { 0x1000, 0, 0x1100, 0 },	/* RANGE0 = [0x1000, 0x1100) */
+	.r_errata = RTIT_FLOW_E5,
+	/* NOP, JMP RAX at 0x1000; NOPs at 0x1800.  FUP.PGE(0x1000) @9,
+	 * FUP.BuffOvf(0x1800) @16 outside the range, TIP(0x1800) @23: E5's
+	 * repeat, not a TIP while tracing is off */
+	STREAM(R_PSB, R_PGE(0x1000), R_BUFFOVF(0x1800), R_TIP(0x1800)),
+	.img = { REG(0x1000, 0x90, 0xff, 0xe0), REG(0x1800, 0x90, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"# overflow ffffffffffffffff\n"
+		"# end\n",
+},
