@@ -923,8 +923,6 @@ static void rtit_r_ahead_check(struct rtit_flow_dec *d, const struct rtit_pktdec
 		flow_fence(d);
 }
 
-/* Brings the next significant packet into view (consuming timing
- * packets, PIP and PSB).  1: in view, 0: end of stream, < 0: error. */
 /* Erratum E4 (Appendix E): a TraceStop condition met while the buffer is
  * overflowed sends its TraceSTOP at once and leaves TraceActive set, so
  * tracing goes on after the overflow; "evident if the TraceStop packet is
@@ -941,6 +939,8 @@ static bool e4_stop(struct rtit_flow_dec *d)
 	}
 }
 
+/* Brings the next significant packet into view (consuming timing
+ * packets, PIP and PSB).  1: in view, 0: end of stream, < 0: error. */
 static int peek(struct rtit_flow_dec *d)
 {
 	struct rtit_pktdec_item it;
@@ -1223,6 +1223,12 @@ static bool rtit_r_filtered_out(const struct rtit_flow_dec *d, uint64_t ip)
 		 (id != RTIT_R_EVID_RANGE0 && ip == d->cfg.r_lip[3]));
 }
 
+/* RTIT timing packets (4.2.12-4.2.14): they say nothing of the flow. */
+static inline bool rtit_r_timing(enum rtit_pkt_type t)
+{
+	return t == RTIT_R_MTC || t == RTIT_R_STS || t == RTIT_R_CCP;
+}
+
 /* After a FUP.BuffOvf (consumed): the packets after it, past PIPs and
  * timing, reach a FUP.PGE.  Then tracing was off when the overflow
  * cleared: a FUP.PGE says PacketEn rises (4.2.8), PIPs go out with it 0
@@ -1235,12 +1241,8 @@ static bool rtit_r_pge_next(struct rtit_flow_dec *d, unsigned k)
 		const struct rtit_pktdec_item *p = flow_ahead_peek(d, k);
 		if (!p)
 			return false;
-		switch (p->pkt.type) {
-		case RTIT_R_PIP: case RTIT_R_MTC: case RTIT_R_STS: case RTIT_R_CCP:
-			continue;
-		default:
+		if (!rtit_r_timing(p->pkt.type) && p->pkt.type != RTIT_R_PIP)
 			return p->pkt.type == RTIT_R_FUP_PGE;
-		}
 	}
 }
 
@@ -1255,13 +1257,9 @@ static int rtit_r_e5_tip(struct rtit_flow_dec *d, uint64_t ip)
 		const struct rtit_pktdec_item *p = flow_ahead_peek(d, k);
 		if (!p)
 			return -1;
-		switch (p->pkt.type) {
-		case RTIT_R_PSB: case RTIT_R_MTC: case RTIT_R_STS: case RTIT_R_CCP:
-		case RTIT_R_FUP_PCC:
-			continue;
-		default:
+		if (!rtit_r_timing(p->pkt.type) && p->pkt.type != RTIT_R_PSB &&
+		    p->pkt.type != RTIT_R_FUP_PCC)
 			return p->pkt.type == RTIT_R_TIP && p->ip == ip ? (int)k : -1;
-		}
 	}
 }
 

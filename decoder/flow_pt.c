@@ -221,6 +221,18 @@ static inline bool pt_timing_or_pad(enum rtit_pkt_type t)
 	}
 }
 
+/* Erratum SKD007 (D109): the two halves of an OVF cut into CYCs, a 2-byte
+ * CYC ending in the OVF's 0x02 and a 1-byte CYC 0xF3 (skd007). */
+static inline bool skd007_first(const struct rtit_pktdec_item *it)
+{
+	return it->pkt.type == RTIT_PT_CYC && it->pkt.size == 2 && it->raw[1] == rtit_pt_ext;
+}
+
+static inline bool skd007_second(const struct rtit_pktdec_item *it)
+{
+	return it->pkt.type == RTIT_PT_CYC && it->pkt.size == 1 && it->raw[0] == rtit_pt_ext_ovf;
+}
+
 /* Whether the next packet but timing and padding, among those read ahead,
  * is a TIP.PGE (or none is known yet). */
 static bool pge_ahead(const struct rtit_flow_dec *d)
@@ -254,16 +266,10 @@ static const struct rtit_pktdec_item *pge_found_ahead(const struct rtit_flow_dec
 			/* the first half of what SKD007's workaround reads as
 			 * an OVF (skd007; its second half may not be read
 			 * yet): that OVF ends the question (D217) */
-			if (workaround(d, RTIT_PT_SKD007) && it->pkt.size == 2 &&
-			    it->raw[1] == rtit_pt_ext) {
-				if (k + 1 == d->ahead_n)
-					return NULL;
-				const struct rtit_pktdec_item *nx =
-					&d->ahead[(d->ahead_head + k + 1) % FLOW_RING];
-				if (nx->pkt.type == RTIT_PT_CYC && nx->pkt.size == 1 &&
-				    nx->raw[0] == rtit_pt_ext_ovf)
-					return NULL;
-			}
+			if (workaround(d, RTIT_PT_SKD007) && skd007_first(it) &&
+			    (k + 1 == d->ahead_n ||
+			     skd007_second(&d->ahead[(d->ahead_head + k + 1) % FLOW_RING])))
+				return NULL;
 			continue;
 		case RTIT_PT_FUP:
 			if (it->ip_status == 1)
@@ -1009,13 +1015,12 @@ static int skd007(struct rtit_flow_dec *d, struct rtit_pktdec_item *it)
 {
 	struct rtit_pktdec_item nx;
 
-	if (!workaround(d, RTIT_PT_SKD007) || it->pkt.type != RTIT_PT_CYC ||
-	    it->pkt.size != 2 || it->raw[1] != rtit_pt_ext)
+	if (!workaround(d, RTIT_PT_SKD007) || !skd007_first(it))
 		return 0;
 	int r = flow_next_packet(d, &nx);
 	if (r <= 0)
 		return r;
-	if (nx.pkt.type == RTIT_PT_CYC && nx.pkt.size == 1 && nx.raw[0] == rtit_pt_ext_ovf) {
+	if (skd007_second(&nx)) {
 		memset(&it->pkt, 0, sizeof(it->pkt));
 		it->pkt.type = RTIT_PT_OVF;
 		it->pkt.size = 2;

@@ -54,6 +54,7 @@
 #include <intel-pt.h>
 
 #include "rtit/image.h"
+#include "rtit/opcodes_pt.h"
 #include "rtit/pt_errata.h"
 #include "rtit/sideband.h"
 #include "runfiles.h"
@@ -108,8 +109,11 @@ static bool far_transfer(uint8_t cls)
  * any MODE.Exec, and the OVF is before @off. */
 static bool psb_cut(const struct pt_config *c, uint64_t off, const uint8_t *trace, size_t tlen)
 {
-	static const uint8_t psb[16] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-					 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82 };
+	uint8_t psb[rtit_pt_psb_size];	/* 02 82 repeated (SDM Table 33-36) */
+	for (size_t i = 0; i < sizeof(psb); i += 2) {
+		psb[i] = rtit_pt_ext;
+		psb[i + 1] = rtit_pt_ext_psb;
+	}
 	uint64_t p = off < tlen ? off : tlen;
 	while (p && (p + sizeof(psb) > tlen || memcmp(trace + p, psb, sizeof(psb))))
 		p--;
@@ -158,14 +162,14 @@ static bool psb_cut(const struct pt_config *c, uint64_t off, const uint8_t *trac
 static const char *libipt_limit(const struct pt_config *c, int status, uint64_t off,
 				const uint8_t *trace, size_t tlen)
 {
-	if (status == -pte_bad_query && off + 1 < tlen && trace[off] == 0x02 &&
-	    trace[off + 1] == 0xf3)
+	if (status == -pte_bad_query && off + 1 < tlen && trace[off] == rtit_pt_ext &&
+	    trace[off + 1] == rtit_pt_ext_ovf)
 		return "a TIP queried at an OVF after deferred TIPs (SDM 33.4.2.3)";
 	if (status == -pte_bad_insn)
 		return psb_cut(c, off, trace, tlen) ?
 			"no execution mode after a PSB+ an OVF cut (SDM 33.3.8)" : NULL;
 	if (status != -pte_bad_opc || !c->errata.skz84 || off < 2 || off > tlen ||
-	    trace[off - 2] != 0x02 || trace[off - 1] != 0xf3)
+	    trace[off - 2] != rtit_pt_ext || trace[off - 1] != rtit_pt_ext_ovf)
 		return NULL;
 	struct pt_packet_decoder *pd = pt_pkt_alloc_decoder(c);
 	const char *why = NULL;
@@ -488,7 +492,7 @@ int main(int argc, char **argv)
 			dspec = realloc(dspec, cap);
 		}
 		if (getenv("PTFLOW_VERBOSE") && *getenv("PTFLOW_VERBOSE") == '2')
-			fprintf(stderr, "  %zu: 0x%" PRIx64 " m%d%s%s\n", n, insn.ip, (int)insn.mode,
+			fprintf(stderr, "  %zu: 0x%" PRIx64 "%s%s\n", n, insn.ip,
 				insn.speculative ? " spec" : "", eos ? " eos" : "");
 		dip[n] = insn.ip;
 		if (timing)
