@@ -171,6 +171,7 @@ void flow_batch_full(struct rtit_flow_dec *d)
 	/* at cap + hold, or no memory: D98 */
 	d->ncommit = d->nbatch;
 	d->nprov = 0;
+	d->tip_held = false;
 	flow_flush_committed(d);
 }
 
@@ -197,6 +198,8 @@ void flow_flush_committed(struct rtit_flow_dec *d)
 	}
 	d->nbatch -= n;
 	d->ncommit = 0;
+	if (d->tip_held)
+		d->tip_mark -= n;
 }
 
 
@@ -206,6 +209,8 @@ void flow_note(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip, uin
 	struct rtit_flow_note n = { .kind = kind, .offset = off, .ip = ip, .count = count };
 	if (d->fenced && kind != RTIT_FLOW_N_ERROR)
 		return;		/* an error is certain: what comes before it is dropped (D163) */
+	if (kind != RTIT_FLOW_N_ERROR)
+		flow_tip_settle(d);
 	flow_flush_committed(d);
 	if (d->cfg.on_block)
 		flow_blocks_close(d);
@@ -221,6 +226,7 @@ void flow_note(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip, uin
 /* Drops the provisional records (walked past the last packet). */
 void flow_drop_uncertain(struct rtit_flow_dec *d, uint64_t off)
 {
+	flow_tip_settle(d);
 	uint64_t n = d->nbatch - d->ncommit;
 	if (n && d->cfg.on_block)
 		n = flow_blocks_insns(d->batch + d->ncommit, n);
@@ -1693,7 +1699,7 @@ static inline int walk_packet(struct rtit_flow_dec *d)
  * compressed, else a TIP): where it goes in *next, *fl.  Returns W_INSN
  * (the packet used), W_AGAIN or as walk. */
 static inline int walk_cond_ret(struct rtit_flow_dec *d, const struct ic_ent *e,
-				uint64_t *next, uint8_t *fl)
+				uint64_t *next, uint8_t *fl, bool *tip)
 {
 	int r = 1;
 
@@ -1759,6 +1765,7 @@ static inline int walk_cond_ret(struct rtit_flow_dec *d, const struct ic_ent *e,
 		return W_AGAIN;
 	}
 	*fl = RTIT_SIM_F_TAKEN;
+	*tip = true;
 	return W_INSN;
 }
 
@@ -1860,7 +1867,10 @@ static int walk_far(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t nl
 	if ((e->flags & IC_INTO) && next == nlip && !ann)
 		fl = 0;
 	flow_insn_rec(d, e, next, fl, ann);
-	commit(d);
+	if (!pgd && !ann)
+		commit_tip(d);	/* the TIP's target (D221) */
+	else
+		commit(d);
 	d->prev_nlip = NO_IP;
 	if (ended)
 		return 2;
@@ -1911,7 +1921,7 @@ static int walk(struct rtit_flow_dec *d)
 
 		uint64_t nlip = d->ip + e->len, next = nlip;
 		uint8_t fl = 0;
-		bool used = false;
+		bool used = false, tip = false;
 
 		r = W_INSN;
 		switch (e->cls) {
@@ -1925,9 +1935,14 @@ static int walk(struct rtit_flow_dec *d)
 						 " before it is not known (D80)", d->ip);
 			if (pip && (e->cls == RTIT_IC_MOV_CR3 ||
 				    d->la.pkt.u.pip.pg != !!(d->tmpl.flags & RTIT_SIM_F_CR0_PG))) {
+				/* a PIP is sent with FilterEn 0 as well (4.2.10):
+				 * after a FUP.BuffOvf it does not show that
+				 * tracing is on, nor establish the walk (D221) */
+				bool soft = d->soft;
 				apply_pip(d, &d->la.pkt);
 				consume(d);
-				used = true;
+				d->soft = soft;
+				used = !soft;
 			}
 			break;
 		}
@@ -1947,14 +1962,14 @@ static int walk(struct rtit_flow_dec *d)
 			break;
 		case RTIT_IC_COND:
 		case RTIT_IC_RET:
-			r = walk_cond_ret(d, e, &next, &fl);
+			r = walk_cond_ret(d, e, &next, &fl, &tip);
 			used = true;
 			break;
 		case RTIT_IC_INDIRECT_JMP:
 		case RTIT_IC_INDIRECT_CALL:
 			r = walk_indirect(d, e, nlip, &next);
 			fl = RTIT_SIM_F_TAKEN;
-			used = true;
+			used = tip = true;
 			break;
 		default:	/* far transfers: the record is made there */
 			r = walk_far(d, e, nlip);
@@ -1967,7 +1982,9 @@ static int walk(struct rtit_flow_dec *d)
 		}
 
 		flow_insn_rec(d, e, next, fl, 0);
-		if (used)
+		if (tip)
+			commit_tip(d);
+		else if (used)
 			commit(d);
 		d->prev_nlip = nlip;
 		d->ip = next;
@@ -2077,6 +2094,7 @@ static int recover(struct rtit_flow_dec *d)
 {
 	d->nbatch = d->ncommit;
 	d->nprov = 0;
+	d->tip_held = false;
 	d->walked = 0;
 	if (d->fenced) {
 		/* what was noted under the fault kept is not (D163) */

@@ -357,14 +357,14 @@ static void block_direct(struct rtit_flow_dec *d, const struct ic_blk *b, uint64
  * commits with it (the same blocks, folded in the same order, D157).
  */
 static void block_rec(struct rtit_flow_dec *d, const struct ic_blk *b, uint64_t ip,
-		      uint64_t bip, uint64_t next, uint8_t fl, bool used)
+		      uint64_t bip, uint64_t next, uint8_t fl, int used)
 {
 	uint32_t n = b->n;
 
 	if (n)
 		d->prev_nlip = bip;	/* as flow_run */
 	d->ip = bip;
-	if (used) {
+	if (used == 1 && !d->tip_held) {
 		/* the bit commits the records walked before it as it would
 		 * commit this one's (commit): they are folded first */
 		if (d->nbatch != d->ncommit)
@@ -382,7 +382,9 @@ static void block_rec(struct rtit_flow_dec *d, const struct ic_blk *b, uint64_t 
 	r->next_ip = next;
 	r->flags |= fl;
 	d->walked += n + 1;
-	if (used)
+	if (used == 2)
+		commit_tip(d);
+	else if (used)
 		commit(d);
 }
 
@@ -525,7 +527,7 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e, int *ret)
 			next = d->rs.ip[d->rs.top] & flow_pt_ip_mask(d);
 		}
 		if (fold) {
-			block_rec(d, k, ip, bip, next, fl, used);
+			block_rec(d, k, ip, bip, next, fl, tip ? 2 : used);
 		} else {
 			struct rtit_sim_rec *r = rec_new(d, 1);	/* flow_insn_rec's */
 			*r = d->tmpl;
@@ -535,7 +537,9 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e, int *ret)
 			r->next_ip = next;
 			r->flags |= fl;
 			d->walked++;
-			if (used)
+			if (tip)
+				commit_tip(d);
+			else if (used)
 				commit(d);
 		}
 		/* as flow_on_call (an indirect CALL: as pt_walk_indirect);

@@ -130,6 +130,12 @@ struct rtit_flow_dec {
 	const uint64_t *offs_out;	/* offs of the records being handed out */
 	size_t nprov;		/* instructions in batch[ncommit..nbatch) (in
 				 * block mode a record may hold several) */
+	/* A TIP's target was walked (commit_tip): the records up to its
+	 * branch, batch[ncommit..tip_mark) (tip_nprov instructions), wait
+	 * for the next packet to be used up before they are established
+	 * (D221) */
+	bool tip_held;
+	size_t tip_mark, tip_nprov;
 	struct rtit_sim_rec tmpl;
 
 	struct la la;
@@ -423,10 +429,12 @@ static inline struct rtit_sim_rec *rec_new(struct rtit_flow_dec *d, uint32_t k)
 		if (d->nprov >= d->hold || d->nbatch == d->alloc) {
 			d->nbatch = d->ncommit;
 			d->nprov = 0;
+			d->tip_held = false;
 		}
 	} else if (__builtin_expect(d->nprov >= d->hold, 0)) {
 		d->ncommit = d->nbatch;
 		d->nprov = 0;
+		d->tip_held = false;
 	}
 	if (__builtin_expect(d->nbatch >= d->cap, 0))
 		flow_batch_full(d);
@@ -457,13 +465,58 @@ enum flow_ahead_en {
 				 * overflow (its TNT, RTIT 4.2.11) */
 };
 
+/*
+ * The packet just used establishes the records walked before it (D199):
+ * they go out with the next batch.  After a TIP's target was walked
+ * (commit_tip), a TNT's bits establish nothing until the last of them is
+ * used (D221).
+ */
 static inline void commit(struct rtit_flow_dec *d)
 {
 	d->walked = 0;
 	if (__builtin_expect(d->fenced, 0))
 		return;		/* an error is certain: nothing is established (D163) */
+	if (__builtin_expect(d->tip_held, 0)) {
+		if (d->tnt_n)
+			return;	/* the TNT after the TIP: not used up */
+		d->tip_held = false;
+	}
 	d->ncommit = d->nbatch;
 	d->nprov = 0;
+}
+
+/*
+ * A TIP was used, and the last record's next IP is its target: the records
+ * walked before it are established only once the packet after the TIP is
+ * used up, a TNT's last bit included (commit), or this TIP's successor is
+ * (here).  A TIP whose IP a fault changed sends the walk into code where
+ * TNT bits may fit by chance; the fault then shows within the packet after
+ * it, and the records it made are dropped with the error (D221).
+ */
+static inline void commit_tip(struct rtit_flow_dec *d)
+{
+	d->walked = 0;
+	if (__builtin_expect(d->fenced, 0))
+		return;
+	if (d->tip_held) {
+		d->ncommit = d->tip_mark;
+		d->nprov -= d->tip_nprov;
+	}
+	d->tip_held = true;
+	d->tip_mark = d->nbatch;
+	d->tip_nprov = d->nprov;
+}
+
+/* The records a TIP's successor would establish (commit_tip), taken as
+ * established: at the end of the stream, an overflow or a note, where
+ * what was walked before stands (D221). */
+static inline void flow_tip_settle(struct rtit_flow_dec *d)
+{
+	if (__builtin_expect(d->tip_held, 0) && !d->fenced) {
+		d->ncommit = d->tip_mark;
+		d->nprov -= d->tip_nprov;
+		d->tip_held = false;
+	}
 }
 
 /* A counter window just changed (an MTC: RTIT 4.2.12, PT 33.4.2.12): the

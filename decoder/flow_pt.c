@@ -1917,6 +1917,39 @@ static __attribute__((noinline)) bool vmentry_ahead(struct rtit_flow_dec *d)
 	return found;
 }
 
+/* Whether the walk from its IP may reach, needing no packet (plain
+ * instructions, direct JMPs and CALLs, 64 at most), an instruction that
+ * sends a PIP (MOV CR3, MOV CR0, a far transfer, a VM entry) or one it
+ * cannot decode: false when it meets a branch that needs a TNT or TIP
+ * first (SDM 33.4.2.1: a PIP waits for the bits before it), so a PIP in
+ * view is none of the walk's (D223).  Decoded outside the cache. */
+static __attribute__((noinline)) bool pip_reachable(struct rtit_flow_dec *d)
+{
+	uint64_t ip = d->ip;
+	struct ic_ent t;
+
+	for (unsigned n = 0; n < 64; n++) {
+		if (ic_peek(d, ip, &t) < 0 || !t.len || (t.flags & (IC_VMENTRY | IC_END)))
+			return true;
+		switch (t.cls) {
+		case RTIT_IC_COND: case RTIT_IC_RET:
+		case RTIT_IC_INDIRECT_JMP: case RTIT_IC_INDIRECT_CALL:
+			return false;
+		case RTIT_IC_DIRECT_JMP: case RTIT_IC_DIRECT_CALL:
+			if (t.flags & IC_LEAVES)
+				return true;
+			ip = t.target;
+			break;
+		case RTIT_IC_OTHER:
+			ip += t.len;
+			break;
+		default:
+			return true;
+		}
+	}
+	return true;
+}
+
 /* PIP(NR=1) in view where tracing (re)started, no instruction walked since
  * (an overflow's FUP, D170): the packets after it, past VMCS, MODE.Exec and
  * timing, are a TIP to this very IP.  That is the VM entry of a VM exit the
@@ -1933,6 +1966,8 @@ static __attribute__((noinline)) bool vmentry_back_here(struct rtit_flow_dec *d)
 		if (pt_timing_or_pad(it->pkt.type) || it->pkt.type == RTIT_PT_VMCS ||
 		    it->pkt.type == RTIT_PT_MODE_EXEC)
 			continue;
+		if (it->pkt.type == RTIT_PT_OVF && k)
+			return !pip_reachable(d);
 		return it->pkt.type == RTIT_PT_TIP && it->ip_status == 0 && it->ip == d->ip;
 	}
 	return false;
@@ -1983,7 +2018,7 @@ static int pt_walk_vmentry(struct rtit_flow_dec *d, const struct ic_ent *e)
 	if (pgd)
 		return leave(d, e, d->last_off, next, RTIT_SIM_F_TAKEN);
 	flow_insn_rec(d, e, next, RTIT_SIM_F_TAKEN, 0);
-	commit(d);
+	commit_tip(d);
 	d->ip = next;
 	return W_AGAIN;
 }
@@ -2186,7 +2221,7 @@ static int pt_cond_pgd(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t
  * where it goes in *next, *fl.  Returns W_INSN (the packet used), W_AGAIN
  * or as flow_pt_walk. */
 static inline int pt_walk_cond_ret(struct rtit_flow_dec *d, const struct ic_ent *e,
-				   uint64_t *next, uint8_t *fl)
+				   uint64_t *next, uint8_t *fl, bool *tip)
 {
 	uint64_t to, off;
 	bool pgd;
@@ -2269,6 +2304,7 @@ static inline int pt_walk_cond_ret(struct rtit_flow_dec *d, const struct ic_ent 
 	if (pgd)
 		return leave(d, e, d->last_off, *next, RTIT_SIM_F_TAKEN);
 	*fl = RTIT_SIM_F_TAKEN;
+	*tip = true;
 	return W_INSN;
 }
 
@@ -2455,7 +2491,7 @@ static int pt_walk_far(struct rtit_flow_dec *d, const struct ic_ent *e, uint64_t
 	if (e->cls == RTIT_IC_ENCLU)
 		sgx_on_enclu(d, false);
 	flow_insn_rec(d, e, next, fl, 0);
-	commit(d);
+	commit_tip(d);
 	d->ip = next;
 	return W_AGAIN;
 }
@@ -2562,7 +2598,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 
 		uint64_t nlip = d->ip + e->len, next = nlip, off;
 		uint8_t fl = 0;
-		bool used = false;
+		bool used = false, tip = false;
 
 		r = W_INSN;
 		switch (e->cls) {
@@ -2614,7 +2650,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			break;
 		case RTIT_IC_COND:
 		case RTIT_IC_RET:
-			r = pt_walk_cond_ret(d, e, &next, &fl);
+			r = pt_walk_cond_ret(d, e, &next, &fl, &tip);
 			used = true;
 			break;
 		case RTIT_IC_INDIRECT_JMP:
@@ -2622,6 +2658,7 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			r = pt_walk_indirect(d, e, nlip, &next);
 			fl = RTIT_SIM_F_TAKEN;
 			used = true;
+			tip = true;
 			break;
 		default:	/* far transfers: the record is made there */
 			r = pt_walk_far(d, e, nlip);
@@ -2634,7 +2671,9 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 		}
 
 		flow_insn_rec(d, e, next, fl, 0);
-		if (used)
+		if (tip)
+			commit_tip(d);
+		else if (used)
 			commit(d);
 		d->ip = next;
 	}

@@ -142,13 +142,14 @@
 	/* JMP RAX at 0x1000 and 0x2000: the TIP @25 goes to 0x2000, where
 	 * the PSB+ @32 says 0x5000 (FUP @48): the JMP RAX at 0x2000 would
 	 * need the TIP first.  The search for the next PSB starts after the
-	 * PSB @32: none. */
+	 * PSB @32: none.  The JMP RAX at 0x1000 went where the TIP @25 says,
+	 * which the packet after it contradicts: its record goes with the
+	 * error (D221). */
 	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x2000),
 	       PT_PSB, PT_FUP6(0x5000), PT_PSBEND, PT_TIP6(0x3000)),
 	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0), REG(0x3000, 0xff, 0xe0),
 		 REG(0x5000, 0xff, 0xe0) },
 	.want = "# enable 1000\n"
-		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000002000\n"
 		"# error @48 packet not allowed here\n"
 		"# end\n",
 	.want_errors = 1,
@@ -185,11 +186,12 @@
 	.name = "psb+: a MODE.Exec that contradicts the mode is a bad status update",
 	.cite = "SDM 33.3.7, 33.4.2.8 (MODE.Exec CS.D=1: 32-bit), D82",
 	.dialect = RTIT_DIALECT_PT,
+	/* the PSB+ after the TIP @25 contradicts the decoded state: the
+	 * record the TIP made goes with the error (D221) */
 	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x2000),
 	       PT_PSB, PT_MODE32, PT_FUP6(0x2000), PT_PSBEND, PT_TIP6(0x3000)),
 	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0), REG(0x3000, 0xff, 0xe0) },
 	.want = "# enable 1000\n"
-		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000002000\n"
 		"# error @48 packet not allowed here\n"
 		"# end\n",
 	.want_errors = 1,
@@ -500,8 +502,8 @@
 	.dialect = RTIT_DIALECT_RTIT,
 	STREAM(R_PSB, R_PGE(0x1000), R_TIP(0x1800), R_TIP(0x2000)),
 	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0xff, 0xe0) },
+	/* the error names the TIP: the JMP it sent there goes with it (D221) */
 	.want = "# enable 1000\n"
-		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000001800\n"
 		"# error @16 no memory mapped at the address\n"
 		"# end\n",
 	.want_errors = 1,
@@ -668,8 +670,8 @@
 	 * the PSB @23 comes before the walk reads there; then a TIP @32 */
 	STREAM(R_PSB, R_PGE(0x1000), R_TIP(0x1800), R_PSB, R_TIP(0x2000)),
 	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0x90) },
+	/* the error names the TIP: the JMP it sent there goes with it (D221) */
 	.want = "# enable 1000\n"
-		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000001800\n"
 		"# error @16 no memory mapped at the address\n"
 		"# resync 2000 @32\n"
 		"# end\n",
@@ -769,8 +771,8 @@
 	 * TraceSTOP @23 (C1) cannot come before the flow leaves the image */
 	STREAM(R_PSB, R_PGE(0x1000), R_TIP(0x1800), 0xc1),
 	.img = { REG(0x1000, 0xff, 0xe0), REG(0x1800, 0x90, 0x90) },
+	/* the error names the TIP: the JMP it sent there goes with it (D221) */
 	.want = "# enable 1000\n"
-		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000001800\n"
 		"# error @16 no memory mapped at the address\n"
 		"# end\n",
 	.want_errors = 1,
@@ -1770,6 +1772,42 @@
 		"# end\n",
 },
 {
+	.name = "D223: PT a VM entry back to where an overflow's FUP resumed, its TIP lost in another",
+	.cite = "SDM Table 33-53 (VM entry: PIP(NR=1), [VMCS], [MODE.Exec], TIP(guest IP)), 33.3.8, "
+		"33.4.2.1 (a PIP waits for the TIP of the branch before it)",
+	.dialect = RTIT_DIALECT_PT,
+	/* as D205's, with OVF @46, FUP(0x1003) @48 where the TIP was: the
+	 * walk from 0x1002 meets the JMP RAX, which needs a TIP, before any
+	 * instruction that sends a PIP, so the PIP @36 is the VM entry's */
+	STREAM(PT_PSB, 0x02, 0x43, 0x01, 0x01, 0, 0, 0, 0, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0xf3,
+	       PT_FUP6(0x1002), 0x02, 0x43, 0x01, 0x01, 0, 0, 0, 0, 0x99, 0x01, 0x02, 0xf3,
+	       PT_FUP6(0x1003), PT_TIP6(0x1000)),
+	.img = { REG(0x1000, 0x90, 0x90, 0x90, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# overflow 1002\n"
+		"# overflow 1003\n"
+		"I 0000000000001003 jmp-ind  len=2 T -> 0000000000001000\n"
+		"# end\n",
+},
+{
+	.name = "D223: PT the same PIP(NR=1) with a MOV CR3 ahead of the walk is the MOV CR3's (control)",
+	.cite = "SDM 33.4.2.5 (PIP: MOV CR3), 33.3.8",
+	.dialect = RTIT_DIALECT_PT,
+	/* NOP, NOP, then MOV CR3,RAX at 0x1002 and JMP RAX at 0x1005: the
+	 * walk reaches the MOV CR3 with no packet, so the PIP @36 may be
+	 * its: taken there, then OVF @44, FUP(0x1005) @46, TIP @53 */
+	STREAM(PT_PSB, 0x02, 0x43, 0x01, 0x01, 0, 0, 0, 0, PT_PSBEND, PT_PGE6(0x1000), 0x02, 0xf3,
+	       PT_FUP6(0x1002), 0x02, 0x43, 0x01, 0x01, 0, 0, 0, 0, 0x02, 0xf3,
+	       PT_FUP6(0x1005), PT_TIP6(0x1000)),
+	.img = { REG(0x1000, 0x90, 0x90, 0x0f, 0x22, 0xd8, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# overflow 1002\n"
+		"I 0000000000001002 mov-cr3  len=3 -> 0000000000001005\n"
+		"# overflow 1005\n"
+		"I 0000000000001005 jmp-ind  len=2 T -> 0000000000001000\n"
+		"# end\n",
+},
+{
 	.name = "D208: PT after a VM exit, PIP(NR=1) at a MOV CR3 is the VM entry, not the MOV CR3's",
 	.cite = "SDM 33.4.2.5 (PIP.NR: set only in VMX non-root operation), Table 33-53 (VM entry: "
 		"PIP(NR=1), TIP(guest IP)), Table 33-52 (Conceal VMX in PT)",
@@ -1990,6 +2028,67 @@
 	.img = { REG(0x1000, 0xcd, 0x20), REG(0x2000, 0x90), REG(0x3000, 0x90) },
 	.want = "# enable 1000\n"
 		"I 0000000000001000 int      len=2 T -> 0000000000002000\n"
+		"# end\n",
+},
+{
+	.name = "D221: PT the records a TIP's target leads to wait for the packet after it",
+	.cite = "SDM 33.4.2.1 (TNT bits in order), 33.4.2.2 (TIP), Table 33-55 case 11 (SYSCALL: TIP)",
+	.dialect = RTIT_DIALECT_PT,
+	/* JMP RAX at 0x1000; JZ +0, SYSCALL at 0x2000.  TIP(0x2000) @25,
+	 * TNT of two bits (0C: T, N) @32.  The JZ takes the T; the SYSCALL
+	 * needs a TIP with a bit left: the TNT does not fit where the TIP
+	 * sent the walk, and which of the two is wrong the stream does not
+	 * say, so neither the JMP's record nor the JZ's goes out */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x2000), 0x0c),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0x74, 0x00, 0x0f, 0x05) },
+	.want = "# enable 1000\n"
+		"# error @32 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D221: PT the TNT after a TIP used up establishes the records (control)",
+	.cite = "SDM 33.4.2.1, 33.4.2.2, Table 33-55 case 11",
+	.dialect = RTIT_DIALECT_PT,
+	/* as above with a TNT of one taken bit (06) @32 and TIP(0x3000) @33
+	 * for the SYSCALL; NOP at 0x3000 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x2000), 0x06, PT_TIP6(0x3000)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0x74, 0x00, 0x0f, 0x05), REG(0x3000, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000002000\n"
+		"I 0000000000002000 cond     len=2 T -> 0000000000002002\n"
+		"I 0000000000002002 syscall  len=2 T -> 0000000000003000\n"
+		"# end\n",
+},
+{
+	.name = "D222: RTIT a MOV CR3's PIP after a FUP.BuffOvf does not show tracing on",
+	.cite = "RTIT 4.2.5 (the overflow may clear with PacketEn 0), 4.2.10 (PIP goes out with "
+		"PacketEn 0), Table 19 (JMP RAX: TIP)",
+	.dialect = RTIT_DIALECT_RTIT,
+	/* NOP, JMP RAX at 0x1000; MOV CR3,RAX and JMP RAX at 0x1800.
+	 * FUP.PGE(0x1000) @9, FUP.BuffOvf(0x1800) @16, PIP @23, PIP @29.
+	 * Tracing on at 0x1800, the MOV CR3 takes the PIP @23 and the JMP
+	 * RAX needs a TIP, where the second PIP is: tracing was off, both
+	 * PIPs went out with PacketEn 0, and the MOV CR3 walked is dropped */
+	STREAM(R_PSB, R_PGE(0x1000), R_BUFFOVF(0x1800), R_PIP0, R_PIP0),
+	.img = { REG(0x1000, 0x90, 0xff, 0xe0), REG(0x1800, 0x0f, 0x22, 0xd8, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# overflow 1800\n"
+		"# uncertain 1\n"
+		"# disable ffffffffffffffff\n"
+		"# end\n",
+},
+{
+	.name = "D222: RTIT a MOV CR3's PIP after a FUP.BuffOvf, then the JMP's TIP (control)",
+	.cite = "RTIT 4.2.5, 4.2.10, Table 19",
+	.dialect = RTIT_DIALECT_RTIT,
+	/* as above, with TIP(0x1000) @29 for the JMP RAX: tracing was on */
+	STREAM(R_PSB, R_PGE(0x1000), R_BUFFOVF(0x1800), R_PIP0, R_TIP(0x1000)),
+	.img = { REG(0x1000, 0x90, 0xff, 0xe0), REG(0x1800, 0x0f, 0x22, 0xd8, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# overflow 1800\n"
+		"I 0000000000001800 mov-cr3  len=3 -> 0000000000001803\n"
+		"I 0000000000001803 jmp-ind  len=2 T -> 0000000000001000\n"
 		"# end\n",
 },
 {
