@@ -253,6 +253,18 @@ int flow_fail(struct rtit_flow_dec *d, int code, uint64_t off, const char *fmt, 
 	return -code;
 }
 
+/* The walk is to run a UD0, UD1 or UD2 (at d->ip) as a plain
+ * instruction: each raises #UD, always (SDM Vol. 2B UD), so the stream
+ * needed the exception's FUP at its IP (RTIT Table 1: FUP.FAR(CLIP); SDM
+ * Table 33-55 case 12: FUP(CLIP), TIP), where another packet is (D225). */
+int flow_fail_ud(struct rtit_flow_dec *d)
+{
+	return flow_fail(d, RTIT_ERR_BAD_CONTEXT, d->have_la && !d->tnt_n ? d->la.offset : d->last_off,
+			 "the UD0/UD1/UD2 at 0x%" PRIx64 " always raises #UD (SDM Vol. 2B UD):"
+			 " the exception's FUP(0x%" PRIx64 ") is due there; the next packet is %s",
+			 d->ip, d->ip, d->tnt_n ? "a TNT bit of a later branch" : flow_la_name(d));
+}
+
 const char *flow_la_name(const struct rtit_flow_dec *d)
 {
 	return d->have_la ? rtit_pkt_name(d->la.pkt.type) : "the end of the trace";
@@ -1094,6 +1106,9 @@ int flow_ic_fill(struct rtit_flow_dec *d, uint64_t key, struct ic_ent *e)
 		e->flags |= IC_INTO;
 	if (in.mnemonic == ZYDIS_MNEMONIC_VMLAUNCH || in.mnemonic == ZYDIS_MNEMONIC_VMRESUME)
 		e->flags |= IC_VMENTRY;
+	if (in.mnemonic == ZYDIS_MNEMONIC_UD0 || in.mnemonic == ZYDIS_MNEMONIC_UD1 ||
+	    in.mnemonic == ZYDIS_MNEMONIC_UD2)
+		e->flags |= IC_UD;
 	if (in.attributes & ZYDIS_ATTRIB_HAS_XACQUIRE)
 		e->flags |= IC_XACQ;
 	if (in.attributes & ZYDIS_ATTRIB_HAS_XRELEASE)
@@ -1384,6 +1399,8 @@ static int reach_end(struct rtit_flow_dec *d, uint64_t ip, uint64_t retc, bool r
 		if (ic_get(d, ip, &e) < 0)
 			return 0;
 		uint64_t nlip = ip + e->len;
+		if (e->flags & IC_UD)
+			return 0;	/* its #UD would have sent a FUP */
 		switch (e->cls) {
 		case RTIT_IC_OTHER: case RTIT_IC_RDMSR: case RTIT_IC_PTWRITE:
 			ip = nlip;
@@ -1486,6 +1503,8 @@ int flow_walk_end(struct rtit_flow_dec *d)
 		}
 		uint64_t nlip = d->ip + e->len, next = nlip;
 		uint8_t fl = 0;
+		if (e->flags & IC_UD)
+			goto out;	/* its #UD would have sent a FUP (D225) */
 		switch (e->cls) {
 		case RTIT_IC_WRMSR:	/* it may clear Trace_En without a packet */
 		case RTIT_IC_MOV_CR3:	/* traced, it would have sent a PIP */
@@ -1558,7 +1577,7 @@ static bool straight_reaches(struct rtit_flow_dec *d, uint64_t from, uint64_t to
 	for (int k = 0; k < 64; k++) {
 		if (ip == to)
 			return true;
-		if (ic_get(d, ip, &e) < 0)
+		if (ic_get(d, ip, &e) < 0 || (e->flags & IC_UD))
 			return false;
 		switch (e->cls) {
 		case RTIT_IC_OTHER: case RTIT_IC_RDMSR: case RTIT_IC_PTWRITE: case RTIT_IC_WRMSR:
@@ -1685,8 +1704,12 @@ static inline int walk_packet(struct rtit_flow_dec *d)
 			break;
 		/* the NLIP of a taken branch just walked, which the
 		 * flow also reaches from here with no packet: the
-		 * stop is there (an event or a step out) */
-		if (p->ip != d->ip && straight_reaches(d, d->ip, p->ip))
+		 * stop is there (an event or a step out); not when the
+		 * branch landed outside every filter range, which
+		 * clears FilterEn (3.3.5): then it is the branch's
+		 * (Table 19 rows 24/25; D224) */
+		if (p->ip != d->ip && straight_reaches(d, d->ip, p->ip) &&
+		    !rtit_r_filtered_out(d, d->ip))
 			break;
 		return walk_disable(d);
 	default:
@@ -1946,7 +1969,11 @@ static int walk(struct rtit_flow_dec *d)
 			}
 			break;
 		}
-		case RTIT_IC_OTHER: case RTIT_IC_WRMSR: case RTIT_IC_RDMSR: case RTIT_IC_HLT:
+		case RTIT_IC_OTHER:
+			if (e->flags & IC_UD)
+				return flow_fail_ud(d);
+			break;
+		case RTIT_IC_WRMSR: case RTIT_IC_RDMSR: case RTIT_IC_HLT:
 		case RTIT_IC_PTWRITE: case RTIT_IC_MWAIT:
 			break;
 		case RTIT_IC_DIRECT_JMP:

@@ -63,8 +63,10 @@ struct ic_blk {
 /* IC_END: the instruction at the run's end address (the sideband's stop
  * "reached end address", not a HLT's): the run stopped before it, so the
  * walk never executes it (D192) */
+/* IC_UD: UD0, UD1, UD2: each raises #UD, always (SDM Vol. 2B UD): the
+ * walk never runs past one, only an event (its FUP) leaves it (D225) */
 enum { IC_ZLC = 1, IC_INTO = 2, IC_XACQ = 4, IC_XREL = 8, IC_VMENTRY = 16, IC_LEAVES = 32,
-	IC_END = 64 };
+	IC_END = 64, IC_UD = 128 };
 
 /* Where the PT walk is with respect to SGX enclaves (D52): before the
  * first enable (a trace starts outside: the simulator's TraceEn is set
@@ -355,6 +357,7 @@ void flow_note(struct rtit_flow_dec *d, int kind, uint64_t off, uint64_t ip, uin
 void flow_drop_uncertain(struct rtit_flow_dec *d, uint64_t off);
 int flow_fail(struct rtit_flow_dec *d, int code, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+int flow_fail_ud(struct rtit_flow_dec *d);
 const char *flow_la_name(const struct rtit_flow_dec *d);
 int flow_next_packet(struct rtit_flow_dec *d, struct rtit_pktdec_item *it);
 /* The walk is to execute the instruction at the run's end address (IC_END,

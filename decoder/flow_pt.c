@@ -826,6 +826,8 @@ static int psb_reaches(struct rtit_flow_dec *d, uint64_t to)
 			return 1;
 		if (ic_get(d, ip, &e) < 0)
 			return 0;
+		if (e->flags & IC_UD)
+			return 0;	/* only its #UD's FUP leaves it (D225) */
 		switch (e->cls) {
 		case RTIT_IC_DIRECT_JMP: case RTIT_IC_DIRECT_CALL:
 			ip = e->target;
@@ -1929,7 +1931,7 @@ static __attribute__((noinline)) bool pip_reachable(struct rtit_flow_dec *d)
 	struct ic_ent t;
 
 	for (unsigned n = 0; n < 64; n++) {
-		if (ic_peek(d, ip, &t) < 0 || !t.len || (t.flags & (IC_VMENTRY | IC_END)))
+		if (ic_peek(d, ip, &t) < 0 || !t.len || (t.flags & (IC_VMENTRY | IC_END | IC_UD)))
 			return true;
 		switch (t.cls) {
 		case RTIT_IC_COND: case RTIT_IC_RET:
@@ -2328,7 +2330,14 @@ static int bdm64(struct rtit_flow_dec *d, uint64_t *next)
 	 * directly (D216) */
 	if (!workaround(d, RTIT_PT_BDM64) || !d->intx || d->tnt_n)
 		return 0;
-	if ((r = pt_peek(d)) <= 0)
+	/* the packet after the TIP is read where the branch went: a PSB+
+	 * there checks its FUP against that IP (33.3.7), not the branch's
+	 * (D226) */
+	uint64_t at = d->ip;
+	d->ip = ip;
+	r = pt_peek(d);
+	d->ip = at;
+	if (r <= 0)
 		return r;
 	if (!d->tsx_pending || !(d->tsx_bits & rtit_pt_mode_tsx_abrt) ||
 	    !is_type(d, RTIT_PT_FUP) || d->la.ip_status != 0)
@@ -2346,7 +2355,7 @@ static int bdm64(struct rtit_flow_dec *d, uint64_t *next)
 		}
 		/* any other branch ends the line (MOV CR3 to XEND are not
 		 * branches: Table 33-1) */
-		if (!t.len || (t.cls != RTIT_IC_OTHER &&
+		if (!t.len || (t.flags & IC_UD) || (t.cls != RTIT_IC_OTHER &&
 			       (t.cls < RTIT_IC_MOV_CR3 || t.cls > RTIT_IC_XEND)))
 			break;
 		ip += t.len;
@@ -2606,6 +2615,8 @@ int flow_pt_walk(struct rtit_flow_dec *d)
 			r = pt_walk_mov_cr(d, e, &used);
 			break;
 		case RTIT_IC_OTHER:
+			if (e->flags & IC_UD)
+				return flow_fail_ud(d);
 			if ((e->flags & IC_VMENTRY) && !d->tnt_n && pt_vmentry_due(d))
 				r = pt_walk_vmentry(d, e);
 			break;

@@ -1808,6 +1808,94 @@
 		"# end\n",
 },
 {
+	.name = "D224: RTIT a JMP's TIP out of the filter range, then FUP.PGD with its NLIP",
+	.cite = "RTIT 3.3.5 (FilterEn falls on landing outside the range), Table 19 rows 24/25 "
+		"(TIP, then FUP.PGD(NLIP): the branch left the range)",
+	.dialect = RTIT_DIALECT_RTIT,
+	.ctl_fixed = true,
+	.ctl = 0x2009,
+	.r_events = 0x30,	/* Filter RANGE0, TraceStop always off (Table 7) */
+	.r_lip = { 0x1000, 0, 0x1100, 0 },	/* RANGE0 = [0x1000, 0x1100) */
+	/* JMP RAX at 0x1000; JMP 0x1002 (E9 rel32) at 0x2000.  TIP(0x2000)
+	 * @16, FUP.PGD(0x1002) @23: 0x2000 is outside the range, so nothing
+	 * there is traced and the FUP.PGD is the JMP RAX's, though the walk
+	 * from 0x2000 would reach 0x1002 with no packet */
+	STREAM(R_PSB, R_PGE(0x1000), R_TIP(0x2000), R_PGD(0x1002)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0xe9, 0xfd, 0xef, 0xff, 0xff) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000002000\n"
+		"# disable 1002\n"
+		"# end\n",
+},
+{
+	.name = "D224: RTIT the same stream with the filter not known (control)",
+	.cite = "RTIT 3.3.5, Table 19",
+	.dialect = RTIT_DIALECT_RTIT,
+	/* with no RTIT_CTL in the sideband, 0x2000 may be in a range: the
+	 * walk goes there and the FUP.PGD stops it at 0x1002 */
+	STREAM(R_PSB, R_PGE(0x1000), R_TIP(0x2000), R_PGD(0x1002)),
+	.img = { REG(0x1000, 0xff, 0xe0), REG(0x2000, 0xe9, 0xfd, 0xef, 0xff, 0xff) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 jmp-ind  len=2 T -> 0000000000002000\n"
+		"I 0000000000002000 jmp      len=5 T -> 0000000000001002\n"
+		"# disable 1002\n"
+		"# end\n",
+},
+{
+	.name = "D225: PT a walk through a UD2 with no event at it is an error",
+	.cite = "SDM Vol. 2B UD (UD2 raises #UD, always), Table 33-55 case 12 (an exception: FUP(CLIP), TIP)",
+	.dialect = RTIT_DIALECT_PT,
+	/* NOP, UD2 (0F 0B), JMP RAX at 0x1000.  TIP(0x1000) @25: the walk
+	 * would take it at the JMP RAX past the UD2 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_TIP6(0x1000)),
+	.img = { REG(0x1000, 0x90, 0x0f, 0x0b, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# error @25 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D225: RTIT a walk through a UD2 with no event at it is an error",
+	.cite = "SDM Vol. 2B UD (UD2 raises #UD, always), RTIT Table 1 (an exception: FUP.FAR(CLIP), TIP)",
+	.dialect = RTIT_DIALECT_RTIT,
+	/* as the Intel PT row: TIP(0x1000) @16 past the UD2 at 0x1001 */
+	STREAM(R_PSB, R_PGE(0x1000), R_TIP(0x1000)),
+	.img = { REG(0x1000, 0x90, 0x0f, 0x0b, 0xff, 0xe0) },
+	.want = "# enable 1000\n"
+		"# error @16 packet not allowed here\n"
+		"# end\n",
+	.want_errors = 1,
+},
+{
+	.name = "D225: PT a UD2's #UD: FUP(CLIP), TIP to the handler (control)",
+	.cite = "SDM Vol. 2B UD, Table 33-55 case 12",
+	.dialect = RTIT_DIALECT_PT,
+	/* as above, FUP(0x1001) @25, TIP(0x2000) @32; NOP at 0x2000 */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), PT_FUP6(0x1001), PT_TIP6(0x2000)),
+	.img = { REG(0x1000, 0x90, 0x0f, 0x0b, 0xff, 0xe0), REG(0x2000, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 other    len=1 -> 0000000000001001\n"
+		"E 0000000000001001 event    -> 0000000000002000\n"
+		"# end\n",
+},
+{
+	.name = "D226: PT BDM64's look-ahead after a TIP in a transaction meets a PSB+",
+	.cite = "SDM 33.3.7 (PSB+ FUP: the current IP); BDM64 (D110)",
+	.dialect = RTIT_DIALECT_PT,
+	.pt_errata = RTIT_PT_ERRATUM(RTIT_PT_BDM64),
+	/* XBEGIN (C7 F8, rel32 0) at 0x1000, JMP RAX at 0x1006; NOP, NOP at
+	 * 0x2000.  MODE.TSX(InTX=1) @25, FUP(0x1000) @27, TIP(0x2000) @34,
+	 * then a PSB+ @41 with MODE.TSX and FUP(0x2000) @59: the walk is at
+	 * 0x2000 when the PSB+ comes, where BDM64's workaround reads it */
+	STREAM(PT_PSB, PT_PSBEND, PT_PGE6(0x1000), 0x99, 0x21, PT_FUP6(0x1000), PT_TIP6(0x2000),
+	       PT_PSB, 0x99, 0x21, PT_FUP6(0x2000), PT_PSBEND),
+	.img = { REG(0x1000, 0xc7, 0xf8, 0, 0, 0, 0, 0xff, 0xe0), REG(0x2000, 0x90, 0x90) },
+	.want = "# enable 1000\n"
+		"I 0000000000001000 xbegin   len=6 TX -> 0000000000001006\n"
+		"I 0000000000001006 jmp-ind  len=2 T -> 0000000000002000\n"
+		"# end\n",
+},
+{
 	.name = "D208: PT after a VM exit, PIP(NR=1) at a MOV CR3 is the VM entry, not the MOV CR3's",
 	.cite = "SDM 33.4.2.5 (PIP.NR: set only in VMX non-root operation), Table 33-53 (VM entry: "
 		"PIP(NR=1), TIP(guest IP)), Table 33-52 (Conceal VMX in PT)",
