@@ -1960,7 +1960,7 @@ static int walk(struct rtit_flow_dec *d)
 				    d->la.pkt.u.pip.pg != !!(d->tmpl.flags & RTIT_SIM_F_CR0_PG))) {
 				/* a PIP is sent with FilterEn 0 as well (4.2.10):
 				 * after a FUP.BuffOvf it does not show that
-				 * tracing is on, nor establish the walk (D221) */
+				 * tracing is on, nor establish the walk (D222) */
 				bool soft = d->soft;
 				apply_pip(d, &d->la.pkt);
 				consume(d);
