@@ -527,7 +527,7 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e, int *ret)
 			next = d->rs.ip[d->rs.top] & flow_pt_ip_mask(d);
 		}
 		if (fold) {
-			block_rec(d, k, ip, bip, next, fl, tip ? 2 : used);
+			block_rec(d, k, ip, bip, next, fl, used && tip ? 2 : used);
 		} else {
 			struct rtit_sim_rec *r = rec_new(d, 1);	/* flow_insn_rec's */
 			*r = d->tmpl;
@@ -537,7 +537,7 @@ int flow_pt_tnt_walk(struct rtit_flow_dec *d, const struct ic_ent *e, int *ret)
 			r->next_ip = next;
 			r->flags |= fl;
 			d->walked++;
-			if (tip)
+			if (used && tip)	/* a direct JMP or CALL leaves the TIP in view */
 				commit_tip(d);
 			else if (used)
 				commit(d);
