@@ -163,7 +163,7 @@ static const uint8_t tip_over_jmp_loop[] = {
 	0xff, 0xb3, 0x00, 0x3d, 0x01, 0x10
 };
 
-Test(fuzz_flow, tip_in_view_over_a_direct_jmp_loop, .timeout = 20)
+Test(fuzz_flow, tip_in_view_over_a_direct_jmp_loop)
 {
 	fuzz_flow_one(tip_over_jmp_loop, sizeof(tip_over_jmp_loop));
 }
